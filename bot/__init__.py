@@ -1,0 +1,1 @@
+"""The Telegram side: aiogram handlers, keyboards, rendering and message delivery."""

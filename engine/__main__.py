@@ -1,0 +1,49 @@
+"""Command line: ``python -m engine replay FILE|-``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from engine.record import RecordError, replay
+
+
+def _replay(path: str) -> int:
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+    except OSError as exc:
+        print(f"error: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        print(f"error: record: not JSON ({exc.msg} at line {exc.lineno})", file=sys.stderr)
+        return 2
+    try:
+        result = replay(data)
+    except RecordError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result.to_json()))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    replay_cmd = commands.add_parser("replay", help="replay a game record and print its result")
+    replay_cmd.add_argument("file", help="record file, or - for standard input")
+    args = parser.parse_args(argv)
+    if args.command == "replay":
+        return _replay(args.file)
+    return 2  # pragma: no cover - argparse rejects unknown commands
+
+
+if __name__ == "__main__":
+    sys.exit(main())

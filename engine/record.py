@@ -1,0 +1,142 @@
+"""Game records: the engine's JSON file format, written and replayed (``burkozel-record/1``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.cards import parse_cards
+from engine.deal import Move
+from engine.errors import EngineError, RecordError
+from engine.rules import RuleSet
+from engine.series import Series
+
+FORMAT = "burkozel-record/1"
+
+
+def to_record(series: Series) -> dict[str, Any]:
+    """The record of everything played so far, deck orders and moves included."""
+    deals = []
+    for deal in series.deals:
+        deals.append(
+            {
+                "dealer": deal.dealer,
+                "deck": [c.code() for c in deal.deck],
+                "moves": [m.to_json() for m in deal.history],
+            }
+        )
+    return {
+        "format": FORMAT,
+        "players": series.players,
+        "rules": series.rules.to_dict(),
+        "deals": deals,
+    }
+
+
+def from_record(record: object) -> Series:
+    """Rebuild a series by replaying a record; raises :class:`RecordError` saying where."""
+    if not isinstance(record, Mapping):
+        raise RecordError("a record must be a JSON object")
+    if record.get("format") != FORMAT:
+        raise RecordError(f"format must be {FORMAT!r}")
+    players = record.get("players")
+    if type(players) is not int:
+        raise RecordError("players must be a whole number")
+    deals = record.get("deals")
+    if not isinstance(deals, list):
+        raise RecordError("deals must be a list")
+    try:
+        rules = RuleSet.from_dict(record.get("rules", {}))
+        first = deals[0] if deals else {}
+        first_dealer = first.get("dealer") if isinstance(first, Mapping) else None
+        if deals and type(first_dealer) is not int:
+            raise RecordError("the first deal needs a dealer", deal=0)
+        series = Series(players, rules, first_dealer if type(first_dealer) is int else 0)
+    except RecordError:
+        raise
+    except EngineError as exc:
+        raise RecordError(str(exc)) from None
+    for d, deal_data in enumerate(deals):
+        _replay_deal(series, d, deal_data)
+    return series
+
+
+def _replay_deal(series: Series, d: int, data: object) -> None:
+    if not isinstance(data, Mapping):
+        raise RecordError("a deal must be an object", deal=d)
+    if series.finished:
+        raise RecordError("the series was already over before this deal", deal=d)
+    if series.current is not None:
+        raise RecordError("the previous deal is not finished", deal=d)
+    dealer, deck, moves = data.get("dealer"), data.get("deck"), data.get("moves")
+    if dealer is not None and type(dealer) is not int:
+        raise RecordError("dealer must be a whole number", deal=d)
+    if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
+        raise RecordError("deck must be a list of card codes", deal=d)
+    if not isinstance(moves, list):
+        raise RecordError("moves must be a list", deal=d)
+    try:
+        series.start_deal(parse_cards(deck), dealer)
+    except EngineError as exc:
+        raise RecordError(str(exc), deal=d) from None
+    for m, move_data in enumerate(moves):
+        try:
+            move = Move.from_json(move_data)
+            deal = series.current
+            if deal is None:
+                raise RecordError("the deal is already over", deal=d, move=m)
+            series.apply(move)
+        except RecordError:
+            raise
+        except EngineError as exc:
+            raise RecordError(str(exc), deal=d, move=m) from None
+
+
+@dataclass(frozen=True, slots=True)
+class DealReport:
+    points: tuple[int, ...]
+    penalties: tuple[int, ...] | None
+    last_trick: int | None
+    complete: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayReport:
+    deals: tuple[DealReport, ...]
+    totals: tuple[int, ...]
+    finished: bool
+    winners: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "deals": [
+                {
+                    "points": list(r.points),
+                    "penalties": None if r.penalties is None else list(r.penalties),
+                    "last_trick": r.last_trick,
+                    "complete": r.complete,
+                }
+                for r in self.deals
+            ],
+            "totals": list(self.totals),
+            "finished": self.finished,
+            "winners": list(self.winners),
+        }
+
+
+def report(series: Series) -> ReplayReport:
+    deals = []
+    for deal in series.deals:
+        if deal.finished:
+            res = deal.result()
+            deals.append(DealReport(res.points, res.penalties, res.last_trick, True))
+        else:
+            last = deal.last_trick.winner if deal.last_trick else None
+            deals.append(DealReport(tuple(deal.points), None, last, False))
+    result = series.result()
+    return ReplayReport(tuple(deals), result.totals, result.finished, result.winners)
+
+
+def replay(record: object) -> ReplayReport:
+    return report(from_record(record))

@@ -1,0 +1,87 @@
+"""The rule set: Part B house-rule switches as data (RULES.md Part B)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from engine.errors import RuleSetError
+
+# Every switch with its allowed values, the base value first (RULES.md Part B).
+SWITCHES: dict[str, tuple[object, ...]] = {
+    "discards": ("open", "closed"),  # B1
+    "max_lead": (3, 4),  # B2
+    "series_end": ("first_to_12", "elimination"),  # B3
+    "scoring": ("penalty", "winner_takes"),  # B4
+    "teams": ("none", "pairs"),  # B5
+    "combinations": ("off", "on"),  # B6
+}
+
+# Switch values the engine plays today; any other allowed value is refused loudly
+# rather than silently played as the base rule.
+IMPLEMENTED: dict[str, tuple[object, ...]] = {name: values[:1] for name, values in SWITCHES.items()}
+
+HAND_SIZE = 4  # R3
+SERIES_LIMIT = 12  # R14
+MIN_PLAYERS, MAX_PLAYERS = 2, 4  # R2
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """One choice of every Part B switch; the defaults are the base game (Part A)."""
+
+    discards: str = "open"
+    max_lead: int = 3
+    series_end: str = "first_to_12"
+    scoring: str = "penalty"
+    teams: str = "none"
+    combinations: str = "off"
+
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            value = getattr(self, f.name)
+            allowed = SWITCHES[f.name]
+            if value not in allowed or type(value) is not type(allowed[0]):
+                choices = ", ".join(repr(v) for v in allowed)
+                raise RuleSetError(f"rule {f.name!r} cannot be {value!r} (choose {choices})")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
+        """Build from a record's ``rules`` object: switches that differ from the base."""
+        if not isinstance(data, Mapping):
+            raise RuleSetError("rules must be an object of switch names to values")
+        unknown = sorted(set(data) - set(SWITCHES))
+        if unknown:
+            raise RuleSetError(f"unknown rule switch {unknown[0]!r}")
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, object]:
+        """Only the switches that differ from the base game (so the base game is ``{}``)."""
+        base = RuleSet()
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if getattr(self, f.name) != getattr(base, f.name)
+        }
+
+    def unsupported(self) -> list[str]:
+        """Descriptions of the switch values this engine does not play yet."""
+        return [
+            f"{name}={getattr(self, name)!r}"
+            for name in SWITCHES
+            if getattr(self, name) not in IMPLEMENTED[name]
+        ]
+
+    def require_supported(self) -> None:
+        missing = self.unsupported()
+        if missing:
+            raise RuleSetError(f"rule {', '.join(missing)} is not implemented yet")
+
+    @staticmethod
+    def threshold(players: int) -> int:
+        """R13: the score below which a loser pays 4 instead of 2."""
+        return 31 if players == 2 else 21
+
+
+BASE_RULES = RuleSet()

@@ -1,0 +1,1 @@
+"""SQLite storage (aiosqlite): games, move logs, tallies, messages and the outbox."""
