@@ -7,7 +7,8 @@ import json
 import sys
 from collections.abc import Sequence
 
-from engine.record import RecordError, replay
+from engine.errors import RecordError
+from engine.record import replay
 
 
 def _replay(path: str) -> int:

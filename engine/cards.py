@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from enum import Enum, IntEnum
 
@@ -169,13 +170,14 @@ def check_deck(cards: Sequence[Card]) -> tuple[Card, ...]:
     if len(deck) != len(DECK):
         raise CardCodeError(f"a deck has {len(DECK)} cards, got {len(deck)}")
     if len(set(deck)) != len(DECK):
-        seen: set[Card] = set()
-        dupes = sorted({c.code() for c in deck if c in seen or seen.add(c)})  # type: ignore[func-returns-value]
+        dupes = sorted(c.code() for c, n in Counter(deck).items() if n > 1)
         raise CardCodeError(f"deck repeats {', '.join(dupes)}")
     return deck
 
 
-def shuffled_deck(seed: int | str | None = None, rng: random.Random | None = None) -> tuple[Card, ...]:
+def shuffled_deck(
+    seed: int | str | None = None, rng: random.Random | None = None
+) -> tuple[Card, ...]:
     """A shuffled deck order; the order itself is what a record keeps, so any deal replays."""
     generator = rng if rng is not None else random.Random(seed)
     deck = list(DECK)

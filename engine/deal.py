@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, permutations
 
@@ -155,6 +155,14 @@ class Deal:
         "won_cards",
     )
 
+    _hands: list[list[Card]]
+    _stock: list[Card]
+    _plays: list[Play]
+    _seen: list[Card]
+    _claim: tuple[Card, ...]
+    _claimant: int
+    _leader: int
+    _trump_drawn_by: int | None
     players: int
     rules: RuleSet
     dealer: int
@@ -188,7 +196,7 @@ class Deal:
         self.trump_card = order[dealt]
         self.trump = self.trump_card.suit
         # R3: the turned card lies at the bottom of the stock and is drawn last.
-        self._stock = list(order[dealt + 1 :]) + [self.trump_card]
+        self._stock = [*order[dealt + 1 :], self.trump_card]
         self._leader = (dealer + 1) % players
         self.turn = self._leader
         self._plays = []
@@ -393,10 +401,10 @@ class Deal:
         return self
 
 
-def _display_key(trump: Suit) -> object:
+def _display_key(trump: Suit) -> Callable[[Card], tuple[bool, int, int]]:
     suit_order = {s: i for i, s in enumerate(Suit)}
 
-    def key(card: Card) -> tuple[int, int, int]:
+    def key(card: Card) -> tuple[bool, int, int]:
         return (card.suit is trump, suit_order[card.suit], card.rank)
 
     return key
