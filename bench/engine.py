@@ -1,0 +1,59 @@
+"""Engine speed: random full deals per second and moves per second, on one core.
+
+Run with ``python bench/engine.py`` (``--seconds`` per measurement, default 2).
+Each deal starts from a seeded random deck; every move is a random pick from
+``Deal.legal_moves()``. "push" plays it trusted (no re-check, as a simulating
+computer player would); "apply" re-validates it first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine import Deal, shuffled_deck
+
+
+def play_deal(players: int, rng: random.Random, *, validated: bool) -> int:
+    """Play one random full deal; return the number of moves made."""
+    deal = Deal.start(players, shuffled_deck(rng=rng), rng.randrange(players))
+    play = deal.apply if validated else deal.push
+    moves = 0
+    while not deal.finished:
+        play(rng.choice(deal.legal_moves()))
+        moves += 1
+    return moves
+
+
+def measure(players: int, seconds: float, *, validated: bool) -> tuple[float, float]:
+    """(deals per second, moves per second) over about ``seconds`` of wall time."""
+    rng = random.Random(players)
+    deals = moves = 0
+    start = time.perf_counter()
+    elapsed = 0.0
+    while elapsed < seconds:
+        for _ in range(20):
+            moves += play_deal(players, rng, validated=validated)
+            deals += 1
+        elapsed = time.perf_counter() - start
+    return deals / elapsed, moves / elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
+    args = parser.parse_args()
+    print(f"{'players':>7} {'mode':>6} {'deals/s':>10} {'moves/s':>10}")
+    for players in (2, 3, 4):
+        for mode in ("push", "apply"):
+            dps, mps = measure(players, args.seconds, validated=mode == "apply")
+            print(f"{players:>7} {mode:>6} {dps:>10,.0f} {mps:>10,.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
