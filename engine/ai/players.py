@@ -1,0 +1,207 @@
+"""Computer players: random, greedy and determinized Monte Carlo ("strong").
+
+Every player decides from the seat's :class:`~engine.deal.PlayerView` alone, and its
+randomness is seeded from its own seed plus that view, so a decision is a pure
+function of (seed, view): it cannot depend on cards the seat cannot see, it is the
+same after a bot restart, and it does not depend on how many decisions came before.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from engine.ai import policy
+from engine.ai.sim import SUIT_INDEX, sample_world, view_table
+from engine.deal import Move, PlayerView, penalties_for
+
+
+class Player(Protocol):
+    def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move: ...
+
+
+Option = tuple[tuple[int, ...], bool | None]
+
+
+def _key(move: Move) -> tuple[int, tuple[int, ...], bool]:
+    return (len(move.cards), tuple(sorted(c.index for c in move.cards)), move.beat is True)
+
+
+def canonical(legal: Sequence[Move]) -> list[Move]:
+    """``legal`` in an order that depends only on the moves, not on hidden hand order."""
+    if not legal:
+        raise ValueError("no legal moves to choose from")
+    return sorted(legal, key=_key)
+
+
+def _option(move: Move) -> Option:
+    return tuple(sorted(c.index for c in move.cards)), move.beat
+
+
+def _find(legal: Sequence[Move], cards: tuple[int, ...], beat: bool | None) -> Move | None:
+    want = (tuple(sorted(cards)), beat)
+    for move in legal:
+        if _option(move) == want:
+            return move
+    return None
+
+
+def view_key(view: PlayerView) -> str:
+    """A stable text of everything that can matter in ``view`` (seeds per-decision RNGs)."""
+    table = ";".join(
+        f"{p.seat}:{','.join(c.code() for c in p.cards)}:{p.declared_beat}" for p in view.table
+    )
+    return "|".join(
+        (
+            str(view.seat),
+            ",".join(sorted(c.code() for c in view.hand)),
+            ",".join(c.code() for c in view.seen_cards),
+            table,
+            str(view.hand_sizes),
+            view.trump_card.code(),
+            str(view.trump_card_drawn_by),
+            str(view.stock_size),
+            str(view.points),
+            str(view.turn),
+            str(view.leader),
+        )
+    )
+
+
+def decision_rng(seed: int, view: PlayerView) -> random.Random:
+    # random.Random(str) hashes the text with SHA-512: stable across processes,
+    # unlike hash(), which Python salts per run.
+    return random.Random(f"{seed}#{view_key(view)}")
+
+
+def greedy_option(view: PlayerView) -> Option:
+    """The greedy policy's choice from a view, as (card indices, beat)."""
+    hand = [c.index for c in view.hand]
+    trump = SUIT_INDEX[view.trump]
+    claim, table_pts, _k, left = view_table(view)
+    if not view.table:
+        others = [size for s, size in enumerate(view.hand_sizes) if s != view.seat]
+        limit = min(3, min(others), len(hand))
+        return policy.lead(hand, trump, limit, view.stock_size), None
+    return policy.answer(hand, trump, claim, table_pts, left - 1, view.players)
+
+
+def safe_move(view: PlayerView, legal: Sequence[Move]) -> Move:
+    """A deterministic, cheap move (the greedy policy): for a seat whose player is away."""
+    cards, beat = greedy_option(view)
+    found = _find(legal, cards, beat)
+    return found if found is not None else canonical(legal)[0]
+
+
+class RandomPlayer:
+    """Any legal move, uniformly."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
+    def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        return decision_rng(self.seed, view).choice(canonical(legal))
+
+
+class GreedyPlayer:
+    """The rule-based policy; with ``noise`` it plays a random legal move that often."""
+
+    def __init__(self, seed: int = 0, noise: float = 0.0) -> None:
+        self.seed = seed
+        self.noise = noise
+
+    def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        if self.noise:
+            rng = decision_rng(self.seed, view)
+            if rng.random() < self.noise:
+                return rng.choice(canonical(legal))
+        return safe_move(view, legal)
+
+
+def utility(points: Sequence[int], seat: int, margin_weight: float) -> float:
+    """How good a finished deal is for ``seat``: penalty edge plus a share of point margin.
+
+    Penalties (R13) are what a series counts; the point margin breaks ties between
+    outcomes with equal penalties and rewards winning big (fewer points for the rivals
+    means 4 or 6 instead of 2 for them).
+    """
+    pens = penalties_for(points)
+    n = len(points)
+    others = [p for s, p in enumerate(points) if s != seat]
+    edge = sum(pens) / (n - 1) - pens[seat] * n / (n - 1)
+    return edge + margin_weight * (points[seat] - max(others)) / 60.0
+
+
+class StrongPlayer:
+    """Determinized Monte Carlo: sample worlds consistent with the view, play each legal
+    move in every world and finish the deal with the greedy policy; pick the best mean.
+
+    ``worlds`` bounds the samples per decision; ``time_limit`` (seconds), when set, stops
+    earlier, which makes decisions depend on machine speed; leave it ``None`` when
+    decisions must be reproducible.
+    """
+
+    def __init__(
+        self,
+        seed: int = 0,
+        worlds: int = 40,
+        time_limit: float | None = None,
+        margin_weight: float = 1.0,
+        rollout_noise: float = 0.0,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.seed = seed
+        self.worlds = worlds
+        self.time_limit = time_limit
+        self.margin_weight = margin_weight
+        self.rollout_noise = rollout_noise
+        self.clock = clock
+
+    def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        moves = canonical(legal)
+        if len(moves) == 1:
+            return moves[0]
+        scores = self.evaluate(view, moves)
+        best = max(range(len(moves)), key=lambda i: (scores[i], -i))
+        return moves[best]
+
+    def evaluate(self, view: PlayerView, moves: Sequence[Move]) -> list[float]:
+        """Mean utility of each move over the same sampled worlds."""
+        rng = decision_rng(self.seed, view)
+        options = [_option(m) for m in moves]
+        totals = [0.0] * len(options)
+        start = self.clock()
+        seat = view.seat
+        done = 0
+        for _ in range(self.worlds):
+            world = sample_world(view, rng)
+            for i, (cards, beat) in enumerate(options):
+                sim = world.copy()
+                sim.play(cards, beat)
+                policy.playout(sim, rng, self.rollout_noise)
+                totals[i] += utility(sim.points, seat, self.margin_weight)
+            done += 1
+            if self.time_limit is not None and self.clock() - start > self.time_limit:
+                break
+        return [t / done for t in totals]
+
+
+LEVELS = ("easy", "normal", "hard")
+
+
+def make_player(level: str, seed: int) -> Player:
+    """A computer player for a difficulty level (see ``bench/ai.py`` for measurements)."""
+    if level == "easy":
+        return GreedyPlayer(seed, noise=0.25)
+    if level == "normal":
+        return StrongPlayer(seed, worlds=12)
+    if level == "hard":
+        return StrongPlayer(seed, worlds=60)
+    if level == "random":
+        return RandomPlayer(seed)
+    if level == "greedy":
+        return GreedyPlayer(seed)
+    raise ValueError(f"unknown level {level!r} (choose {', '.join(LEVELS)})")
+

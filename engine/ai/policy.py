@@ -1,0 +1,130 @@
+"""The greedy rule-based policy on card indices: the baseline player and the playout policy.
+
+One function serves both, so what the search assumes about play is exactly the
+baseline it is measured against, and it is cheap: no enumeration of all legal moves,
+at most C(4, k) answer sets.
+
+Values are in deal points from this seat's point of view. Cards leave the hand
+either way, so an answer compares what the trick is worth to us with what the cards
+we spend could still do later ("keep" value: trumps and high cards win tricks).
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations
+
+from engine.ai.sim import PTS, RANK, Sim, covers
+
+# Keep value of a card beyond its points: trumps win tricks later, high plain
+# cards sometimes do. Indexed [trump][card].
+KEEP: tuple[tuple[float, ...], ...] = tuple(
+    tuple((6.0 + 1.0 * RANK[c]) if c // 9 == t else 0.3 * RANK[c] for c in range(36))
+    for t in range(4)
+)
+
+# Chance that nobody after us beats our answer, by how many still answer.
+HOLD = (1.0, 0.55, 0.35)
+
+
+def lead(hand: list[int], trump: int, limit: int, stock_left: int) -> tuple[int, ...]:
+    """Lead low: a cheap single, or several worthless plain cards of one suit.
+
+    Several cards make every other player answer with as many: they spend more
+    cards (trumps, if they want the trick) to win nothing, or hand over their worst.
+    """
+    keep = KEEP[trump]
+    if limit >= 2:
+        best_group: tuple[int, ...] = ()
+        for suit in range(4):
+            if suit == trump:
+                continue
+            group = [c for c in hand if c // 9 == suit and PTS[c] == 0]
+            if len(group) > len(best_group):
+                best_group = tuple(sorted(group)[:limit])
+        if len(best_group) >= 2:
+            return best_group
+    if not stock_left:
+        # Endgame: nothing more to draw, so lead the strongest single to cash points.
+        top = max(hand, key=lambda c: (c // 9 == trump, RANK[c], PTS[c]))
+        if c_is_boss(top, hand, trump):
+            return (top,)
+    return (min(hand, key=lambda c: (PTS[c] + keep[c], c)),)
+
+
+def c_is_boss(card: int, hand: list[int], trump: int) -> bool:
+    """A trump ace (or a trump above every other trump not in our hand) wins its lead."""
+    return card // 9 == trump and RANK[card] == 8
+
+
+def answer(
+    hand: list[int],
+    trump: int,
+    claim: tuple[int, ...],
+    table_pts: int,
+    after: int,
+    players: int,
+) -> tuple[tuple[int, ...], bool]:
+    """Beat when the trick is worth the cards it costs, else discard the least valuable."""
+    keep = KEEP[trump]
+    k = len(claim)
+    hold = HOLD[min(after, 2)]
+    share = 1.0 if players == 2 else 0.5  # points lost to one of several rivals hurt less
+    best_beat: tuple[int, ...] | None = None
+    best_beat_value = -1e9
+    best_disc: tuple[int, ...] = ()
+    best_disc_value = -1e9
+    for combo in combinations(hand, k) if k > 1 else ((c,) for c in hand):
+        pts = 0
+        cost = 0.0
+        for c in combo:
+            pts += PTS[c]
+            cost += keep[c]
+        won = table_pts + pts
+        disc = -won * share - cost
+        if disc > best_disc_value:
+            best_disc_value, best_disc = disc, combo
+        if covers(combo, claim, trump):
+            value = hold * won - (1.0 - hold) * won * share - cost
+            if value > best_beat_value:
+                best_beat_value, best_beat = value, combo
+    if best_beat is not None and best_beat_value >= best_disc_value:
+        return best_beat, True
+    return best_disc, False
+
+
+def decide(sim: Sim) -> tuple[tuple[int, ...], bool | None]:
+    """The greedy move for the seat to act in ``sim``."""
+    hand = sim.hands[sim.turn]
+    if not sim.k:
+        return lead(hand, sim.trump, sim.lead_limit(), len(sim.stock)), None
+    return answer(hand, sim.trump, sim.claim, sim.table_pts, sim.left - 1, sim.n)
+
+
+def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> None:
+    """Play ``sim`` to the end with the greedy policy (``noise``: chance of a random move)."""
+    while sim.turn >= 0:
+        if noise and rng is not None and rng.random() < noise:
+            cards, beat = random_move(sim, rng)
+        else:
+            cards, beat = decide(sim)
+        sim.play(cards, beat)
+
+
+def random_move(sim: Sim, rng: random.Random) -> tuple[tuple[int, ...], bool | None]:
+    """A uniformly random legal move of ``sim`` (used for noisy playouts)."""
+    hand = sim.hands[sim.turn]
+    if not sim.k:
+        limit = sim.lead_limit()
+        leads = [(c,) for c in hand]
+        for size in range(2, limit + 1):
+            leads += [
+                combo for combo in combinations(sorted(hand), size) if len({c // 9 for c in combo}) == 1
+            ]
+        return rng.choice(leads), None
+    options: list[tuple[tuple[int, ...], bool | None]] = []
+    for combo in combinations(sorted(hand), sim.k):
+        options.append((combo, False))
+        if covers(combo, sim.claim, sim.trump):
+            options.append((combo, True))
+    return rng.choice(options)
