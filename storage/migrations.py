@@ -1,0 +1,232 @@
+"""The schema as a numbered, append-only list of migrations.
+
+Never edit or reorder a migration that has shipped: add a new one at the end. Each
+migration is a tuple of single SQL statements (not a script) because
+``sqlite3.executescript`` would COMMIT behind our back and break the rule that a
+migration and its bookkeeping row land in one transaction.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Final
+
+import aiosqlite
+
+from storage.errors import NewerDatabaseError
+
+MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
+    # 1: the initial schema.
+    (
+        """
+        CREATE TABLE chats (
+            id          INTEGER PRIMARY KEY,
+            title       TEXT    NOT NULL DEFAULT '',
+            language    TEXT,
+            rules       TEXT    NOT NULL DEFAULT '{}',
+            migrated_to INTEGER
+        )
+        """,
+        """
+        CREATE TABLE users (
+            id       INTEGER PRIMARY KEY,
+            name     TEXT    NOT NULL,
+            username TEXT,
+            language TEXT,
+            started  INTEGER NOT NULL DEFAULT 0 CHECK (started IN (0, 1))
+        )
+        """,
+        # No foreign key from games.chat_id to chats: the bot may open a lobby before it
+        # has ever recorded the chat's title, and a migrated chat keeps its old row.
+        """
+        CREATE TABLE games (
+            id                 INTEGER PRIMARY KEY AUTOINCREMENT,
+            chat_id            INTEGER NOT NULL,
+            thread_id          INTEGER,
+            status             TEXT    NOT NULL CHECK (
+                status IN ('lobby', 'playing', 'finished', 'cancelled', 'abandoned')),
+            rules              TEXT    NOT NULL,
+            version            INTEGER NOT NULL DEFAULT 0 CHECK (version >= 0),
+            created_by         INTEGER NOT NULL,
+            created_at         REAL    NOT NULL,
+            updated_at         REAL    NOT NULL,
+            first_dealer       INTEGER,
+            deadline_seat      INTEGER,
+            deadline_due_at    REAL,
+            deadline_remind_at REAL,
+            deadline_reminded  INTEGER NOT NULL DEFAULT 0,
+            lobby_expires_at   REAL,
+            winners            TEXT
+        )
+        """,
+        # One open game per (chat, forum topic). NULL thread ids would never collide in a
+        # plain UNIQUE index, so the index folds them to 0 (Telegram topic ids are > 0).
+        """
+        CREATE UNIQUE INDEX games_one_open_per_thread
+            ON games (chat_id, COALESCE(thread_id, 0))
+            WHERE status IN ('lobby', 'playing')
+        """,
+        "CREATE INDEX games_open_deadline ON games (deadline_due_at) WHERE status = 'playing'",
+        "CREATE INDEX games_lobby_expiry ON games (lobby_expires_at) WHERE status = 'lobby'",
+        "CREATE INDEX games_by_chat ON games (chat_id)",
+        """
+        CREATE TABLE seats (
+            game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            seat       INTEGER NOT NULL CHECK (seat >= 0),
+            user_id    INTEGER,
+            bot_level  TEXT,
+            name       TEXT    NOT NULL,
+            away       INTEGER NOT NULL DEFAULT 0,
+            autoplayed INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (game_id, seat)
+        ) WITHOUT ROWID
+        """,
+        "CREATE INDEX seats_by_user ON seats (user_id) WHERE user_id IS NOT NULL",
+        """
+        CREATE TABLE deals (
+            game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            deal_index INTEGER NOT NULL CHECK (deal_index >= 0),
+            dealer     INTEGER NOT NULL,
+            deck       TEXT    NOT NULL,
+            PRIMARY KEY (game_id, deal_index)
+        ) WITHOUT ROWID
+        """,
+        # The move log: one row per commit that carried a move, keyed by the version the
+        # commit produced, so a replayed or duplicated commit cannot log a move twice.
+        """
+        CREATE TABLE moves (
+            game_id    INTEGER NOT NULL,
+            version    INTEGER NOT NULL,
+            deal_index INTEGER NOT NULL,
+            move       TEXT    NOT NULL,
+            PRIMARY KEY (game_id, version),
+            FOREIGN KEY (game_id, deal_index) REFERENCES deals (game_id, deal_index)
+                ON DELETE CASCADE
+        ) WITHOUT ROWID
+        """,
+        "CREATE INDEX moves_by_deal ON moves (game_id, deal_index)",
+        """
+        CREATE TABLE tallies (
+            game_id    INTEGER NOT NULL,
+            deal_index INTEGER NOT NULL,
+            points     TEXT    NOT NULL,
+            penalties  TEXT    NOT NULL,
+            PRIMARY KEY (game_id, deal_index),
+            FOREIGN KEY (game_id, deal_index) REFERENCES deals (game_id, deal_index)
+                ON DELETE CASCADE
+        ) WITHOUT ROWID
+        """,
+        """
+        CREATE TABLE messages (
+            game_id    INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            role       TEXT    NOT NULL,
+            chat_id    INTEGER NOT NULL,
+            message_id INTEGER NOT NULL,
+            PRIMARY KEY (game_id, role)
+        ) WITHOUT ROWID
+        """,
+        "CREATE INDEX messages_by_chat ON messages (chat_id)",
+        """
+        CREATE TABLE stats (
+            chat_id       INTEGER NOT NULL,
+            user_id       INTEGER NOT NULL,
+            name          TEXT    NOT NULL DEFAULT '',
+            series_played INTEGER NOT NULL DEFAULT 0,
+            series_won    INTEGER NOT NULL DEFAULT 0,
+            deals_played  INTEGER NOT NULL DEFAULT 0,
+            penalties     INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (chat_id, user_id)
+        ) WITHOUT ROWID
+        """,
+        # game_id has no foreign key: the outbox is a delivery queue and must accept (and
+        # keep) a row even for a game it has no business validating.
+        """
+        CREATE TABLE outbox (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            chat_id    INTEGER NOT NULL,
+            method     TEXT    NOT NULL CHECK (method IN ('send', 'edit', 'delete')),
+            payload    TEXT    NOT NULL,
+            game_id    INTEGER,
+            role       TEXT,
+            attempts   INTEGER NOT NULL DEFAULT 0,
+            not_before REAL    NOT NULL,
+            created_at REAL    NOT NULL,
+            last_error TEXT
+        )
+        """,
+        "CREATE INDEX outbox_due ON outbox (not_before)",
+        "CREATE INDEX outbox_by_game_role ON outbox (game_id, role) WHERE game_id IS NOT NULL",
+    ),
+)
+
+SCHEMA_VERSION: Final = len(MIGRATIONS)
+"""The schema version this code writes: migration N is the N-th entry (1-based)."""
+
+BOOKKEEPING: Final = """
+    CREATE TABLE IF NOT EXISTS schema_migrations (
+        version    INTEGER PRIMARY KEY,
+        applied_at REAL    NOT NULL
+    )
+"""
+
+
+async def schema_version(conn: aiosqlite.Connection) -> int:
+    """The highest migration recorded in the file, 0 for a new or foreign file."""
+    rows = list(
+        await conn.execute_fetchall(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+        )
+    )
+    recorded = 0
+    if rows:
+        (row,) = await conn.execute_fetchall(
+            "SELECT COALESCE(MAX(version), 0) FROM schema_migrations"
+        )
+        recorded = int(row[0])
+    # user_version is kept in step too, so a newer schema is noticed even if a future
+    # migration ever rebuilt the bookkeeping table.
+    (uv,) = await conn.execute_fetchall("PRAGMA user_version")
+    return max(recorded, int(uv[0]))
+
+
+def refuse_newer(found: int, path: object) -> None:
+    if found > SCHEMA_VERSION:
+        raise NewerDatabaseError(
+            f"database {path} has schema version {found} but this bot only knows up to "
+            f"{SCHEMA_VERSION}; it was written by a newer version of the bot. Upgrade the bot "
+            "(or restore a backup) — the file was left untouched."
+        )
+
+
+async def migrate(conn: aiosqlite.Connection, path: object) -> list[int]:
+    """Apply every migration the file lacks; returns the numbers applied (empty on re-run).
+
+    Each migration runs with its bookkeeping row inside one ``BEGIN IMMEDIATE``
+    transaction, and the version is re-read inside it, so two processes opening the
+    same new file at once cannot both apply a migration.
+    """
+    applied: list[int] = []
+    await conn.execute(BOOKKEEPING)
+    for number, statements in enumerate(MIGRATIONS, start=1):
+        await conn.execute("BEGIN IMMEDIATE")
+        try:
+            current = await schema_version(conn)
+            refuse_newer(current, path)
+            if current >= number:
+                await conn.execute("ROLLBACK")
+                continue
+            for statement in statements:
+                await conn.execute(statement)
+            await conn.execute(
+                "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                (number, time.time()),
+            )
+            # PRAGMA takes no parameters; `number` is an int from this module, not input.
+            await conn.execute(f"PRAGMA user_version = {int(number)}")
+            await conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                await conn.execute("ROLLBACK")
+            raise
+        applied.append(number)
+    return applied

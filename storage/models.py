@@ -1,0 +1,158 @@
+"""Typed, immutable objects the storage layer hands out (see docs/storage-api.md)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+GAME_STATUSES: Final = ("lobby", "playing", "finished", "cancelled", "abandoned")
+OPEN_STATUSES: Final = ("lobby", "playing")
+OUTBOX_METHODS: Final = ("send", "edit", "delete")
+
+
+class _Unset:
+    """Type of the "leave unchanged" sentinel; a class so mypy can tell it from ``None``."""
+
+    _instance: _Unset | None = None
+
+    def __new__(cls) -> _Unset:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+_UNSET: Final[Any] = _Unset()
+UNSET: Final[Any] = _UNSET
+
+
+@dataclass(frozen=True)
+class Chat:
+    id: int
+    title: str
+    language: str | None
+    rules: dict[str, Any]
+    migrated_to: int | None
+
+
+@dataclass(frozen=True)
+class User:
+    id: int
+    name: str
+    username: str | None
+    language: str | None
+    started: bool
+
+
+@dataclass(frozen=True)
+class Seat:
+    seat: int
+    user_id: int | None
+    bot_level: str | None
+    name: str
+    away: bool = False
+    autoplayed: int = 0  # consecutive auto-played turns
+
+
+@dataclass(frozen=True)
+class Deadline:
+    seat: int
+    due_at: float
+    remind_at: float | None
+    reminded: bool = False
+
+
+@dataclass(frozen=True)
+class Game:
+    id: int
+    chat_id: int
+    thread_id: int | None
+    status: str  # 'lobby' | 'playing' | 'finished' | 'cancelled' | 'abandoned'
+    rules: dict[str, Any]  # RuleSet.to_dict()
+    version: int  # starts at 0, +1 on every commit
+    seats: tuple[Seat, ...]
+    created_by: int
+    created_at: float
+    first_dealer: int | None
+    deadline: Deadline | None
+    lobby_expires_at: float | None
+    winners: tuple[int, ...] | None  # seats, set when finished
+
+
+@dataclass(frozen=True)
+class DealStart:
+    deal_index: int
+    dealer: int
+    deck: tuple[str, ...]  # 36 card codes, top first
+
+
+@dataclass(frozen=True)
+class LoggedMove:
+    deal_index: int
+    move: dict[str, Any]  # engine Move.to_json()
+
+
+@dataclass(frozen=True)
+class DealTally:
+    deal_index: int
+    points: tuple[int, ...]
+    penalties: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class OutboxOp:
+    chat_id: int
+    method: str  # 'send' | 'edit' | 'delete'
+    payload: dict[str, Any]  # Bot API params without chat_id
+    game_id: int | None = None
+    role: str | None = None  # 'lobby', 'table', 'hand:<user_id>', 'ping:<user_id>', None
+
+
+@dataclass(frozen=True)
+class OutboxItem:
+    id: int
+    chat_id: int
+    method: str
+    payload: dict[str, Any]
+    game_id: int | None
+    role: str | None
+    attempts: int
+    not_before: float
+    created_at: float
+    last_error: str | None = None
+
+
+@dataclass(frozen=True)
+class MessageRef:
+    game_id: int
+    role: str
+    chat_id: int
+    message_id: int
+
+
+@dataclass(frozen=True)
+class UserStats:
+    user_id: int
+    name: str
+    series_played: int
+    series_won: int
+    deals_played: int
+    penalties: int
+
+
+@dataclass(frozen=True)
+class GameChange:
+    """Everything one atomic commit may do to a game; the game's version goes up by one."""
+
+    status: str | None = None
+    seats: tuple[Seat, ...] | None = None  # replace the whole seat list
+    first_dealer: int | None = None
+    new_deal: DealStart | None = None  # written before `move`
+    move: LoggedMove | None = None  # logged under (game_id, new version), UNIQUE
+    tally: DealTally | None = None  # a finished deal's scores
+    deadline: Deadline | Any | None = _UNSET
+    lobby_expires_at: float | Any | None = _UNSET
+    winners: tuple[int, ...] | None = None
+    outbox: tuple[OutboxOp, ...] = ()
