@@ -48,10 +48,12 @@ def from_record(record: object) -> Series:
         raise RecordError("deals must be a list")
     try:
         rules = RuleSet.from_dict(record.get("rules", {}))
-        first = deals[0] if deals else {}
+        first = deals[0] if deals else None
         first_dealer = first.get("dealer") if isinstance(first, Mapping) else None
-        if deals and type(first_dealer) is not int:
+        if isinstance(first, Mapping) and first_dealer is None:
             raise RecordError("the first deal needs a dealer", deal=0)
+        if first_dealer is not None and type(first_dealer) is not int:
+            raise RecordError("dealer must be a whole number", deal=0)
         series = Series(players, rules, first_dealer if type(first_dealer) is int else 0)
     except RecordError:
         raise
