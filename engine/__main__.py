@@ -21,6 +21,9 @@ def _replay(path: str) -> int:
     except OSError as exc:
         print(f"error: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return 2
+    except UnicodeDecodeError as exc:
+        print(f"error: record: not UTF-8 text (byte {exc.start})", file=sys.stderr)
+        return 2
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
