@@ -1,0 +1,109 @@
+"""Wiring: storage, bot session, dispatcher, delivery worker and timers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from aiogram import Bot, Dispatcher
+from aiogram.client.default import DefaultBotProperties
+from aiogram.client.session.aiohttp import AiohttpSession
+from aiogram.client.telegram import TelegramAPIServer
+from aiogram.enums import ParseMode
+from aiogram.types import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeDefault
+
+from bot.config import Settings
+from bot.delivery import DeliveryWorker, Limits
+from bot.handlers import build_router
+from bot.i18n import LANGUAGES, texts
+from bot.service import GameService
+from storage import Storage
+
+log = logging.getLogger(__name__)
+
+GROUP_COMMANDS = ("newgame", "join", "leave", "score", "cancel", "rules", "language", "help")
+PRIVATE_COMMANDS = ("start", "rules", "help")
+TICK_SECONDS = 0.5
+
+
+def make_bot(settings: Settings) -> Bot:
+    session = AiohttpSession(api=TelegramAPIServer.from_base(settings.telegram_api_url))
+    return Bot(
+        settings.bot_token.get_secret_value(),
+        session=session,
+        default=DefaultBotProperties(parse_mode=ParseMode.HTML),
+    )
+
+
+async def register_commands(bot: Bot, default_language: str) -> None:
+    for language in (None, *LANGUAGES):
+        t = texts(language or default_language)
+        private = [BotCommand(command=c, description=t(f"command.{c}")) for c in PRIVATE_COMMANDS]
+        group = [BotCommand(command=c, description=t(f"command.{c}")) for c in GROUP_COMMANDS]
+        await bot.set_my_commands(private, BotCommandScopeDefault(), language_code=language)
+        await bot.set_my_commands(group, BotCommandScopeAllGroupChats(), language_code=language)
+
+
+async def _timers(service: GameService) -> None:
+    while True:
+        try:
+            await service.tick()
+        except Exception:
+            log.exception("timer tick failed; trying again")
+        await asyncio.sleep(TICK_SECONDS)
+
+
+class App:
+    """The running bot; :meth:`run` polls until stopped."""
+
+    def __init__(self, settings: Settings, limits: Limits | None = None) -> None:
+        self.settings = settings
+        self.limits = limits
+
+    async def run(self) -> None:
+        settings = self.settings
+        storage = await Storage.open(settings.database_path)
+        bot = make_bot(settings)
+        tasks: list[asyncio.Task[None]] = []
+        try:
+            me = await bot.get_me()
+            log.info("running as @%s", me.username)
+            service = GameService(
+                storage,
+                bot_username=me.username or "",
+                default_language=settings.default_language,
+                turn_timeout=settings.turn_timeout_seconds,
+                away_after=settings.away_after_autoplays,
+                lobby_timeout=settings.lobby_timeout_seconds,
+                computer_pause=settings.computer_pause_seconds,
+            )
+            delivery = DeliveryWorker(
+                bot,
+                storage,
+                service.outbox_ready,
+                on_forbidden=service.user_unreachable,
+                on_migrated=service.chat_migrated,
+                limits=self.limits,
+            )
+            await register_commands(bot, settings.default_language)
+            dispatcher = Dispatcher(service=service)
+            dispatcher.include_router(build_router())
+            tasks = [
+                asyncio.create_task(delivery.run(), name="delivery"),
+                asyncio.create_task(_timers(service), name="timers"),
+            ]
+            await dispatcher.start_polling(
+                bot,
+                allowed_updates=["message", "callback_query"],
+                handle_signals=True,
+                close_bot_session=False,
+            )
+        finally:
+            for task in tasks:
+                task.cancel()
+            for task in tasks:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+            await bot.session.close()
+            await storage.close()

@@ -1,0 +1,66 @@
+"""Settings from the environment and `.env` (pydantic-settings)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+_TOKEN = re.compile(r"^\d{1,20}:[A-Za-z0-9_-]{5,}$")
+
+
+class ConfigError(Exception):
+    """A setting is missing or malformed; the message names the key and says what is wrong."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    bot_token: SecretStr
+    database_path: Path = Path("burkozel.sqlite3")
+    telegram_api_url: str = "https://api.telegram.org"
+    default_language: Literal["ru", "en"] = "ru"
+    turn_timeout_seconds: float = Field(default=90, ge=5, le=86400)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+    # Auto-played turns in a row after which a player is marked away (issue 5).
+    away_after_autoplays: int = Field(default=2, ge=1, le=20)
+    # A lobby nobody starts is closed after this many seconds.
+    lobby_timeout_seconds: float = Field(default=3600, ge=10)
+    # Pause before a computer player moves, so the table reads naturally.
+    computer_pause_seconds: float = Field(default=1.2, ge=0, le=30)
+
+    @field_validator("bot_token")
+    @classmethod
+    def _token_shape(cls, value: SecretStr) -> SecretStr:
+        if not _TOKEN.match(value.get_secret_value()):
+            raise ValueError("must look like 123456789:ABC-def (the token from @BotFather)")
+        return value
+
+    @field_validator("telegram_api_url")
+    @classmethod
+    def _url_shape(cls, value: str) -> str:
+        if not re.match(r"^https?://[^\s/]+", value):
+            raise ValueError("must be an http(s) URL such as https://api.telegram.org")
+        return value.rstrip("/")
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
+
+
+def load_settings(env_file: str | Path | None = ".env") -> Settings:
+    """Read settings; raise :class:`ConfigError` with one line naming the bad key."""
+    try:
+        return Settings(_env_file=env_file)  # type: ignore[call-arg]
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = str(error["loc"][0]).upper() if error["loc"] else "?"
+        if error["type"] == "missing":
+            raise ConfigError(f"{key} is not set (put it in .env; see .env.example)") from None
+        # Never echo the value: it may be the secret token.
+        reason = error["msg"].removeprefix("Value error, ")
+        raise ConfigError(f"{key} is invalid: {reason}") from None

@@ -1,0 +1,288 @@
+"""The delivery worker: drains the durable outbox at Telegram's pace.
+
+Every message the bot sends about a game goes through here. Pending edits of one
+message are coalesced (only the newest content is sent), each chat is paced by a
+token bucket, and Telegram's refusals are turned into retries, fresh messages or
+state changes instead of lost messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiogram import Bot
+from aiogram.exceptions import (
+    TelegramAPIError,
+    TelegramBadRequest,
+    TelegramForbiddenError,
+    TelegramMigrateToChat,
+    TelegramNetworkError,
+    TelegramRetryAfter,
+    TelegramServerError,
+)
+from aiogram.types import InlineKeyboardMarkup
+
+from storage import OutboxItem, Storage
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Bucket:
+    """A token bucket: ``capacity`` operations at once, refilled at ``rate`` per second."""
+
+    capacity: float
+    rate: float
+    tokens: float = -1.0
+    stamp: float = 0.0
+    paused_until: float = 0.0
+
+    def ready_at(self, now: float) -> float:
+        """When the next operation may go (``now`` if it may go at once)."""
+        self._refill(now)
+        wait = 0.0 if self.tokens >= 1 else (1 - self.tokens) / self.rate
+        return max(now + wait, self.paused_until)
+
+    def take(self, now: float) -> None:
+        self._refill(now)
+        self.tokens -= 1
+
+    def _refill(self, now: float) -> None:
+        if self.tokens < 0 and self.stamp == 0.0:
+            self.tokens, self.stamp = self.capacity, now
+        self.tokens = min(self.capacity, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+
+
+@dataclass(frozen=True)
+class Limits:
+    # Worst case in any 60 s window: capacity + 60 * rate. Telegram allows about 20
+    # per minute in a group, so 3 + 16 stays under it with room for clock skew.
+    group_capacity: float = 3
+    group_rate: float = 16 / 60
+    private_capacity: float = 2
+    private_rate: float = 0.9
+    global_capacity: float = 25
+    global_rate: float = 25
+
+
+@dataclass
+class DeliveryStats:
+    sent: int = 0
+    coalesced: int = 0
+    retried: int = 0
+    dropped: int = 0
+    flood_waits: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class DeliveryWorker:
+    def __init__(
+        self,
+        bot: Bot,
+        storage: Storage,
+        wake: asyncio.Event,
+        *,
+        on_forbidden: Callable[[int], Awaitable[None]],
+        on_migrated: Callable[[int, int], Awaitable[None]],
+        limits: Limits | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.bot = bot
+        self.storage = storage
+        self.wake = wake
+        self.on_forbidden = on_forbidden
+        self.on_migrated = on_migrated
+        self.limits = limits or Limits()
+        self.clock = clock
+        self.wall_clock = wall_clock
+        self.stats = DeliveryStats()
+        self._buckets: dict[int, Bucket] = {}
+        self._global = Bucket(self.limits.global_capacity, self.limits.global_rate)
+        self._in_flight: dict[int, asyncio.Task[None]] = {}
+        self._stopping = False
+
+    def _bucket(self, chat_id: int) -> Bucket:
+        bucket = self._buckets.get(chat_id)
+        if bucket is None:
+            lim = self.limits
+            if chat_id > 0:
+                bucket = Bucket(lim.private_capacity, lim.private_rate)
+            else:
+                bucket = Bucket(lim.group_capacity, lim.group_rate)
+            self._buckets[chat_id] = bucket
+        return bucket
+
+    async def run(self) -> None:
+        """Drain the outbox until cancelled."""
+        while not self._stopping:
+            try:
+                delay = await self.step()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("delivery step failed; retrying shortly")
+                delay = 1.0
+            self.wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), timeout=delay)
+
+    async def stop(self) -> None:
+        self._stopping = True
+        self.wake.set()
+        if self._in_flight:
+            await asyncio.gather(*self._in_flight.values(), return_exceptions=True)
+
+    async def drain(self, timeout: float = 30) -> None:
+        """Deliver everything pending now (for shutdown and tests)."""
+        deadline = self.clock() + timeout
+        while self.clock() < deadline:
+            delay = await self.step()
+            if not self._in_flight and await self.storage.outbox_size() == 0:
+                return
+            await asyncio.sleep(min(delay, 0.2))
+
+    async def step(self) -> float:
+        """Start what may be sent now; return how long until something else may be."""
+        self.stats.coalesced += await self.storage.outbox_drop_superseded()
+        items = await self.storage.pending(self.wall_clock(), limit=500)
+        now = self.clock()
+        next_at = now + 1.0
+        first: dict[int, OutboxItem] = {}
+        for item in items:
+            first.setdefault(item.chat_id, item)  # FIFO within a chat
+        for chat_id, item in first.items():
+            if chat_id in self._in_flight:
+                continue
+            ready = max(self._bucket(chat_id).ready_at(now), self._global.ready_at(now))
+            if ready > now:
+                next_at = min(next_at, ready)
+                continue
+            self._bucket(chat_id).take(now)
+            self._global.take(now)
+            task = asyncio.create_task(self._deliver(item))
+            self._in_flight[chat_id] = task
+            task.add_done_callback(functools.partial(self._done, chat_id))
+        return max(0.01, next_at - now)
+
+    def _done(self, chat_id: int, _task: asyncio.Task[None]) -> None:
+        self._in_flight.pop(chat_id, None)
+        self.wake.set()
+
+    async def _deliver(self, item: OutboxItem) -> None:
+        try:
+            message_id = await self._send(item)
+        except TelegramRetryAfter as exc:
+            self.stats.flood_waits += 1
+            self._bucket(item.chat_id).paused_until = self.clock() + exc.retry_after
+            await self.storage.outbox_retry(
+                item.id, self.wall_clock() + exc.retry_after, "429 retry_after"
+            )
+        except TelegramMigrateToChat as exc:
+            log.info("chat %s moved to %s", item.chat_id, exc.migrate_to_chat_id)
+            await self.on_migrated(item.chat_id, exc.migrate_to_chat_id)
+        except TelegramForbiddenError as exc:
+            await self.storage.outbox_done(item.id)
+            self.stats.dropped += 1
+            if item.chat_id > 0:
+                log.info("user %s cannot be messaged: %s", item.chat_id, exc.message)
+                await self.on_forbidden(item.chat_id)
+            else:
+                log.warning("bot cannot write to chat %s: %s", item.chat_id, exc.message)
+        except (TelegramServerError, TelegramNetworkError) as exc:
+            await self._retry(item, str(exc))
+        except TelegramBadRequest as exc:
+            # A bad request will not get better by retrying: record it and move on.
+            self.stats.dropped += 1
+            self.stats.errors.append(exc.message)
+            log.warning("dropped %s to %s: %s", item.method, item.chat_id, exc.message)
+            await self.storage.outbox_done(item.id)
+        except TelegramAPIError as exc:
+            await self._retry(item, str(exc))
+        except Exception as exc:
+            log.exception("unexpected error delivering outbox item %s", item.id)
+            await self._retry(item, repr(exc))
+        else:
+            self.stats.sent += 1
+            await self.storage.outbox_done(item.id, message_id)
+
+    async def _retry(self, item: OutboxItem, error: str) -> None:
+        self.stats.retried += 1
+        if item.attempts >= 8:
+            log.error(
+                "giving up on outbox item %s after %s tries: %s", item.id, item.attempts, error
+            )
+            self.stats.dropped += 1
+            await self.storage.outbox_done(item.id)
+            return
+        backoff = min(60.0, 0.5 * 2**item.attempts)
+        await self.storage.outbox_retry(item.id, self.wall_clock() + backoff, error)
+
+    async def _send(self, item: OutboxItem) -> int | None:
+        """Perform one operation; returns the id of a message it created."""
+        payload = dict(item.payload)
+        markup = payload.pop("reply_markup", None)
+        reply_markup = InlineKeyboardMarkup.model_validate(markup) if markup else None
+        if item.method == "delete":
+            await self._delete(item, payload)
+            return None
+        if item.method == "edit" and item.game_id is not None and item.role is not None:
+            ref = await self.storage.get_message(item.game_id, item.role)
+            if ref is not None and ref.chat_id == item.chat_id:
+                try:
+                    await self.bot.edit_message_text(
+                        chat_id=item.chat_id,
+                        message_id=ref.message_id,
+                        text=payload["text"],
+                        reply_markup=reply_markup,
+                    )
+                    return None
+                except TelegramBadRequest as exc:
+                    text = exc.message.lower()
+                    if "not modified" in text:
+                        return None
+                    if "not found" not in text and "can't be edited" not in text:
+                        raise
+                    log.info("message %s gone; sending a fresh one", ref.message_id)
+        message = await self.bot.send_message(
+            chat_id=item.chat_id, reply_markup=reply_markup, **_send_params(payload)
+        )
+        return message.message_id
+
+    async def _delete(self, item: OutboxItem, payload: dict[str, Any]) -> None:
+        message_id = payload.get("message_id")
+        if message_id is None and item.game_id is not None and item.role is not None:
+            ref = await self.storage.get_message(item.game_id, item.role)
+            if ref is None or ref.chat_id != item.chat_id:
+                return None
+            message_id = ref.message_id
+            await self.storage.forget_message(item.game_id, item.role)
+        if message_id is None:
+            return None
+        try:
+            await self.bot.delete_message(chat_id=item.chat_id, message_id=message_id)
+        except TelegramBadRequest as exc:
+            # Already gone, or too old to delete: either way there is nothing to do.
+            log.info("could not delete message %s: %s", message_id, exc.message)
+        return None
+
+
+def _send_params(payload: dict[str, Any]) -> dict[str, Any]:
+    allowed = ("text", "message_thread_id", "reply_to_message_id", "disable_notification")
+    params = {k: v for k, v in payload.items() if k in allowed and v is not None}
+    reply_to = params.pop("reply_to_message_id", None)
+    if reply_to is not None:
+        from aiogram.types import ReplyParameters
+
+        params["reply_parameters"] = ReplyParameters(
+            message_id=reply_to, allow_sending_without_reply=True
+        )
+    return params

@@ -1,0 +1,46 @@
+"""The one place where domain errors become polite answers, and nothing else escapes."""
+
+from __future__ import annotations
+
+import logging
+
+from aiogram import Router
+from aiogram.filters import ExceptionTypeFilter
+from aiogram.types import ErrorEvent
+
+from bot.handlers.common import personal_texts, reply
+from bot.service import GameService, NeedsStart, UserError
+
+router = Router(name=__name__)
+log = logging.getLogger(__name__)
+
+
+@router.errors(ExceptionTypeFilter(UserError))
+async def polite_refusal(event: ErrorEvent, service: GameService) -> None:
+    error = event.exception
+    assert isinstance(error, UserError)
+    update = event.update
+    if update.callback_query is not None:
+        query = update.callback_query
+        t = personal_texts(query.from_user, service.default_language)
+        if isinstance(error, NeedsStart):
+            # Telegram opens t.me/<bot>?start=... links given as the answer's url.
+            await query.answer(t("join.needs_dm_alert"), url=error.link)
+        else:
+            await query.answer(t(error.key, **error.values), show_alert=True)
+    elif update.message is not None:
+        message = update.message
+        t = personal_texts(message.from_user, service.default_language)
+        await reply(service, message, t(error.key, **error.values), quote=message.message_id)
+
+
+@router.errors()
+async def unexpected(event: ErrorEvent, service: GameService) -> None:
+    log.error("update %s failed", event.update.update_id, exc_info=event.exception)
+    query = event.update.callback_query
+    if query is not None:
+        t = personal_texts(query.from_user, service.default_language)
+        try:
+            await query.answer(t("error.internal"), show_alert=True)
+        except Exception:  # the query may be answered already or too old
+            log.debug("could not answer callback after an error", exc_info=True)

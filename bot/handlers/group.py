@@ -1,0 +1,121 @@
+"""Group commands: /newgame, /join, /leave, /score, /cancel, /language, and chat migration."""
+
+from __future__ import annotations
+
+from html import escape
+
+from aiogram import F, Router
+from aiogram.filters import Command
+from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
+
+from bot import render
+from bot.callbacks import LangCb
+from bot.handlers.common import chat_texts, chat_title, reply, thread_of, user_info
+from bot.i18n import texts
+from bot.service import AlreadyOpen, GameService, UserError
+from storage import OutboxOp
+
+router = Router(name=__name__)
+router.message.filter(F.chat.type.in_({"group", "supergroup"}))
+
+
+@router.message(F.migrate_to_chat_id)
+async def migrated(message: Message, service: GameService) -> None:
+    assert message.migrate_to_chat_id is not None
+    await service.chat_migrated(message.chat.id, message.migrate_to_chat_id)
+
+
+@router.message(Command("newgame"))
+async def new_game(message: Message, service: GameService) -> None:
+    assert message.from_user is not None
+    try:
+        await service.new_game(
+            message.chat.id,
+            chat_title(message.chat),
+            thread_of(message),
+            user_info(message.from_user),
+        )
+    except AlreadyOpen as exc:
+        t = await chat_texts(service, message)
+        await reply(service, message, t("newgame.already_open"), quote=exc.message_id)
+
+
+@router.message(Command("join"))
+async def join(message: Message, service: GameService) -> None:
+    assert message.from_user is not None
+    live = await service.open_live(message.chat.id, thread_of(message))
+    if live is None:
+        raise UserError("lobby.none")
+    await service.join(live.game.id, user_info(message.from_user))
+
+
+@router.message(Command("leave"))
+async def leave(message: Message, service: GameService) -> None:
+    assert message.from_user is not None
+    live = await service.open_live(message.chat.id, thread_of(message))
+    if live is None:
+        raise UserError("lobby.none")
+    await service.leave(live.game.id, message.from_user.id)
+
+
+@router.message(Command("score"))
+async def score(message: Message, service: GameService) -> None:
+    t = await chat_texts(service, message)
+    live = await service.open_live(message.chat.id, thread_of(message))
+    if live is not None and live.series is not None and live.series.results:
+        totals = live.series.totals
+        lines = [t("score.series", deals=len(live.series.results))]
+        lines += [f"{render.seat_name(s)}: {totals[s.seat]}" for s in live.game.seats]
+    else:
+        stats = await service.storage.chat_stats(message.chat.id)
+        if not stats:
+            await reply(service, message, t("score.none"))
+            return
+        lines = [t("score.chat")]
+        for row in sorted(stats, key=lambda r: (-r.series_won, r.penalties)):
+            lines.append(
+                t(
+                    "score.row",
+                    name=escape(row.name),
+                    won=row.series_won,
+                    played=row.series_played,
+                    deals=row.deals_played,
+                    penalties=row.penalties,
+                )
+            )
+    await reply(service, message, "\n".join(lines))
+
+
+@router.message(Command("cancel"))
+async def cancel(message: Message, service: GameService) -> None:
+    assert message.from_user is not None
+    live = await service.cancel_request(message.chat.id, thread_of(message), message.from_user.id)
+    t = live.t
+    markup = render.cancel_keyboard(t, live.game)
+    op = service.group_send(live, t("cancel.confirm"), markup)
+    await service.storage.enqueue((op,))
+    service.outbox_ready.set()
+
+
+@router.message(Command("language"))
+async def language(message: Message, service: GameService) -> None:
+    t = await chat_texts(service, message)
+    rows = [
+        [
+            InlineKeyboardButton(
+                text=texts(code)("language.name"), callback_data=LangCb(code=code).pack()
+            )
+            for code in ("ru", "en")
+        ]
+    ]
+    payload: dict[str, object] = {
+        "text": t("language.choose"),
+        "reply_markup": InlineKeyboardMarkup(inline_keyboard=rows).model_dump(
+            mode="json", exclude_none=True
+        ),
+    }
+    thread = thread_of(message)
+    if thread is not None:
+        payload["message_thread_id"] = thread
+    await service.storage.enqueue((OutboxOp(message.chat.id, "send", payload),))
+    service.outbox_ready.set()

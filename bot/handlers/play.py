@@ -1,0 +1,52 @@
+"""Buttons in a player's hand message: select cards, play them, confirm a cancel."""
+
+from __future__ import annotations
+
+from aiogram import Router
+from aiogram.types import CallbackQuery
+
+from bot.callbacks import CancelCb, CardCb, PlayCb
+from bot.handlers.common import personal_texts
+from bot.service import GameService
+from storage import OutboxOp
+
+router = Router(name=__name__)
+
+
+@router.callback_query(CardCb.filter())
+async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: GameService) -> None:
+    await service.toggle(
+        callback_data.game, query.from_user.id, callback_data.v, callback_data.card
+    )
+    await query.answer()
+
+
+@router.callback_query(PlayCb.filter())
+async def play_cards(query: CallbackQuery, callback_data: PlayCb, service: GameService) -> None:
+    data = callback_data
+    await service.play(data.game, query.from_user.id, data.v, data.kind, data.cards)
+    await query.answer(personal_texts(query.from_user, service.default_language)("play.done"))
+
+
+@router.callback_query(CancelCb.filter())
+async def confirm_cancel(
+    query: CallbackQuery, callback_data: CancelCb, service: GameService
+) -> None:
+    t = personal_texts(query.from_user, service.default_language)
+    if callback_data.confirm:
+        await service.cancel(callback_data.game, query.from_user.id, callback_data.v)
+        await query.answer(t("cancel.done"))
+    else:
+        await query.answer(t("cancel.kept"))
+    if query.message is not None:
+        # The confirmation question has served its purpose.
+        await service.storage.enqueue(
+            (OutboxOp(query.message.chat.id, "delete", {"message_id": query.message.message_id}),)
+        )
+        service.outbox_ready.set()
+
+
+@router.callback_query()
+async def unknown_button(query: CallbackQuery, service: GameService) -> None:
+    """Forged, junk or long-retired buttons: say so; nothing changes."""
+    await query.answer(personal_texts(query.from_user, service.default_language)("error.forged"))

@@ -1,0 +1,292 @@
+"""Texts and keyboards for the group table, the lobby and each player's hand.
+
+Rendering is pure: it turns a game's state into text and buttons. Group renders
+use only public information (``Deal.view`` of nobody's hand); hand renders use the
+one seat's own view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.callbacks import CancelCb, CardCb, LobbyCb, PlayCb
+from bot.i18n import Texts
+from engine import Card, Deal, DealResult, Move, Play, PlayerView, Series, Suit
+from engine.deal import covers
+from storage import Game, Seat
+
+TRUMP_MARK = "★"
+MAX_PLAYERS = 4
+
+
+def card_text(card: Card, trump: Suit | None = None) -> str:
+    return card.pretty() + (TRUMP_MARK if card.suit is trump else "")
+
+
+def cards_text(cards: Sequence[Card], trump: Suit | None = None) -> str:
+    return " ".join(card_text(c, trump) for c in cards)
+
+
+def seat_name(seat: Seat) -> str:
+    return escape(seat.name)
+
+
+def deep_link(bot_username: str, payload: str) -> str:
+    return f"https://t.me/{bot_username}?start={payload}"
+
+
+# --- lobby -------------------------------------------------------------------
+
+
+def lobby_text(t: Texts, game: Game) -> str:
+    lines = [t("lobby.title"), ""]
+    for seat in game.seats:
+        lines.append(f"{seat.seat + 1}. {seat_name(seat)}")
+    if not game.seats:
+        lines.append(t("lobby.empty"))
+    lines += ["", t("lobby.hint", min=2, max=MAX_PLAYERS)]
+    return "\n".join(lines)
+
+
+def lobby_keyboard(t: Texts, game: Game, bot_username: str) -> InlineKeyboardMarkup:
+    def button(text: str, action: str) -> InlineKeyboardButton:
+        return InlineKeyboardButton(
+            text=text, callback_data=LobbyCb(game=game.id, action=action).pack()
+        )
+
+    rows = [
+        [button(t("lobby.join"), "join"), button(t("lobby.leave"), "leave")],
+        [button(t(f"lobby.add_{level}"), f"bot:{level}") for level in ("easy", "normal", "hard")],
+        [button(t("lobby.start"), "start")],
+        [InlineKeyboardButton(text=t("lobby.open_dm"), url=deep_link(bot_username, "hi"))],
+    ]
+    return InlineKeyboardMarkup(inline_keyboard=rows)
+
+
+def lobby_closed_text(t: Texts, game: Game, reason: str) -> str:
+    names = ", ".join(seat_name(s) for s in game.seats) or "—"
+    return t(f"lobby.closed_{reason}", players=names)
+
+
+# --- the table ---------------------------------------------------------------
+
+
+def play_text(t: Texts, play: Play, seats: Sequence[Seat], trump: Suit, claimant: bool) -> str:
+    if play.declared_beat is None:
+        kind = t("table.led")
+    elif play.declared_beat:
+        kind = t("table.beat")
+    else:
+        kind = t("table.discarded")
+    mark = " 👑" if claimant else ""
+    return f"{seat_name(seats[play.seat])} {kind}: {cards_text(play.cards, trump)}{mark}"
+
+
+def _table_lines(t: Texts, view: PlayerView, seats: Sequence[Seat]) -> list[str]:
+    lines = []
+    if view.table:
+        lines.append(t("table.on_table"))
+        for play in view.table:
+            claims = play.seat == view.claimant
+            lines.append("  " + play_text(t, play, seats, view.trump, claims))
+    else:
+        lines.append(t("table.empty"))
+    return lines
+
+
+def trump_line(t: Texts, view: PlayerView) -> str:
+    if view.trump_card_in_stock:
+        where = t("table.trump_under_stock")
+    else:
+        assert view.trump_card_drawn_by is not None
+        where = t("table.trump_drawn")
+    return t(
+        "table.trump",
+        card=card_text(view.trump_card, view.trump),
+        suit=view.trump.symbol,
+        where=where,
+        stock=view.stock_size,
+    )
+
+
+def table_text(
+    t: Texts,
+    game: Game,
+    series: Series,
+    *,
+    turn_seconds: int | None,
+) -> str:
+    deal = series.deals[-1]
+    view = deal.view(0)  # public parts only: the hand of seat 0 is not used below
+    totals = series.totals
+    lines = [t("table.title", deal=len(series.deals)), trump_line(t, view), ""]
+    for seat in game.seats:
+        marker = "▶️" if view.turn == seat.seat else "▫️"
+        away = " 💤" if seat.away else ""
+        lines.append(
+            t(
+                "table.seat",
+                marker=marker,
+                name=seat_name(seat) + away,
+                cards=view.hand_sizes[seat.seat],
+                points=view.points[seat.seat] if view.points is not None else "?",
+                penalty=totals[seat.seat],
+            )
+        )
+    lines.append("")
+    lines += _table_lines(t, view, game.seats)
+    if view.last_trick is not None and not view.table:
+        winner = game.seats[view.last_trick.winner]
+        lines.append(t("table.last_trick", name=seat_name(winner), points=view.last_trick.points))
+    if view.turn is not None:
+        seat = game.seats[view.turn]
+        lines.append("")
+        if turn_seconds is not None and seat.bot_level is None:
+            lines.append(t("table.turn_timed", name=seat_name(seat), seconds=turn_seconds))
+        else:
+            lines.append(t("table.turn", name=seat_name(seat)))
+    return "\n".join(lines)
+
+
+def final_table_text(t: Texts, game: Game, series: Series | None, status: str) -> str:
+    lines = [t(f"table.over_{status}")]
+    if series is not None and series.results:
+        totals = series.totals
+        for seat in game.seats:
+            lines.append(f"{seat_name(seat)}: {totals[seat.seat]}")
+    return "\n".join(lines)
+
+
+# --- a player's hand (private) -----------------------------------------------
+
+
+def hand_text(
+    t: Texts,
+    game: Game,
+    chat_title: str,
+    deal: Deal,
+    seat: int,
+    *,
+    deal_number: int,
+    turn_seconds: int | None,
+) -> str:
+    view = deal.view(seat)
+    lines = [
+        t("hand.title", chat=escape(chat_title), deal=deal_number),
+        trump_line(t, view),
+        "",
+    ]
+    lines += _table_lines(t, view, game.seats)
+    if view.claimant is not None:
+        lines.append(t("hand.claimant", name=seat_name(game.seats[view.claimant])))
+    lines.append("")
+    if view.turn == seat:
+        lead = view.table[0].cards if view.table else None
+        if lead is None:
+            lines.append(t("hand.your_lead", max=min(3, min(view.hand_sizes))))
+        else:
+            lines.append(t("hand.your_answer", count=len(lead)))
+        if turn_seconds is not None:
+            lines.append(t("hand.deadline", seconds=turn_seconds))
+    elif view.turn is not None:
+        lines.append(t("hand.waiting", name=seat_name(game.seats[view.turn])))
+    lines.append(t("hand.your_cards", cards=cards_text(view.hand, view.trump) or "—"))
+    return "\n".join(lines)
+
+
+def hand_keyboard(
+    t: Texts,
+    game: Game,
+    deal: Deal,
+    seat: int,
+    selection: Sequence[Card],
+) -> InlineKeyboardMarkup | None:
+    view = deal.view(seat)
+    if not view.hand:
+        return None
+    version = game.version
+    card_row = [
+        InlineKeyboardButton(
+            text=("✅ " if card in selection else "") + card_text(card, view.trump),
+            callback_data=CardCb(game=game.id, v=version, card=card.code()).pack(),
+        )
+        for card in view.hand
+    ]
+    rows = [card_row]
+    if view.turn == seat and selection:
+        rows += [[b] for b in action_buttons(t, game, deal, seat, selection)]
+    return InlineKeyboardMarkup(inline_keyboard=rows)
+
+
+def action_buttons(
+    t: Texts, game: Game, deal: Deal, seat: int, selection: Sequence[Card]
+) -> list[InlineKeyboardButton]:
+    """Only the actions legal for this selection (R6, R7)."""
+    chosen = tuple(sorted(selection))
+    codes = ".".join(c.code() for c in chosen)
+    shown = cards_text(chosen, deal.trump)
+    buttons = []
+
+    def button(kind: str, key: str) -> InlineKeyboardButton:
+        data = PlayCb(game=game.id, v=game.version, kind=kind, cards=codes).pack()
+        return InlineKeyboardButton(text=t(key, cards=shown), callback_data=data)
+
+    if not deal.table:
+        try:
+            deal.check(Move(seat, chosen))
+            buttons.append(button("l", "hand.act_lead"))
+        except ValueError:
+            pass
+    elif deal.lead_size() == len(chosen):
+        claim = next(p.cards for p in deal.table if p.seat == deal.claimant)
+        if covers(chosen, claim, deal.trump):
+            buttons.append(button("b", "hand.act_beat"))
+        buttons.append(button("d", "hand.act_discard"))
+    return buttons
+
+
+def hand_over_text(t: Texts, chat_title: str, status: str) -> str:
+    return t(f"hand.over_{status}", chat=escape(chat_title))
+
+
+def cancel_keyboard(t: Texts, game: Game) -> InlineKeyboardMarkup:
+    def button(key: str, confirm: bool) -> InlineKeyboardButton:
+        data = CancelCb(game=game.id, v=game.version, confirm=confirm).pack()
+        return InlineKeyboardButton(text=t(key), callback_data=data)
+
+    return InlineKeyboardMarkup(
+        inline_keyboard=[[button("cancel.yes", True), button("cancel.no", False)]]
+    )
+
+
+# --- deal and series results ---------------------------------------------------
+
+
+def deal_end_text(
+    t: Texts, game: Game, number: int, result: DealResult, totals: Sequence[int]
+) -> str:
+    lines = [t("deal.over", deal=number)]
+    for seat in game.seats:
+        lines.append(
+            t(
+                "deal.row",
+                name=seat_name(seat),
+                points=result.points[seat.seat],
+                penalty=result.penalties[seat.seat],
+                total=totals[seat.seat],
+            )
+        )
+    lines.append(t("deal.last_trick", name=seat_name(game.seats[result.last_trick])))
+    return "\n".join(lines)
+
+
+def series_end_text(t: Texts, game: Game, totals: Sequence[int], winners: Sequence[int]) -> str:
+    names = ", ".join(seat_name(game.seats[s]) for s in winners)
+    key = "series.winner" if len(winners) == 1 else "series.winners"
+    lines = [t("series.over"), t(key, names=names), ""]
+    for seat in sorted(game.seats, key=lambda s: totals[s.seat]):
+        lines.append(f"{seat_name(seat)}: {totals[seat.seat]}")
+    return "\n".join(lines)

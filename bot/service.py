@@ -1,0 +1,694 @@
+"""The game service: every change to a game goes through here, one game at a time.
+
+A change is computed on the engine, then committed to storage together with the
+outbox rows that tell players about it (one transaction), and only then is the
+tap answered. The delivery worker sends the outbox later, at Telegram's pace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from aiogram.types import InlineKeyboardMarkup
+
+from bot import render
+from bot.i18n import Texts, texts
+from engine import (
+    Card,
+    CardCodeError,
+    EngineError,
+    Move,
+    RuleSet,
+    Series,
+    from_record,
+    shuffled_deck,
+)
+from engine.ai import LEVELS, make_player, safe_move
+from storage import (
+    Deadline,
+    DealStart,
+    DealTally,
+    Game,
+    GameChange,
+    GameExistsError,
+    LoggedMove,
+    OutboxOp,
+    Seat,
+    StaleVersionError,
+    Storage,
+    StorageError,
+)
+
+log = logging.getLogger(__name__)
+
+MAX_SEATS = 4
+OPEN = ("lobby", "playing")
+
+
+class UserError(Exception):
+    """A polite refusal: the text key of the answer; nothing was changed."""
+
+    def __init__(self, key: str, **values: object) -> None:
+        super().__init__(key)
+        self.key = key
+        self.values = values
+
+
+class NeedsStart(UserError):
+    """The user must open a DM with the bot first; ``link`` opens it."""
+
+    def __init__(self, link: str) -> None:
+        super().__init__("join.needs_dm", link=link)
+        self.link = link
+
+
+class AlreadyOpen(UserError):
+    def __init__(self, game: Game, message_id: int | None) -> None:
+        super().__init__("newgame.already_open")
+        self.game = game
+        self.message_id = message_id
+
+
+@dataclass
+class UserInfo:
+    id: int
+    name: str
+    username: str | None = None
+    language: str | None = None
+
+
+@dataclass
+class LiveGame:
+    game: Game
+    series: Series | None
+    chat_title: str
+    language: str
+    selections: dict[int, list[Card]] = field(default_factory=dict)
+
+    @property
+    def t(self) -> Texts:
+        return texts(self.language)
+
+    def seat_of(self, user_id: int) -> Seat | None:
+        return next((s for s in self.game.seats if s.user_id == user_id), None)
+
+
+def _markup(markup: InlineKeyboardMarkup | None) -> dict[str, Any] | None:
+    return None if markup is None else markup.model_dump(mode="json", exclude_none=True)
+
+
+class GameService:
+    def __init__(
+        self,
+        storage: Storage,
+        *,
+        bot_username: str,
+        default_language: str = "ru",
+        turn_timeout: float = 90,
+        away_after: int = 2,
+        lobby_timeout: float = 3600,
+        computer_pause: float = 1.2,
+        clock: Callable[[], float] = time.time,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.storage = storage
+        self.bot_username = bot_username
+        self.default_language = default_language
+        self.turn_timeout = turn_timeout
+        self.away_after = away_after
+        self.lobby_timeout = lobby_timeout
+        self.computer_pause = computer_pause
+        self.clock = clock
+        self.rng = rng or random.SystemRandom()
+        self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._live: dict[int, LiveGame] = {}
+        self.outbox_ready = asyncio.Event()
+
+    # --- loading and committing ------------------------------------------------
+
+    def lock(self, game_id: int) -> asyncio.Lock:
+        return self._locks[game_id]
+
+    async def language_of(self, chat_id: int) -> str:
+        chat = await self.storage.get_chat(chat_id)
+        return (chat.language if chat else None) or self.default_language
+
+    async def _load(self, game_id: int) -> LiveGame:
+        live = self._live.get(game_id)
+        if live is not None:
+            return live
+        game = await self.storage.get_game(game_id)
+        if game is None:
+            raise UserError("error.no_game")
+        chat = await self.storage.get_chat(game.chat_id)
+        series = None
+        if game.status != "lobby" and game.first_dealer is not None:
+            try:
+                series = from_record(await self.storage.export_record(game_id))
+            except (EngineError, StorageError):
+                log.exception("game %s cannot be rebuilt from its move log", game_id)
+                raise UserError("error.corrupt") from None
+        live = LiveGame(
+            game=game,
+            series=series,
+            chat_title=chat.title if chat else "",
+            language=(chat.language if chat else None) or self.default_language,
+        )
+        if game.status in OPEN:
+            self._live[game_id] = live
+        return live
+
+    async def _commit(self, live: LiveGame, change: GameChange) -> Game:
+        try:
+            game = await self.storage.commit(live.game.id, live.game.version, change)
+        except StaleVersionError:
+            self._live.pop(live.game.id, None)
+            raise UserError("error.stale") from None
+        except BaseException:
+            # The cached engine state may be ahead of storage now: rebuild it next time.
+            self._live.pop(live.game.id, None)
+            raise
+        live.game = game
+        if game.status not in OPEN:
+            self._live.pop(game.id, None)
+        self.outbox_ready.set()
+        return game
+
+    def forget(self, game_id: int) -> None:
+        self._live.pop(game_id, None)
+
+    # --- outbox operations -----------------------------------------------------
+
+    def _group(self, live: LiveGame, payload: dict[str, Any]) -> dict[str, Any]:
+        if live.game.thread_id is not None:
+            payload["message_thread_id"] = live.game.thread_id
+        return payload
+
+    def group_send(
+        self, live: LiveGame, text: str, markup: InlineKeyboardMarkup | None = None
+    ) -> OutboxOp:
+        payload = self._group(live, {"text": text, "reply_markup": _markup(markup)})
+        return OutboxOp(live.game.chat_id, "send", payload, live.game.id, None)
+
+    def group_edit(
+        self, live: LiveGame, role: str, text: str, markup: InlineKeyboardMarkup | None = None
+    ) -> OutboxOp:
+        payload = self._group(live, {"text": text, "reply_markup": _markup(markup)})
+        return OutboxOp(live.game.chat_id, "edit", payload, live.game.id, role)
+
+    def dm_edit(
+        self, live: LiveGame, user_id: int, text: str, markup: InlineKeyboardMarkup | None
+    ) -> OutboxOp:
+        payload = {"text": text, "reply_markup": _markup(markup)}
+        return OutboxOp(user_id, "edit", payload, live.game.id, f"hand:{user_id}")
+
+    def ping(self, live: LiveGame, user_id: int, text: str) -> tuple[OutboxOp, OutboxOp]:
+        """Replace the player's previous ping with a new message (edits do not notify)."""
+        role = f"ping:{user_id}"
+        return (
+            OutboxOp(user_id, "delete", {}, live.game.id, role),
+            OutboxOp(user_id, "send", {"text": text}, live.game.id, role),
+        )
+
+    def _seconds_left(self, live: LiveGame) -> int | None:
+        deadline = live.game.deadline
+        if deadline is None:
+            return None
+        return max(0, round(deadline.due_at - self.clock()))
+
+    def hand_op(self, live: LiveGame, seat: Seat) -> OutboxOp:
+        assert live.series is not None and seat.user_id is not None
+        deal = live.series.deals[-1]
+        t = live.t
+        seconds = self._seconds_left(live) if deal.turn == seat.seat else None
+        text = render.hand_text(
+            t,
+            live.game,
+            live.chat_title,
+            deal,
+            seat.seat,
+            deal_number=len(live.series.deals),
+            turn_seconds=seconds,
+        )
+        selection = live.selections.get(seat.user_id, [])
+        markup = render.hand_keyboard(t, live.game, deal, seat.seat, selection)
+        return self.dm_edit(live, seat.user_id, text, markup)
+
+    def _play_ops(self, live: LiveGame, *, last_mover: int | None) -> list[OutboxOp]:
+        """Table and hands redrawn for the new state, and a ping for the player to act."""
+        assert live.series is not None
+        deal = live.series.deals[-1]
+        seconds = self._seconds_left(live)
+        ops = [
+            self.group_edit(
+                live,
+                "table",
+                render.table_text(live.t, live.game, live.series, turn_seconds=seconds),
+            )
+        ]
+        ops += [self.hand_op(live, s) for s in live.game.seats if s.user_id is not None]
+        turn = deal.turn
+        if turn is not None and turn != last_mover:
+            seat = live.game.seats[turn]
+            if seat.user_id is not None and not seat.away:
+                ops += self.ping(live, seat.user_id, live.t("ping.your_turn", chat=live.chat_title))
+        return ops
+
+    def _closing_ops(self, live: LiveGame, status: str) -> list[OutboxOp]:
+        t = live.t
+        ops: list[OutboxOp] = []
+        if live.series is None:
+            text = render.lobby_closed_text(t, live.game, status)
+            ops.append(self.group_edit(live, "lobby", text))
+            return ops
+        ops.append(
+            self.group_edit(
+                live, "table", render.final_table_text(t, live.game, live.series, status)
+            )
+        )
+        for seat in live.game.seats:
+            if seat.user_id is not None:
+                text = render.hand_over_text(t, live.chat_title, status)
+                ops.append(self.dm_edit(live, seat.user_id, text, None))
+                ops.append(
+                    OutboxOp(seat.user_id, "delete", {}, live.game.id, f"ping:{seat.user_id}")
+                )
+        return ops
+
+    def _deadline_for(self, game: Game, series: Series) -> Deadline | None:
+        deal = series.current
+        if deal is None or deal.turn is None:
+            return None
+        seat = game.seats[deal.turn]
+        now = self.clock()
+        if seat.bot_level is not None:
+            return Deadline(seat.seat, now + self.computer_pause, None)
+        if seat.away:
+            return Deadline(seat.seat, now + min(3.0, self.turn_timeout), None)
+        return Deadline(seat.seat, now + self.turn_timeout, now + self.turn_timeout * 2 / 3)
+
+    # --- lobby -------------------------------------------------------------------
+
+    async def remember_user(self, user: UserInfo) -> bool:
+        """Record the user; True if they have started the bot (so we may DM them)."""
+        record = await self.storage.upsert_user(user.id, user.name, user.username, user.language)
+        return record.started
+
+    async def new_game(
+        self, chat_id: int, title: str, thread_id: int | None, user: UserInfo
+    ) -> Game:
+        chat = await self.storage.upsert_chat(chat_id, title)
+        started = await self.remember_user(user)
+        seats = (Seat(0, user.id, None, user.name),) if started else ()
+        try:
+            game = await self.storage.create_game(
+                chat_id,
+                thread_id,
+                chat.rules,
+                user.id,
+                seats,
+                self.clock() + self.lobby_timeout,
+            )
+        except GameExistsError as exc:
+            ref = await self.storage.get_message(
+                exc.game.id, (exc.game.status == "lobby" and "lobby") or "table"
+            )
+            if ref is None and exc.game.status == "lobby":
+                await self._repost_lobby(exc.game.id)
+            raise AlreadyOpen(exc.game, ref.message_id if ref else None) from None
+        await self._repost_lobby(game.id)
+        if not started:
+            raise NeedsStart(self.join_link(game.id))
+        return game
+
+    async def _repost_lobby(self, game_id: int) -> None:
+        async with self.lock(game_id):
+            live = await self._load(game_id)
+            t = live.t
+            op = self.group_edit(
+                live,
+                "lobby",
+                render.lobby_text(t, live.game),
+                render.lobby_keyboard(t, live.game, self.bot_username),
+            )
+            await self._commit(live, GameChange(outbox=(op,)))
+
+    def join_link(self, game_id: int) -> str:
+        return render.deep_link(self.bot_username, f"j{game_id}")
+
+    def _lobby_op(self, live: LiveGame) -> OutboxOp:
+        t = live.t
+        return self.group_edit(
+            live,
+            "lobby",
+            render.lobby_text(t, live.game),
+            render.lobby_keyboard(t, live.game, self.bot_username),
+        )
+
+    async def _lobby(self, game_id: int) -> LiveGame:
+        live = await self._load(game_id)
+        if live.game.status != "lobby":
+            raise UserError("lobby.not_open")
+        return live
+
+    async def _change_seats(self, live: LiveGame, seats: tuple[Seat, ...]) -> Game:
+        numbered = tuple(replace(s, seat=i) for i, s in enumerate(seats))
+        live.game = replace(live.game, seats=numbered)
+        return await self._commit(live, GameChange(seats=numbered, outbox=(self._lobby_op(live),)))
+
+    async def join(self, game_id: int, user: UserInfo) -> Game:
+        started = await self.remember_user(user)
+        async with self.lock(game_id):
+            live = await self._lobby(game_id)
+            if live.seat_of(user.id) is not None:
+                raise UserError("lobby.already_in")
+            if len(live.game.seats) >= MAX_SEATS:
+                raise UserError("lobby.full")
+            if not started:
+                raise NeedsStart(self.join_link(game_id))
+            seat = Seat(len(live.game.seats), user.id, None, user.name)
+            return await self._change_seats(live, (*live.game.seats, seat))
+
+    async def leave(self, game_id: int, user_id: int) -> Game:
+        async with self.lock(game_id):
+            live = await self._lobby(game_id)
+            if live.seat_of(user_id) is None:
+                raise UserError("lobby.not_in")
+            seats = tuple(s for s in live.game.seats if s.user_id != user_id)
+            if not any(s.user_id is not None for s in seats):
+                live.game = replace(live.game, seats=seats)
+                ops = tuple(self._closing_ops(live, "cancelled"))
+                return await self._commit(
+                    live, GameChange(status="cancelled", seats=seats, outbox=ops)
+                )
+            return await self._change_seats(live, seats)
+
+    async def add_computer(self, game_id: int, user_id: int, level: str) -> Game:
+        if level not in LEVELS:
+            raise UserError("error.forged")
+        async with self.lock(game_id):
+            live = await self._lobby(game_id)
+            if live.seat_of(user_id) is None:
+                raise UserError("lobby.join_first")
+            if len(live.game.seats) >= MAX_SEATS:
+                raise UserError("lobby.full")
+            number = 1 + sum(1 for s in live.game.seats if s.bot_level is not None)
+            name = live.t("computer.name", n=number, level=live.t(f"computer.{level}"))
+            seat = Seat(len(live.game.seats), None, level, name)
+            return await self._change_seats(live, (*live.game.seats, seat))
+
+    async def start(self, game_id: int, user_id: int) -> Game:
+        async with self.lock(game_id):
+            live = await self._lobby(game_id)
+            if live.seat_of(user_id) is None:
+                raise UserError("lobby.join_first")
+            players = len(live.game.seats)
+            if players < 2:
+                raise UserError("lobby.too_few")
+            rules = RuleSet.from_dict(live.game.rules)
+            dealer = self.rng.randrange(players)
+            series = Series(players, rules, first_dealer=dealer)
+            deal = series.start_deal(shuffled_deck(rng=self.rng))  # R3
+            live.series = series
+            live.game = replace(live.game, deadline=self._deadline_for(live.game, series))
+            t = live.t
+            started = t(
+                "lobby.started", players=", ".join(render.seat_name(s) for s in live.game.seats)
+            )
+            ops = [self.group_edit(live, "lobby", started), *self._play_ops(live, last_mover=None)]
+            change = GameChange(
+                status="playing",
+                first_dealer=dealer,
+                new_deal=DealStart(0, deal.dealer, tuple(c.code() for c in deal.deck)),
+                deadline=live.game.deadline,
+                lobby_expires_at=None,
+                outbox=tuple(ops),
+            )
+            return await self._commit(live, change)
+
+    # --- play ------------------------------------------------------------------
+
+    async def _playing(self, game_id: int, user_id: int, version: int) -> tuple[LiveGame, Seat]:
+        live = await self._load(game_id)
+        seat = live.seat_of(user_id)
+        if seat is None:
+            raise UserError("error.not_seated")
+        if live.game.status != "playing" or live.series is None:
+            raise UserError("error.game_over")
+        if version != live.game.version:
+            # An old keyboard: redraw the current one so the next tap works.
+            await self.storage.enqueue((self.hand_op(live, seat),))
+            self.outbox_ready.set()
+            raise UserError("error.stale")
+        return live, seat
+
+    async def toggle(self, game_id: int, user_id: int, version: int, code: str) -> None:
+        async with self.lock(game_id):
+            live, seat = await self._playing(game_id, user_id, version)
+            try:
+                card = Card.parse(code)
+            except CardCodeError:
+                raise UserError("error.forged") from None
+            assert live.series is not None
+            if card not in live.series.deals[-1].hand(seat.seat):
+                raise UserError("error.not_your_card")
+            chosen = live.selections.setdefault(user_id, [])
+            if card in chosen:
+                chosen.remove(card)
+            else:
+                chosen.append(card)
+            await self.storage.enqueue((self.hand_op(live, seat),))
+            self.outbox_ready.set()
+
+    async def play(self, game_id: int, user_id: int, version: int, kind: str, codes: str) -> None:
+        async with self.lock(game_id):
+            live, seat = await self._playing(game_id, user_id, version)
+            assert live.series is not None
+            deal = live.series.deals[-1]
+            if deal.turn != seat.seat:
+                raise UserError("error.not_your_turn")
+            try:
+                cards = tuple(Card.parse(c) for c in codes.split("."))
+            except CardCodeError:
+                raise UserError("error.forged") from None
+            beat = {"l": None, "b": True, "d": False}
+            if kind not in beat:
+                raise UserError("error.forged")
+            move = Move(seat.seat, cards, beat[kind])
+            try:
+                deal.check(move)
+            except EngineError:
+                raise UserError("error.illegal") from None
+            await self._apply(live, move, autoplayed=False)
+
+    async def _apply(self, live: LiveGame, move: Move, *, autoplayed: bool) -> Game:
+        series = live.series
+        assert series is not None
+        deal = series.deals[-1]
+        deal_index = len(series.deals) - 1
+        game = live.game
+        t = live.t
+        series.apply(move)  # checked by the caller; the cache is dropped if the commit fails
+        live.selections.clear()
+        seats = list(game.seats)
+        mover = seats[move.seat]
+        if mover.user_id is not None:
+            if autoplayed:
+                streak = mover.autoplayed + 1
+                seats[move.seat] = replace(mover, autoplayed=streak, away=streak >= self.away_after)
+            else:
+                seats[move.seat] = replace(mover, autoplayed=0, away=False)
+        live.game = game = replace(game, seats=tuple(seats))
+        ops: list[OutboxOp] = []
+        if autoplayed:
+            ops.append(self.group_send(live, t("afk.autoplayed", name=render.seat_name(mover))))
+            if seats[move.seat].away and not mover.away:
+                ops.append(self.group_send(live, t("afk.away", name=render.seat_name(mover))))
+        change: dict[str, Any] = {"move": LoggedMove(deal_index, move.to_json())}
+        status = None
+        if deal.finished:
+            result = deal.result()
+            change["tally"] = DealTally(deal_index, result.points, result.penalties)
+            ops.append(
+                self.group_send(
+                    live, render.deal_end_text(t, game, deal_index + 1, result, series.totals)
+                )
+            )
+            if series.finished:
+                status = "finished"
+                outcome = series.result()
+                change["winners"] = outcome.winners
+                ops.append(
+                    self.group_send(
+                        live, render.series_end_text(t, game, outcome.totals, outcome.winners)
+                    )
+                )
+            else:
+                nxt = series.start_deal(shuffled_deck(rng=self.rng))  # R4 dealer
+                change["new_deal"] = DealStart(
+                    deal_index + 1, nxt.dealer, tuple(c.code() for c in nxt.deck)
+                )
+        humans = [s for s in game.seats if s.user_id is not None]
+        if status is None and humans and all(s.away for s in humans):
+            status = "abandoned"
+            ops.append(self.group_send(live, t("afk.abandoned")))
+        if status is not None:
+            change["status"] = status
+            change["deadline"] = None
+            live.game = replace(game, deadline=None, status=status)
+            ops += self._closing_ops(live, status)
+        else:
+            deadline = self._deadline_for(game, series)
+            change["deadline"] = deadline
+            live.game = replace(game, deadline=deadline)
+            ops += self._play_ops(live, last_mover=move.seat)
+        return await self._commit(live, GameChange(seats=game.seats, outbox=tuple(ops), **change))
+
+    # --- cancel ------------------------------------------------------------------
+
+    async def cancel_request(self, chat_id: int, thread_id: int | None, user_id: int) -> LiveGame:
+        game = await self.storage.open_game(chat_id, thread_id)
+        if game is None:
+            raise UserError("cancel.nothing")
+        live = await self._load(game.id)
+        if live.seat_of(user_id) is None:
+            raise UserError("error.not_seated")
+        return live
+
+    async def cancel(self, game_id: int, user_id: int, version: int) -> Game:
+        async with self.lock(game_id):
+            live = await self._load(game_id)
+            if live.game.status not in OPEN:
+                raise UserError("error.game_over")
+            if live.seat_of(user_id) is None:
+                raise UserError("error.not_seated")
+            if version != live.game.version:
+                raise UserError("error.stale")
+            return await self._close(live, "cancelled")
+
+    async def _close(self, live: LiveGame, status: str, reason: str | None = None) -> Game:
+        live.game = replace(live.game, status=status, deadline=None)
+        ops = tuple(self._closing_ops(live, reason or status))
+        return await self._commit(live, GameChange(status=status, deadline=None, outbox=ops))
+
+    # --- the DM side -------------------------------------------------------------
+
+    async def user_started(self, user: UserInfo, payload: str | None) -> list[str]:
+        """A /start in the DM: we may message them now. Returns text keys to answer with."""
+        await self.remember_user(user)
+        await self.storage.set_user_started(user.id, True)
+        answers = []
+        if payload and payload.startswith("j") and payload[1:].isdigit():
+            try:
+                await self.join(int(payload[1:]), user)
+                answers.append("start.joined")
+            except UserError as exc:
+                answers.append(exc.key)
+        # Bring back the hand messages of games they were cut off from.
+        for game in await self.storage.games_of_user(user.id):
+            if game.status != "playing":
+                continue
+            async with self.lock(game.id):
+                live = await self._load(game.id)
+                seat = live.seat_of(user.id)
+                if seat is not None and live.series is not None:
+                    await self.storage.enqueue((self.hand_op(live, seat),))
+        self.outbox_ready.set()
+        return answers or ["start.welcome"]
+
+    async def user_unreachable(self, user_id: int) -> None:
+        """A DM answered 403: tell each of their games' groups how to bring them back."""
+        await self.storage.set_user_started(user_id, False)
+        for game in await self.storage.games_of_user(user_id):
+            async with self.lock(game.id):
+                live = await self._load(game.id)
+                seat = live.seat_of(user_id)
+                if seat is None:
+                    continue
+                text = live.t(
+                    "dm.unreachable",
+                    name=render.seat_name(seat),
+                    link=render.deep_link(self.bot_username, "hi"),
+                )
+                await self.storage.enqueue((self.group_send(live, text),))
+        self.outbox_ready.set()
+
+    async def chat_migrated(self, old_id: int, new_id: int) -> None:
+        await self.storage.migrate_chat(old_id, new_id)
+        for game_id, live in list(self._live.items()):
+            if live.game.chat_id == old_id:
+                self._live.pop(game_id, None)
+        self.outbox_ready.set()
+
+    async def set_language(self, chat_id: int, title: str, language: str) -> None:
+        await self.storage.upsert_chat(chat_id, title)
+        await self.storage.set_chat_language(chat_id, language)
+        for live in self._live.values():
+            if live.game.chat_id == chat_id:
+                live.language = language
+
+    # --- timers ------------------------------------------------------------------
+
+    async def tick(self) -> None:
+        """Expire lobbies, remind and auto-play overdue players, move computer players."""
+        now = self.clock()
+        for game in await self.storage.expired_lobbies(now):
+            async with self.lock(game.id):
+                live = await self._load(game.id)
+                if live.game.status == "lobby":
+                    await self._close(live, "cancelled", reason="expired")
+        for game in await self.storage.due_deadlines(now):
+            with contextlib.suppress(UserError):
+                await self._on_deadline(game.id)
+
+    async def _on_deadline(self, game_id: int) -> None:
+        async with self.lock(game_id):
+            live = await self._load(game_id)
+            deadline = live.game.deadline
+            series = live.series
+            if live.game.status != "playing" or deadline is None or series is None:
+                return
+            deal = series.current
+            now = self.clock()
+            if deal is None or deal.turn != deadline.seat:
+                await self._commit(live, GameChange(deadline=self._deadline_for(live.game, series)))
+                return
+            seat = live.game.seats[deadline.seat]
+            if deadline.due_at <= now:
+                view = deal.view(seat.seat)
+                legal = deal.legal_moves()
+                if seat.bot_level is not None:
+                    player = make_player(
+                        seat.bot_level, seed=live.game.id * 100_003 + live.game.version
+                    )
+                    move = await asyncio.to_thread(player.choose, view, legal)
+                    await self._apply(live, move, autoplayed=False)
+                else:
+                    await self._apply(live, safe_move(view, legal), autoplayed=True)
+            elif deadline.remind_at is not None and not deadline.reminded:
+                assert seat.user_id is not None
+                text = live.t(
+                    "ping.hurry", chat=live.chat_title, seconds=round(deadline.due_at - now)
+                )
+                reminded = replace(deadline, reminded=True)
+                live.game = replace(live.game, deadline=reminded)
+                await self._commit(
+                    live, GameChange(deadline=reminded, outbox=self.ping(live, seat.user_id, text))
+                )
+
+    # --- reading -----------------------------------------------------------------
+
+    async def open_live(self, chat_id: int, thread_id: int | None) -> LiveGame | None:
+        game = await self.storage.open_game(chat_id, thread_id)
+        return None if game is None else await self._load(game.id)
+
+    async def live(self, game_id: int) -> LiveGame:
+        return await self._load(game_id)
