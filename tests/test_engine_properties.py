@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from engine import (
     DECK,
+    Card,
     Deal,
     IllegalMoveError,
     Move,
@@ -29,7 +30,7 @@ decks = st.permutations(DECK).map(tuple)
 @settings(max_examples=300, deadline=None)
 @given(players=players_st, deck=decks, dealer=st.integers(0, 3), data=st.data())
 def test_invariants_at_every_step(
-    players: int, deck: tuple, dealer: int, data: st.DataObject
+    players: int, deck: tuple[Card, ...], dealer: int, data: st.DataObject
 ) -> None:
     deal = Deal.start(players, deck, dealer % players)
     steps = 0
@@ -55,7 +56,7 @@ def test_invariants_at_every_step(
 @settings(max_examples=300, deadline=None)
 @given(players=players_st, deck=decks, seed=st.integers(0, 2**32), data=st.data())
 def test_check_agrees_with_legal_moves(
-    players: int, deck: tuple, seed: int, data: st.DataObject
+    players: int, deck: tuple[Card, ...], seed: int, data: st.DataObject
 ) -> None:
     """Random card sets are accepted exactly when they are among the legal moves;
     a refused one changes nothing."""
@@ -92,7 +93,7 @@ def test_check_agrees_with_legal_moves(
 @settings(max_examples=200, deadline=None)
 @given(players=players_st, deck=decks, dealer=st.integers(0, 3), seed=st.integers(0, 2**32))
 def test_same_deck_same_moves_same_result(
-    players: int, deck: tuple, dealer: int, seed: int
+    players: int, deck: tuple[Card, ...], dealer: int, seed: int
 ) -> None:
     rng = random.Random(seed)
     first = Deal.start(players, deck, dealer % players)

@@ -73,9 +73,9 @@ def test_r14_series_ends_after_the_deal_reaching_12(players: int, seed: int) -> 
         totals = [t + p for t, p in zip(totals, result.penalties, strict=True)]
         last = i == len(series.results) - 1
         assert (max(totals) >= 12) is last  # ends as soon as someone has 12 or more
-    result = series.result()
-    assert result.totals == tuple(totals) and result.finished
-    assert result.winners == tuple(s for s in range(players) if totals[s] == min(totals))
+    final = series.result()
+    assert final.totals == tuple(totals) and final.finished
+    assert final.winners == tuple(s for s in range(players) if totals[s] == min(totals))
     with pytest.raises(GameOverError, match="the series is over"):
         series.start_deal(DECK)
 

@@ -13,7 +13,7 @@ from tests.test_engine_support import random_series
 
 
 def finished_record(players: int = 3, seed: int = 2) -> dict[str, Any]:
-    record = json.loads(json.dumps(to_record(random_series(players, seed))))
+    record: dict[str, Any] = json.loads(json.dumps(to_record(random_series(players, seed))))
     assert len(record["deals"]) >= 2
     return record
 
