@@ -57,9 +57,24 @@ async def _timers(service: GameService) -> None:
 class App:
     """The running bot; :meth:`run` polls until stopped."""
 
-    def __init__(self, settings: Settings, limits: Limits | None = None) -> None:
+    def __init__(
+        self, settings: Settings, limits: Limits | None = None, *, handle_signals: bool = True
+    ) -> None:
         self.settings = settings
         self.limits = limits
+        self.handle_signals = handle_signals
+        self.dispatcher: Dispatcher | None = None
+        self.service: GameService | None = None
+        self.delivery: DeliveryWorker | None = None
+        self.ready = asyncio.Event()
+
+    async def _started(self) -> None:
+        self.ready.set()
+
+    async def stop(self) -> None:
+        """Stop polling; :meth:`run` then finishes its shutdown."""
+        if self.dispatcher is not None:
+            await self.dispatcher.stop_polling()
 
     async def run(self) -> None:
         settings = self.settings
@@ -89,15 +104,18 @@ class App:
             await register_commands(bot, settings.default_language)
             dispatcher = Dispatcher(service=service)
             dispatcher.include_router(build_router())
+            self.dispatcher, self.service, self.delivery = dispatcher, service, delivery
             tasks = [
                 asyncio.create_task(delivery.run(), name="delivery"),
                 asyncio.create_task(_timers(service), name="timers"),
             ]
+            dispatcher.startup.register(self._started)
             await dispatcher.start_polling(
                 bot,
                 allowed_updates=["message", "callback_query"],
-                handle_signals=True,
+                handle_signals=self.handle_signals,
                 close_bot_session=False,
+                polling_timeout=10,
             )
         finally:
             for task in tasks:

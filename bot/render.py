@@ -59,7 +59,7 @@ def lobby_keyboard(t: Texts, game: Game, bot_username: str) -> InlineKeyboardMar
 
     rows = [
         [button(t("lobby.join"), "join"), button(t("lobby.leave"), "leave")],
-        [button(t(f"lobby.add_{level}"), f"bot:{level}") for level in ("easy", "normal", "hard")],
+        [button(t(f"lobby.add_{level}"), f"bot-{level}") for level in ("easy", "normal", "hard")],
         [button(t("lobby.start"), "start")],
         [InlineKeyboardButton(text=t("lobby.open_dm"), url=deep_link(bot_username, "hi"))],
     ]

@@ -25,7 +25,7 @@ async def lobby_button(query: CallbackQuery, callback_data: LobbyCb, service: Ga
     elif action == "start":
         await service.start(game_id, user.id)
         key = "lobby.starting"
-    elif action.startswith("bot:"):
+    elif action.startswith("bot-"):
         await service.add_computer(game_id, user.id, action[4:])
         key = "lobby.computer_added"
     else:
