@@ -326,3 +326,60 @@ async def test_wait_for_and_deep_link(fake: FakeTelegram, bot: Bot) -> None:
     assert bob.started
     assert await fake.wait_for(lambda: bob.dm.last_message(), timeout=1)
     assert bob.dm.messages[-1].text == "/start join_42"
+
+
+async def test_real_dispatcher_polling_round_trip(fake: FakeTelegram, bot: Bot) -> None:
+    from aiogram import Dispatcher, F
+    from aiogram.filters import Command, CommandStart
+    from aiogram.types import CallbackQuery, Message
+
+    dp = Dispatcher()
+
+    @dp.message(CommandStart())
+    async def on_start(message: Message) -> None:
+        await message.answer("Hi!", reply_markup=kb([("Ping", "ping")]))
+
+    @dp.message(Command("newgame"))
+    async def on_newgame(message: Message) -> None:
+        await message.answer("Lobby")
+
+    @dp.callback_query(F.data == "ping")
+    async def on_ping(query: CallbackQuery) -> None:
+        await query.answer("pong")
+
+    alice = fake.add_user("Alice")
+    group = fake.add_group("G", members=[alice])
+    polling = asyncio.create_task(dp.start_polling(bot, polling_timeout=2, handle_signals=False))
+    try:
+        await alice.start_bot()
+        hi = await fake.wait_for(lambda: alice.dm.last_bot_message(), timeout=5)
+        answer = await (await alice.tap(hi, "Ping"))(timeout=5)
+        assert answer.text == "pong"
+        await alice.send(group, "/newgame@burkozel_test_bot")
+        await fake.wait_for(lambda: group.last_bot_message(), timeout=5)
+        await fake.wait_updates_confirmed(timeout=5)
+    finally:
+        await dp.stop_polling()
+        await polling
+    assert fake.invalid_requests == [] and fake.flood_violations == []
+
+
+async def test_dropped_connection_and_html_5xx(fake: FakeTelegram, bot: Bot) -> None:
+    from aiogram.exceptions import ClientDecodeError, TelegramNetworkError
+
+    alice = fake.add_user("Alice")
+    group = fake.add_group("G", members=[alice])
+    fake.faults.p_disconnect = 1.0
+    with pytest.raises(TelegramNetworkError):
+        await bot.send_message(group.id, "a")
+    fake.faults.clear()
+    fake.faults.p_5xx = 1.0
+    fake.faults.html_5xx = True
+    with pytest.raises(ClientDecodeError):
+        await bot.send_message(group.id, "a")
+    fake.faults.clear()
+    fake.faults.latency = (0.05, 0.05)
+    started = time.monotonic()
+    await bot.send_message(group.id, "slow")
+    assert time.monotonic() - started >= 0.05
+    assert [m.text for m in group.messages] == ["slow"]

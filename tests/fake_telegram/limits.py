@@ -137,6 +137,7 @@ class Faults:
 
     def clear(self) -> None:
         self.p_429 = self.p_5xx = self.p_disconnect = 0.0
+        self.html_5xx = False
         self.latency = (0.0, 0.0)
         self.methods = None
 

@@ -154,6 +154,7 @@ class FakeTelegram:
         self._cond: asyncio.Condition | None = None
         self._poll_generation = 0
         self._closing = False
+        self._tasks: set[asyncio.Task[None]] = set()
         self._runner: web.AppRunner | None = None
         self.port = 0
         self._handlers: dict[str, Handler] = {
@@ -396,7 +397,13 @@ class FakeTelegram:
         self._pending.append(update)
         self.all_updates.append(update)
         if self._cond is not None:
-            asyncio.get_running_loop().create_task(self._notify())
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return update
+            task = loop.create_task(self._notify())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
         return update
 
     async def _notify(self) -> None:
