@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine replay FILE|-``."""
+"""Command line: ``python -m engine replay FILE|-`` and ``python -m engine play``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import json
 import sys
 from collections.abc import Sequence
 
+from engine.ai import LEVELS
 from engine.errors import RecordError
+from engine.play import run
 from engine.record import replay
 
 
@@ -43,9 +45,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     replay_cmd = commands.add_parser("replay", help="replay a game record and print its result")
     replay_cmd.add_argument("file", help="record file, or - for standard input")
+    play_cmd = commands.add_parser("play", help="play a series against computer players")
+    play_cmd.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
+    play_cmd.add_argument("--level", choices=LEVELS, default="normal")
+    play_cmd.add_argument("--seed", type=int, default=None, help="same seed, same cards")
     args = parser.parse_args(argv)
     if args.command == "replay":
         return _replay(args.file)
+    if args.command == "play":
+        return run(args.players, args.level, args.seed)
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 

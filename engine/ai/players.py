@@ -204,4 +204,3 @@ def make_player(level: str, seed: int) -> Player:
     if level == "greedy":
         return GreedyPlayer(seed)
     raise ValueError(f"unknown level {level!r} (choose {', '.join(LEVELS)})")
-

@@ -116,10 +116,12 @@ def random_move(sim: Sim, rng: random.Random) -> tuple[tuple[int, ...], bool | N
     hand = sim.hands[sim.turn]
     if not sim.k:
         limit = sim.lead_limit()
-        leads = [(c,) for c in hand]
+        leads: list[tuple[int, ...]] = [(c,) for c in hand]
         for size in range(2, limit + 1):
             leads += [
-                combo for combo in combinations(sorted(hand), size) if len({c // 9 for c in combo}) == 1
+                combo
+                for combo in combinations(sorted(hand), size)
+                if len({c // 9 for c in combo}) == 1
             ]
         return rng.choice(leads), None
     options: list[tuple[tuple[int, ...], bool | None]] = []
