@@ -43,13 +43,13 @@ from storage.models import (
 
 logger = logging.getLogger(__name__)
 
-# synchronous=FULL: with WAL, NORMAL only risks the last commits on power loss or an OS
-# crash (never on a process crash), while FULL fsyncs the WAL on every commit so an
-# acknowledged move is on disk. bench/storage.py on this project's dev box (ext4 on a
-# virtio disk, 2 cores) measured about 1,100 committed moves/s at FULL vs about 2,000/s at
-# NORMAL, each commit carrying 3 outbox rows: FULL costs ~0.4 ms per move, and even FULL
-# is two orders of magnitude above what Telegram's rate limits let a group produce
-# (~20 messages/min), so durability wins.
+# synchronous=FULL. With WAL, NORMAL can lose the last commits on power loss or an OS
+# crash (never on a process crash); FULL fsyncs the WAL at every commit, so a move the
+# bot has acknowledged to players is on disk. Measured with `bench/storage.py --rounds 5`
+# (ext4 on a virtio disk, 2 cores shared with other jobs; each commit one engine move +
+# 2-3 outbox rows): FULL ~1,600 moves/s (0.6 ms/move; 1,250-1,850 across runs) vs NORMAL
+# ~2,900/s (0.35 ms/move). FULL costs ~0.3 ms a move and still runs 3x over the 500/s
+# target and far over what Telegram's rate limits let a group produce (~20 msgs/min).
 SYNCHRONOUS: Final = "FULL"
 BUSY_TIMEOUT_MS: Final = 5000  # a second process (or an old bot draining) holds the lock briefly
 
