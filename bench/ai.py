@@ -1,0 +1,223 @@
+"""Benchmark the computer players with duplicate matches (issue 6). Prints; never asserts.
+
+Every deck is played once per rotation of the line-up (2 players: twice, seats
+swapped), so the luck of the cards cancels out. To make the two games of a pair
+deal alike even after play diverges, each seat draws from its own pre-shuffled queue
+of stock cards instead of the shared stock (``QueuedDeal``); that is a benchmark-only
+device, never used in real play (``--shared-stock`` turns it off).
+
+    .venv/bin/python bench/ai.py --quick          # a small run, about a minute
+    .venv/bin/python bench/ai.py --pairs 500      # the full report (long; use nohup)
+    .venv/bin/python bench/ai.py --only sg --pairs 200 --jobs 2
+
+Player specs: random, greedy, easy, normal, hard, strong:W[:M[:E]] (Monte Carlo with W
+worlds, margin weight M, rollout noise E).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from engine.ai import GreedyPlayer, Player, RandomPlayer, StrongPlayer, make_player  # noqa: E402
+from engine.cards import Card, shuffled_deck  # noqa: E402
+from engine.deal import Deal  # noqa: E402
+from engine.rules import HAND_SIZE  # noqa: E402
+
+
+class QueuedDeal(Deal):
+    """A deal in which each seat draws from its own queue (benchmark only, see above).
+
+    The stock below the deal is split round robin into one queue per seat, in dealing
+    order; the turned trump card goes last in the shortest queue, so it is still drawn
+    in the final draw round. Every seat draws the same number of cards over a deal, so
+    all queues run out together, exactly when the shared stock would.
+    """
+
+    __slots__ = ("_queues",)
+
+    _queues: list[list[Card]]
+
+    @classmethod
+    def start_queued(cls, players: int, deck: Sequence[Card], dealer: int) -> QueuedDeal:
+        deal = cls.start(players, deck, dealer)
+        assert isinstance(deal, QueuedDeal)
+        queues: list[list[Card]] = [[] for _ in range(players)]
+        for j, card in enumerate(deal._stock[:-1]):
+            queues[(dealer + 1 + j) % players].append(card)
+        min(queues, key=len).append(deal.trump_card)
+        deal._queues = queues
+        return deal
+
+    def _draw(self, winner: int) -> None:
+        hands, queues = self._hands, self._queues
+        order = [(winner + i) % self.players for i in range(self.players)]
+        while any(len(hands[s]) < HAND_SIZE and queues[s] for s in order):
+            for s in order:
+                if len(hands[s]) < HAND_SIZE and queues[s]:
+                    card = queues[s].pop(0)
+                    self._stock.remove(card)  # keeps stock_size and the card count honest
+                    if card is self.trump_card:
+                        self._trump_drawn_by = s
+                    hands[s].append(card)
+
+
+def make(spec: str, seed: int) -> Player:
+    if spec.startswith("strong:"):
+        # strong:WORLDS[:MARGIN_WEIGHT[:ROLLOUT_NOISE]]
+        parts = [float(x) for x in spec.split(":")[1:]] + [1.0, 0.0][len(spec.split(":")) - 2 :]
+        return StrongPlayer(
+            seed, worlds=int(parts[0]), margin_weight=parts[1], rollout_noise=parts[2]
+        )
+    if spec == "random":
+        return RandomPlayer(seed)
+    if spec == "greedy":
+        return GreedyPlayer(seed)
+    return make_player(spec, seed)
+
+
+@dataclass
+class DeckResult:
+    """One deck played in every rotation: per rotation, A's and the B seats' figures."""
+
+    a_points: list[int] = field(default_factory=list)
+    b_points: list[float] = field(default_factory=list)
+    a_pen: list[int] = field(default_factory=list)
+    b_pen: list[float] = field(default_factory=list)
+    a_win: list[int] = field(default_factory=list)  # 1 = strictly the highest score
+    a_tie: list[int] = field(default_factory=list)
+    a_times: list[float] = field(default_factory=list)
+    b_times: list[float] = field(default_factory=list)
+
+
+def play_deck(task: tuple[str, str, int, int, bool]) -> DeckResult:
+    spec_a, spec_b, players, index, queued = task
+    deck = shuffled_deck(seed=f"bench-{index}")
+    out = DeckResult()
+    for a_seat in range(players):
+        seats = [make(spec_a if s == a_seat else spec_b, index * 10 + s) for s in range(players)]
+        dealer = players - 1
+        if queued:
+            deal: Deal = QueuedDeal.start_queued(players, deck, dealer)
+        else:
+            deal = Deal.start(players, deck, dealer)
+        while not deal.finished:
+            seat = deal.turn
+            assert seat is not None
+            legal = deal.legal_moves()
+            t0 = time.perf_counter()
+            move = seats[seat].choose(deal.view(seat), legal)
+            spent = time.perf_counter() - t0
+            if len(legal) > 1:
+                (out.a_times if seat == a_seat else out.b_times).append(spent)
+            deal.apply(move)
+        res = deal.result()
+        others = [s for s in range(players) if s != a_seat]
+        out.a_points.append(res.points[a_seat])
+        out.b_points.append(sum(res.points[s] for s in others) / len(others))
+        out.a_pen.append(res.penalties[a_seat])
+        out.b_pen.append(sum(res.penalties[s] for s in others) / len(others))
+        best_other = max(res.points[s] for s in others)
+        out.a_win.append(int(res.points[a_seat] > best_other))
+        out.a_tie.append(int(res.points[a_seat] == best_other))
+    return out
+
+
+def ci(values: Sequence[float]) -> str:
+    """Mean ± half-width of a normal 95% interval."""
+    m = statistics.fmean(values)
+    if len(values) < 2:
+        return f"{m:7.2f}"
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values))
+    return f"{m:7.2f} ± {half:5.2f}"
+
+
+def pct(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def match(spec_a: str, spec_b: str, players: int, pairs: int, jobs: int, queued: bool) -> None:
+    tasks = [(spec_a, spec_b, players, i, queued) for i in range(pairs)]
+    t0 = time.perf_counter()
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            decks = list(pool.map(play_deck, tasks, chunksize=4))
+    else:
+        decks = [play_deck(t) for t in tasks]
+    wall = time.perf_counter() - t0
+    # Duplicate statistics: average each deck over its rotations first, so the
+    # interval is over independent decks and the luck of the cards cancels.
+    per_deck = {
+        name: [statistics.fmean(getattr(d, name)) for d in decks]
+        for name in ("a_points", "b_points", "a_pen", "b_pen", "a_win", "a_tie")
+    }
+    margin = [a - b for a, b in zip(per_deck["a_points"], per_deck["b_points"], strict=True)]
+    pen_edge = [b - a for a, b in zip(per_deck["a_pen"], per_deck["b_pen"], strict=True)]
+    a_times = [t for d in decks for t in d.a_times]
+    b_times = [t for d in decks for t in d.b_times]
+    b_label = spec_b if players == 2 else f"{players - 1}x {spec_b}"
+    print(f"\n== {spec_a} vs {b_label}: {players} players, {pairs} decks x {players} rotations")
+    print(
+        f"  deal wins of {spec_a}: {statistics.fmean(per_deck['a_win']):.1%} "
+        f"(ties {statistics.fmean(per_deck['a_tie']):.1%}; "
+        f"95% CI ± {1.96 * statistics.stdev(per_deck['a_win']) / math.sqrt(pairs):.1%})"
+    )
+    print(f"  mean deal points   {spec_a:>10}: {ci(per_deck['a_points'])}")
+    print(f"                     {spec_b:>10}: {ci(per_deck['b_points'])}")
+    print(f"  point margin       {'':>10}  {ci(margin)}")
+    print(f"  penalties per deal {spec_a:>10}: {ci(per_deck['a_pen'])}")
+    print(f"                     {spec_b:>10}: {ci(per_deck['b_pen'])}")
+    print(f"  penalty edge       {'':>10}  {ci(pen_edge)}")
+    for label, times in ((spec_a, a_times), (spec_b, b_times)):
+        print(
+            f"  time per move {label:>10}: p50 {pct(times, 0.5) * 1000:7.1f} ms, "
+            f"p95 {pct(times, 0.95) * 1000:7.1f} ms, max {pct(times, 1.0) * 1000:7.1f} ms"
+        )
+    print(f"  ({wall:.0f} s wall, {jobs} processes)", flush=True)
+
+
+SUITES: dict[str, list[tuple[str, str, int]]] = {
+    "sg": [("hard", "greedy", 2)],
+    "gr": [("greedy", "random", 2)],
+    "sr": [("hard", "random", 2)],
+    "table3": [("hard", "greedy", 3), ("greedy", "random", 3)],
+    "budget": [("strong:10", "greedy", 2), ("strong:40", "greedy", 2), ("strong:160", "greedy", 2)],
+    "levels": [("easy", "random", 2), ("normal", "easy", 2), ("hard", "normal", 2)],
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=500, help="decks per match (default 500)")
+    parser.add_argument("--quick", action="store_true", help="40 decks per match")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--only", action="append", choices=sorted(SUITES), help="repeatable")
+    parser.add_argument("--match", help="one custom match, e.g. strong:80,greedy,2")
+    parser.add_argument("--shared-stock", action="store_true", help="no per-seat draw queues")
+    args = parser.parse_args(argv)
+    pairs = 40 if args.quick else args.pairs
+    queued = not args.shared_stock
+    print(f"bench/ai.py: {pairs} decks per match, per-seat draw queues: {queued}")
+    print("Time per move counts only decisions with more than one legal move.")
+    if args.match:
+        a, b, n = args.match.split(",")
+        match(a, b, int(n), pairs, args.jobs, queued)
+        return 0
+    for name in args.only or list(SUITES):
+        for spec_a, spec_b, players in SUITES[name]:
+            match(spec_a, spec_b, players, pairs, args.jobs, queued)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
