@@ -436,10 +436,11 @@ class Storage:
     ) -> list[Game]:
         # `where` is always a literal from this module; values go through `params`.
         rows = list(
-            await conn.execute_fetchall(
-                f"SELECT {_GAME_COLUMNS} FROM games WHERE {where} ORDER BY id", params
-            )
+            await conn.execute_fetchall(f"SELECT {_GAME_COLUMNS} FROM games WHERE {where}", params)
         )
+        # Sorted here, not by ORDER BY id: that tempts the planner to walk the whole table
+        # in rowid order (finished games too) instead of using the partial indexes.
+        rows.sort(key=lambda row: row[0])
         if not rows:
             return []
         ids = [row[0] for row in rows]
@@ -714,8 +715,11 @@ class Storage:
         async with self._tx(write=False) as conn:
             return await self._games(
                 conn,
-                "status = 'playing' AND (deadline_due_at <= ?"
-                " OR (deadline_remind_at <= ? AND deadline_reminded = 0))",
+                # A UNION of two searches on the partial indexes: written as one OR,
+                # SQLite scans the whole games table, finished games included.
+                "id IN (SELECT id FROM games WHERE status = 'playing' AND deadline_due_at <= ?"
+                " UNION SELECT id FROM games WHERE status = 'playing' AND deadline_reminded = 0"
+                " AND deadline_remind_at <= ?)",
                 (now, now),
             )
 

@@ -66,7 +66,13 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             ON games (chat_id, COALESCE(thread_id, 0))
             WHERE status IN ('lobby', 'playing')
         """,
+        # Finished games pile up forever; the pollers must only ever touch open ones.
+        "CREATE INDEX games_open ON games (status) WHERE status IN ('lobby', 'playing')",
         "CREATE INDEX games_open_deadline ON games (deadline_due_at) WHERE status = 'playing'",
+        """
+        CREATE INDEX games_open_reminder ON games (deadline_remind_at)
+            WHERE status = 'playing' AND deadline_reminded = 0
+        """,
         "CREATE INDEX games_lobby_expiry ON games (lobby_expires_at) WHERE status = 'lobby'",
         "CREATE INDEX games_by_chat ON games (chat_id)",
         """

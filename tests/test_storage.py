@@ -489,6 +489,20 @@ async def test_migrate_chat_moves_games_messages_outbox_and_stats(db: Storage) -
     }
 
 
+async def test_migrate_chat_refuses_when_both_chats_have_an_open_game_and_changes_nothing(
+    db: Storage,
+) -> None:
+    old = await db.create_game(-5, None, {}, 11, SEATS, None)
+    new = await db.create_game(-100, None, {}, 11, SEATS, None)
+    await db.enqueue((OutboxOp(-5, "send", {"text": "x"}),))
+    with pytest.raises(StorageError, match="both have an open game"):
+        await db.migrate_chat(-5, -100)
+    assert await db.open_game(-5, None) == old
+    assert await db.open_game(-100, None) == new
+    assert [i.chat_id for i in await db.pending(now=10**10)] == [-5]
+    assert await db.get_chat(-5) is None
+
+
 # --- corrupt rows ---------------------------------------------------------------------
 
 
