@@ -906,30 +906,21 @@ class Storage:
     async def outbox_done(self, item_id: int, message_id: int | None = None) -> None:
         """Delete a delivered row; a game message's new id is recorded in the same transaction.
 
-        A done ``delete`` of a game message also forgets that message, but only if the
-        stored reference still points at the deleted message id.
+        Recording happens only for rows with a game and a role and when ``message_id``
+        is given, so a crash between the two can never leave a sent message unrecorded.
         """
         async with self._tx(write=True) as conn:
             rows = list(
                 await conn.execute_fetchall(
-                    "DELETE FROM outbox WHERE id = ? RETURNING chat_id, method, game_id, role,"
-                    " payload",
+                    "DELETE FROM outbox WHERE id = ? RETURNING chat_id, game_id, role",
                     (item_id,),
                 )
             )
             if not rows:
                 return  # already done (e.g. a retried worker): nothing to record twice
-            chat_id, method, game_id, role, payload = rows[0]
-            if game_id is None or role is None:
-                return
-            if message_id is not None:
+            chat_id, game_id, role = rows[0]
+            if message_id is not None and game_id is not None and role is not None:
                 await self._set_message(conn, game_id, role, chat_id, message_id)
-            elif method == "delete":
-                deleted = _loads_dict(f"outbox row {item_id}", "payload", payload).get("message_id")
-                await conn.execute(
-                    "DELETE FROM messages WHERE game_id = ? AND role = ? AND message_id = ?",
-                    (game_id, role, deleted),
-                )
 
     async def outbox_retry(self, item_id: int, not_before: float, error: str) -> None:
         async with self._tx(write=True) as conn:

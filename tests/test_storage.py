@@ -429,11 +429,6 @@ async def test_outbox_enqueue_pending_retry_and_done(db: Storage) -> None:
     await db.outbox_done(hello.id, message_id=9)  # one-off: nothing to record
     assert await db.outbox_size() == 0
 
-    await db.enqueue((OutboxOp(-5, "delete", {"message_id": 555}, game.id, "table"),))
-    (delete,) = await db.pending(now=10**10)
-    await db.outbox_done(delete.id)
-    assert await db.get_message(game.id, "table") is None
-
 
 async def test_outbox_drop_superseded_keeps_only_the_newest_edit_per_game_message(
     db: Storage,
