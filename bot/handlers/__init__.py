@@ -7,5 +7,11 @@ from bot.handlers import errors, group, lobby, play, private
 
 def build_router() -> Router:
     root = Router(name=__name__)
-    root.include_routers(private.router, group.router, lobby.router, play.router, errors.router)
+    root.include_routers(
+        private.make_router(),
+        group.make_router(),
+        lobby.make_router(),
+        play.make_router(),
+        errors.make_router(),
+    )
     return root

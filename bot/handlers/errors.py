@@ -11,11 +11,9 @@ from aiogram.types import ErrorEvent
 from bot.handlers.common import personal_texts, reply
 from bot.service import GameService, NeedsStart, UserError
 
-router = Router(name=__name__)
 log = logging.getLogger(__name__)
 
 
-@router.errors(ExceptionTypeFilter(UserError))
 async def polite_refusal(event: ErrorEvent, service: GameService) -> None:
     error = event.exception
     assert isinstance(error, UserError)
@@ -34,7 +32,6 @@ async def polite_refusal(event: ErrorEvent, service: GameService) -> None:
         await reply(service, message, t(error.key, **error.values), quote=message.message_id)
 
 
-@router.errors()
 async def unexpected(event: ErrorEvent, service: GameService) -> None:
     log.error("update %s failed", event.update.update_id, exc_info=event.exception)
     query = event.update.callback_query
@@ -44,3 +41,10 @@ async def unexpected(event: ErrorEvent, service: GameService) -> None:
             await query.answer(t("error.internal"), show_alert=True)
         except Exception:  # the query may be answered already or too old
             log.debug("could not answer callback after an error", exc_info=True)
+
+
+def make_router() -> Router:
+    router = Router(name=__name__)
+    router.errors.register(polite_refusal, ExceptionTypeFilter(UserError))
+    router.errors.register(unexpected)
+    return router

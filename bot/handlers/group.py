@@ -15,17 +15,12 @@ from bot.i18n import texts
 from bot.service import AlreadyOpen, GameService, UserError
 from storage import OutboxOp
 
-router = Router(name=__name__)
-router.message.filter(F.chat.type.in_({"group", "supergroup"}))
 
-
-@router.message(F.migrate_to_chat_id)
 async def migrated(message: Message, service: GameService) -> None:
     assert message.migrate_to_chat_id is not None
     await service.chat_migrated(message.chat.id, message.migrate_to_chat_id)
 
 
-@router.message(Command("newgame"))
 async def new_game(message: Message, service: GameService) -> None:
     assert message.from_user is not None
     try:
@@ -40,7 +35,6 @@ async def new_game(message: Message, service: GameService) -> None:
         await reply(service, message, t("newgame.already_open"), quote=exc.message_id)
 
 
-@router.message(Command("join"))
 async def join(message: Message, service: GameService) -> None:
     assert message.from_user is not None
     live = await service.open_live(message.chat.id, thread_of(message))
@@ -49,7 +43,6 @@ async def join(message: Message, service: GameService) -> None:
     await service.join(live.game.id, user_info(message.from_user))
 
 
-@router.message(Command("leave"))
 async def leave(message: Message, service: GameService) -> None:
     assert message.from_user is not None
     live = await service.open_live(message.chat.id, thread_of(message))
@@ -58,7 +51,6 @@ async def leave(message: Message, service: GameService) -> None:
     await service.leave(live.game.id, message.from_user.id)
 
 
-@router.message(Command("score"))
 async def score(message: Message, service: GameService) -> None:
     t = await chat_texts(service, message)
     live = await service.open_live(message.chat.id, thread_of(message))
@@ -86,7 +78,6 @@ async def score(message: Message, service: GameService) -> None:
     await reply(service, message, "\n".join(lines))
 
 
-@router.message(Command("cancel"))
 async def cancel(message: Message, service: GameService) -> None:
     assert message.from_user is not None
     live = await service.cancel_request(message.chat.id, thread_of(message), message.from_user.id)
@@ -97,7 +88,6 @@ async def cancel(message: Message, service: GameService) -> None:
     service.outbox_ready.set()
 
 
-@router.message(Command("language"))
 async def language(message: Message, service: GameService) -> None:
     t = await chat_texts(service, message)
     rows = [
@@ -119,3 +109,16 @@ async def language(message: Message, service: GameService) -> None:
         payload["message_thread_id"] = thread
     await service.storage.enqueue((OutboxOp(message.chat.id, "send", payload),))
     service.outbox_ready.set()
+
+
+def make_router() -> Router:
+    router = Router(name=__name__)
+    router.message.filter(F.chat.type.in_({"group", "supergroup"}))
+    router.message.register(migrated, F.migrate_to_chat_id)
+    router.message.register(new_game, Command("newgame"))
+    router.message.register(join, Command("join"))
+    router.message.register(leave, Command("leave"))
+    router.message.register(score, Command("score"))
+    router.message.register(cancel, Command("cancel"))
+    router.message.register(language, Command("language"))
+    return router

@@ -9,10 +9,7 @@ from bot.callbacks import LobbyCb
 from bot.handlers.common import personal_texts, user_info
 from bot.service import GameService, UserError
 
-router = Router(name=__name__)
 
-
-@router.callback_query(LobbyCb.filter())
 async def lobby_button(query: CallbackQuery, callback_data: LobbyCb, service: GameService) -> None:
     user = user_info(query.from_user)
     game_id, action = callback_data.game, callback_data.action
@@ -31,3 +28,9 @@ async def lobby_button(query: CallbackQuery, callback_data: LobbyCb, service: Ga
     else:
         raise UserError("error.forged")
     await query.answer(personal_texts(query.from_user, service.default_language)(key))
+
+
+def make_router() -> Router:
+    router = Router(name=__name__)
+    router.callback_query.register(lobby_button, LobbyCb.filter())
+    return router

@@ -10,10 +10,7 @@ from bot.handlers.common import personal_texts
 from bot.service import GameService
 from storage import OutboxOp
 
-router = Router(name=__name__)
 
-
-@router.callback_query(CardCb.filter())
 async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: GameService) -> None:
     await service.toggle(
         callback_data.game, query.from_user.id, callback_data.v, callback_data.card
@@ -21,14 +18,12 @@ async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: Game
     await query.answer()
 
 
-@router.callback_query(PlayCb.filter())
 async def play_cards(query: CallbackQuery, callback_data: PlayCb, service: GameService) -> None:
     data = callback_data
     await service.play(data.game, query.from_user.id, data.v, data.kind, data.cards)
     await query.answer(personal_texts(query.from_user, service.default_language)("play.done"))
 
 
-@router.callback_query(CancelCb.filter())
 async def confirm_cancel(
     query: CallbackQuery, callback_data: CancelCb, service: GameService
 ) -> None:
@@ -46,7 +41,15 @@ async def confirm_cancel(
         service.outbox_ready.set()
 
 
-@router.callback_query()
 async def unknown_button(query: CallbackQuery, service: GameService) -> None:
     """Forged, junk or long-retired buttons: say so; nothing changes."""
     await query.answer(personal_texts(query.from_user, service.default_language)("error.forged"))
+
+
+def make_router() -> Router:
+    router = Router(name=__name__)
+    router.callback_query.register(toggle_card, CardCb.filter())
+    router.callback_query.register(play_cards, PlayCb.filter())
+    router.callback_query.register(confirm_cancel, CancelCb.filter())
+    router.callback_query.register(unknown_button)
+    return router

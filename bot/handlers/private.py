@@ -11,10 +11,7 @@ from bot.handlers.common import chat_texts, chat_title, personal_texts, reply, u
 from bot.i18n import LANGUAGES, texts
 from bot.service import GameService, UserError
 
-router = Router(name=__name__)
 
-
-@router.message(CommandStart(), F.chat.type == "private")
 async def start(message: Message, command: CommandObject, service: GameService) -> None:
     assert message.from_user is not None
     answers = await service.user_started(user_info(message.from_user), command.args)
@@ -22,30 +19,25 @@ async def start(message: Message, command: CommandObject, service: GameService) 
     await reply(service, message, "\n".join(t(key) for key in answers))
 
 
-@router.message(CommandStart())
 async def start_in_group(message: Message, service: GameService) -> None:
     t = await chat_texts(service, message)
     await reply(service, message, t("help.text"))
 
 
-@router.message(Command("help"))
 async def help_(message: Message, service: GameService) -> None:
     t = await chat_texts(service, message)
     await reply(service, message, t("help.text"))
 
 
-@router.message(Command("rules"))
 async def rules(message: Message, service: GameService) -> None:
     t = await chat_texts(service, message)
     await reply(service, message, t("rules.text"))
 
 
-@router.message(Command("newgame", "join", "leave", "cancel", "score"), F.chat.type == "private")
 async def group_only(message: Message, service: GameService) -> None:
     raise UserError("error.group_only")
 
 
-@router.callback_query(LangCb.filter())
 async def choose_language(
     query: CallbackQuery, callback_data: LangCb, service: GameService
 ) -> None:
@@ -56,3 +48,16 @@ async def choose_language(
         raise UserError("error.group_only")
     await service.set_language(chat.id, chat_title(chat), callback_data.code)
     await query.answer(texts(callback_data.code)("language.set"))
+
+
+def make_router() -> Router:
+    router = Router(name=__name__)
+    router.message.register(start, CommandStart(), F.chat.type == "private")
+    router.message.register(start_in_group, CommandStart())
+    router.message.register(help_, Command("help"))
+    router.message.register(rules, Command("rules"))
+    router.message.register(
+        group_only, Command("newgame", "join", "leave", "cancel", "score"), F.chat.type == "private"
+    )
+    router.callback_query.register(choose_language, LangCb.filter())
+    return router

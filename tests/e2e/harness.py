@@ -68,9 +68,13 @@ async def running_bot(
 def hand_message(user: FakeUser, group: FakeChat | None = None) -> FakeMessage | None:
     """The user's hand message: the bot message in their DM that shows cards as buttons."""
     for message in reversed(user.dm.messages):
-        if message.is_from_bot and "Your cards" in message.text:
-            if group is None or (group.title or "") in message.text:
-                return message
+        text = message.text or ""
+        if (
+            message.is_from_bot
+            and "\nYour cards: " in text
+            and (group is None or (group.title or "") in text)
+        ):
+            return message
     return None
 
 
@@ -95,12 +99,15 @@ async def play_one_move(
         actions = [b for row in message.buttons[1:] for b in row if b.callback_data]
         if actions:
             choice = rng.choice(actions)
-            before = len(message.history)
             answer = await (await user.tap(message, data=choice.callback_data)).wait(timeout=5)
             assert not answer.show_alert, answer.text
-            # Wait until the move shows in the hand, so the next read is not of the old state.
+            # Wait until the hand shows the move, so the next read is not of the old state.
+            played = cards_in(choice.text)
+            deal = current_deal([user], group)
             await fake.wait_for(
-                lambda m=message, b=before: len(m.history) > b or hand_message(user, group) is not m,
+                lambda: (
+                    not (hand_cards(user, group) & played) or current_deal([user], group) != deal
+                ),
                 description="the hand to show the move",
             )
             return choice.text
@@ -112,3 +119,102 @@ async def play_one_move(
             lambda m=message, b=before: len(m.history) > b or hand_message(user, group) is not m,
             description="the hand keyboard to redraw",
         )
+
+
+CARD_TOKEN = re.compile(r"(10|[6-9JQKA])([♠♥♦♣])")
+
+
+def cards_in(text: str) -> set[str]:
+    return {rank + suit for rank, suit in CARD_TOKEN.findall(text)}
+
+
+def hand_cards(user: FakeUser, group: FakeChat | None = None) -> set[str]:
+    message = hand_message(user, group)
+    if message is None:
+        return set()
+    line = next(ln for ln in message.text.splitlines() if ln.startswith("Your cards"))
+    return cards_in(line)
+
+
+def current_deal(users: list[FakeUser], group: FakeChat | None = None) -> int:
+    numbers = [
+        int(found.group(1))
+        for user in users
+        if (m := hand_message(user, group)) and (found := re.search(r"deal (\d+)", m.text))
+    ]
+    return max(numbers, default=1)
+
+
+def assert_no_hidden_card_in_group(group: FakeChat, players: list[FakeUser]) -> None:
+    """No card still held in a hand has appeared in the group during this deal, bar the
+    face-up trump card (R3). Earlier deals used the same 36 cards, so they are left out."""
+    deal = f"deal {current_deal(players, group)}\n"
+    texts = [t for t in group.all_texts() if deal in t]
+    trump = {
+        card
+        for text in texts
+        for line in text.splitlines()
+        if line.startswith("Trump:")
+        for card in cards_in(line)
+    }
+    held = set().union(*(hand_cards(u, group) for u in players)) - trump
+    shown = set().union(*(cards_in(t) for t in texts))
+    leaked = held & shown
+    assert not leaked, f"cards still in hands appeared in the group: {sorted(leaked)}"
+
+
+def whose_turn(users: list[FakeUser], group: FakeChat | None = None) -> FakeUser | None:
+    for user in users:
+        message = hand_message(user, group)
+        if message is not None and is_my_turn(message):
+            return user
+    return None
+
+
+async def play_until(
+    fake: FakeTelegram,
+    users: list[FakeUser],
+    done: Any,
+    rng: random.Random,
+    group: FakeChat | None = None,
+    max_moves: int = 2000,
+    after_move: Any = None,
+) -> int:
+    """Whoever's hand says it is their turn plays, until ``done()``; returns moves played."""
+    moves = 0
+    while not done():
+        user = await fake.wait_for(
+            lambda: done() or whose_turn(users, group), description="someone's turn", timeout=20
+        )
+        if done():
+            break
+        assert isinstance(user, FakeUser)
+        await play_one_move(fake, user, rng, group)
+        moves += 1
+        if after_move is not None:
+            after_move()
+        assert moves < max_moves, "the game does not end"
+    return moves
+
+
+async def open_game(
+    fake: FakeTelegram, group: FakeChat, users: list[FakeUser], *, start: bool = True
+) -> FakeMessage:
+    """Everyone presses Start in their DM, the first opens a game, the rest join; start it."""
+    for user in users:
+        if not user.started:
+            await user.start_bot()
+    await users[0].send(group, "/newgame")
+    lobby = await fake.wait_for(
+        lambda: next((m for m in group.bot_messages() if "✋ Join" in m.button_texts), None),
+        description="the lobby message",
+    )
+    assert isinstance(lobby, FakeMessage)
+    for user in users[1:]:
+        answer = await (await user.tap(lobby, "✋ Join")).wait()
+        assert not answer.show_alert, answer.text
+    await fake.wait_for(lambda: all(u.first_name in lobby.text for u in users))
+    if start:
+        await (await users[0].tap(lobby, "▶️ Start")).wait()
+        await fake.wait_for(lambda: all(hand_message(u, group) for u in users))
+    return lobby

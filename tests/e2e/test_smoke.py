@@ -23,9 +23,11 @@ async def test_two_players_can_open_join_start_and_play(tmp_path: Path) -> None:
             await fake.wait_for(lambda: hand_message(alice) and hand_message(bob))
             rng = random.Random(1)
             for _ in range(6):
-                mover = next(
-                    u for u in (alice, bob) if (m := hand_message(u)) and is_my_turn(m)
-                ) if any((m := hand_message(u)) and is_my_turn(m) for u in (alice, bob)) else None
+                mover = (
+                    next(u for u in (alice, bob) if (m := hand_message(u)) and is_my_turn(m))
+                    if any((m := hand_message(u)) and is_my_turn(m) for u in (alice, bob))
+                    else None
+                )
                 if mover is None:
                     await fake.wait_for(
                         lambda: any((m := hand_message(u)) and is_my_turn(m) for u in (alice, bob))
