@@ -11,7 +11,7 @@ device, never used in real play (``--shared-stock`` turns it off).
     .venv/bin/python bench/ai.py --only sg --pairs 200 --jobs 2
 
 Player specs: random, greedy, easy, normal, hard, strong:W[:M[:E]] (Monte Carlo with W
-worlds, margin weight M, rollout noise E).
+worlds, margin weight M, endgame search E = greedy|minimax|off).
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from engine.ai import GreedyPlayer, Player, RandomPlayer, StrongPlayer, make_player  # noqa: E402
-from engine.cards import Card, shuffled_deck  # noqa: E402
-from engine.deal import Deal  # noqa: E402
-from engine.rules import HAND_SIZE  # noqa: E402
+from engine.ai import GreedyPlayer, Player, RandomPlayer, StrongPlayer, make_player
+from engine.cards import Card, shuffled_deck
+from engine.deal import Deal
+from engine.rules import HAND_SIZE
 
 
 class QueuedDeal(Deal):
@@ -73,10 +73,10 @@ class QueuedDeal(Deal):
 
 def make(spec: str, seed: int) -> Player:
     if spec.startswith("strong:"):
-        # strong:WORLDS[:MARGIN_WEIGHT[:ROLLOUT_NOISE]]
-        parts = [float(x) for x in spec.split(":")[1:]] + [1.0, 0.0][len(spec.split(":")) - 2 :]
+        # strong:WORLDS[:MARGIN_WEIGHT[:ENDGAME]]
+        parts = spec.split(":")[1:] + ["1", "greedy"][len(spec.split(":")) - 2 :]
         return StrongPlayer(
-            seed, worlds=int(parts[0]), margin_weight=parts[1], rollout_noise=parts[2]
+            seed, worlds=int(parts[0]), margin_weight=float(parts[1]), endgame=parts[2]
         )
     if spec == "random":
         return RandomPlayer(seed)
