@@ -22,7 +22,17 @@ from storage import Storage
 
 log = logging.getLogger(__name__)
 
-GROUP_COMMANDS = ("newgame", "join", "leave", "score", "cancel", "rules", "language", "help")
+GROUP_COMMANDS = (
+    "newgame",
+    "join",
+    "addbot",
+    "leave",
+    "score",
+    "cancel",
+    "rules",
+    "language",
+    "help",
+)
 PRIVATE_COMMANDS = ("start", "rules", "help")
 TICK_SECONDS = 0.5
 

@@ -23,7 +23,7 @@ class Settings(BaseSettings):
     database_path: Path = Path("burkozel.sqlite3")
     telegram_api_url: str = "https://api.telegram.org"
     default_language: Literal["ru", "en"] = "ru"
-    turn_timeout_seconds: float = Field(default=90, ge=5, le=86400)
+    turn_timeout_seconds: float = Field(default=90, ge=2, le=86400)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
     # Auto-played turns in a row after which a player is marked away (issue 5).
     away_after_autoplays: int = Field(default=2, ge=1, le=20)

@@ -393,7 +393,7 @@ class GameService:
 
     async def add_computer(self, game_id: int, user_id: int, level: str) -> Game:
         if level not in LEVELS:
-            raise UserError("error.forged")
+            raise UserError("computer.bad_level")
         async with self.lock(game_id):
             live = await self._lobby(game_id)
             if live.seat_of(user_id) is None:

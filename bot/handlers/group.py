@@ -5,7 +5,7 @@ from __future__ import annotations
 from html import escape
 
 from aiogram import F, Router
-from aiogram.filters import Command
+from aiogram.filters import Command, CommandObject
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
 
 from bot import render
@@ -41,6 +41,15 @@ async def join(message: Message, service: GameService) -> None:
     if live is None:
         raise UserError("lobby.none")
     await service.join(live.game.id, user_info(message.from_user))
+
+
+async def add_computer(message: Message, command: CommandObject, service: GameService) -> None:
+    assert message.from_user is not None
+    live = await service.open_live(message.chat.id, thread_of(message))
+    if live is None:
+        raise UserError("lobby.none")
+    level = (command.args or "normal").strip().lower()
+    await service.add_computer(live.game.id, message.from_user.id, level)
 
 
 async def leave(message: Message, service: GameService) -> None:
@@ -118,6 +127,7 @@ def make_router() -> Router:
     router.message.register(new_game, Command("newgame"))
     router.message.register(join, Command("join"))
     router.message.register(leave, Command("leave"))
+    router.message.register(add_computer, Command("addbot"))
     router.message.register(score, Command("score"))
     router.message.register(cancel, Command("cancel"))
     router.message.register(language, Command("language"))

@@ -57,7 +57,9 @@ def make_router() -> Router:
     router.message.register(help_, Command("help"))
     router.message.register(rules, Command("rules"))
     router.message.register(
-        group_only, Command("newgame", "join", "leave", "cancel", "score"), F.chat.type == "private"
+        group_only,
+        Command("newgame", "join", "addbot", "leave", "cancel", "score"),
+        F.chat.type == "private",
     )
     router.callback_query.register(choose_language, LangCb.filter())
     return router
