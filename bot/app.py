@@ -102,6 +102,7 @@ class App:
                 away_after=settings.away_after_autoplays,
                 lobby_timeout=settings.lobby_timeout_seconds,
                 computer_pause=settings.computer_pause_seconds,
+                away_stand_in=None if settings.away_stand_in == "off" else settings.away_stand_in,
             )
             delivery = DeliveryWorker(
                 bot,

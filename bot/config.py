@@ -29,6 +29,9 @@ class Settings(BaseSettings):
     away_after_autoplays: int = Field(default=2, ge=1, le=20)
     # A lobby nobody starts is closed after this many seconds.
     lobby_timeout_seconds: float = Field(default=3600, ge=10)
+    # Who plays for a player marked away until they tap again: a computer player of this
+    # level, or "off" for the cautious safe move only.
+    away_stand_in: Literal["off", "easy", "normal", "hard"] = "normal"
     # Pause before a computer player moves, so the table reads naturally.
     computer_pause_seconds: float = Field(default=1.2, ge=0, le=30)
 

@@ -116,6 +116,7 @@ class GameService:
         away_after: int = 2,
         lobby_timeout: float = 3600,
         computer_pause: float = 1.2,
+        away_stand_in: str | None = "normal",
         clock: Callable[[], float] = time.time,
         rng: random.Random | None = None,
     ) -> None:
@@ -126,6 +127,7 @@ class GameService:
         self.away_after = away_after
         self.lobby_timeout = lobby_timeout
         self.computer_pause = computer_pause
+        self.away_stand_in = away_stand_in
         self.clock = clock
         self.rng = rng or random.SystemRandom()
         self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
@@ -224,14 +226,18 @@ class GameService:
             return None
         return max(0, round(deadline.due_at - self.clock()))
 
-    def hand_op(self, live: LiveGame, seat: Seat) -> OutboxOp:
+    def hand_op(self, live: LiveGame, seat: Seat, *, version: int | None = None) -> OutboxOp:
+        """The player's hand redrawn. ``version``: the game version its buttons are for;
+        ops committed with a change must pass the version that commit creates
+        (``live.game.version + 1``), or the new keyboard would be stale at once."""
         assert live.series is not None and seat.user_id is not None
+        game = live.game if version is None else replace(live.game, version=version)
         deal = live.series.deals[-1]
         t = live.t
         seconds = self._seconds_left(live) if deal.turn == seat.seat else None
         text = render.hand_text(
             t,
-            live.game,
+            game,
             live.chat_title,
             deal,
             seat.seat,
@@ -239,11 +245,19 @@ class GameService:
             turn_seconds=seconds,
         )
         selection = live.selections.get(seat.user_id, [])
-        markup = render.hand_keyboard(t, live.game, deal, seat.seat, selection)
+        markup = render.hand_keyboard(t, game, deal, seat.seat, selection)
         return self.dm_edit(live, seat.user_id, text, markup)
 
+    def _hand_ops(self, live: LiveGame) -> list[OutboxOp]:
+        """Every hand redrawn, for a commit (so drawn for the version it creates)."""
+        after = live.game.version + 1
+        return [
+            self.hand_op(live, s, version=after) for s in live.game.seats if s.user_id is not None
+        ]
+
     def _play_ops(self, live: LiveGame, *, last_mover: int | None) -> list[OutboxOp]:
-        """Table and hands redrawn for the new state, and a ping for the player to act."""
+        """Table and hands redrawn for the new state, and a ping for the player to act.
+        They are committed with the change, so keyboards carry the version it creates."""
         assert live.series is not None
         deal = live.series.deals[-1]
         seconds = self._seconds_left(live)
@@ -254,7 +268,7 @@ class GameService:
                 render.table_text(live.t, live.game, live.series, turn_seconds=seconds),
             )
         ]
-        ops += [self.hand_op(live, s) for s in live.game.seats if s.user_id is not None]
+        ops += self._hand_ops(live)
         turn = deal.turn
         if turn is not None and turn != last_mover:
             seat = live.game.seats[turn]
@@ -659,20 +673,24 @@ class GameService:
             deal = series.current
             now = self.clock()
             if deal is None or deal.turn != deadline.seat:
-                await self._commit(live, GameChange(deadline=self._deadline_for(live.game, series)))
+                fixed = self._deadline_for(live.game, series)
+                live.game = replace(live.game, deadline=fixed)
+                ops = tuple(self._hand_ops(live))  # every commit makes old keyboards stale
+                await self._commit(live, GameChange(deadline=fixed, outbox=ops))
                 return
             seat = live.game.seats[deadline.seat]
             if deadline.due_at <= now:
                 view = deal.view(seat.seat)
                 legal = deal.legal_moves()
-                if seat.bot_level is not None:
-                    player = make_player(
-                        seat.bot_level, seed=live.game.id * 100_003 + live.game.version
-                    )
+                # A player marked away is stood in for by a computer, if the bot is set so.
+                level = seat.bot_level or (self.away_stand_in if seat.away else None)
+                if level is not None:
+                    seed = live.game.id * 100_003 + live.game.version
+                    player = make_player(level, seed=seed)
                     move = await asyncio.to_thread(player.choose, view, legal)
-                    await self._apply(live, move, autoplayed=False)
                 else:
-                    await self._apply(live, safe_move(view, legal), autoplayed=True)
+                    move = safe_move(view, legal)
+                await self._apply(live, move, autoplayed=seat.bot_level is None)
             elif deadline.remind_at is not None and not deadline.reminded:
                 assert seat.user_id is not None
                 text = live.t(
@@ -680,9 +698,9 @@ class GameService:
                 )
                 reminded = replace(deadline, reminded=True)
                 live.game = replace(live.game, deadline=reminded)
-                await self._commit(
-                    live, GameChange(deadline=reminded, outbox=self.ping(live, seat.user_id, text))
-                )
+                # The commit makes every keyboard stale: redraw the hands with it.
+                ops = (*self.ping(live, seat.user_id, text), *self._hand_ops(live))
+                await self._commit(live, GameChange(deadline=reminded, outbox=ops))
 
     # --- reading -----------------------------------------------------------------
 
