@@ -86,7 +86,12 @@ _CARD_TOKEN = re.compile(r"^(✅ )?(\S+)$")
 
 
 async def play_one_move(
-    fake: FakeTelegram, user: FakeUser, rng: random.Random, group: FakeChat | None = None
+    fake: FakeTelegram,
+    user: FakeUser,
+    rng: random.Random,
+    group: FakeChat | None = None,
+    *,
+    strict: bool = True,
 ) -> str:
     """Select cards and tap a legal action, as a person would. Returns the action label."""
     message = await fake.wait_for(
@@ -114,7 +119,11 @@ async def play_one_move(
         cards = [b for b in message.buttons[0] if not b.text.startswith("✅")]
         assert cards, f"no card left to select: {message.text}"
         before = len(message.history)
-        await (await user.tap(message, data=rng.choice(cards).callback_data)).wait(timeout=5)
+        answer = await (await user.tap(message, data=rng.choice(cards).callback_data)).wait(
+            timeout=5
+        )
+        # A fresh keyboard must just work: an alert here means the bot drew a stale one.
+        assert not (strict and answer.show_alert), answer.text
         await fake.wait_for(
             lambda m=message, b=before: len(m.history) > b or hand_message(user, group) is not m,
             description="the hand keyboard to redraw",
