@@ -332,9 +332,8 @@ class GameService:
                 self.clock() + self.lobby_timeout,
             )
         except GameExistsError as exc:
-            ref = await self.storage.get_message(
-                exc.game.id, (exc.game.status == "lobby" and "lobby") or "table"
-            )
+            role = "lobby" if exc.game.status == "lobby" else "table"
+            ref = await self.storage.get_message(exc.game.id, role)
             if ref is None and exc.game.status == "lobby":
                 await self._repost_lobby(exc.game.id)
             raise AlreadyOpen(exc.game, ref.message_id if ref else None) from None

@@ -3,7 +3,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from tests.e2e.harness import hand_message, is_my_turn, new_fake, play_one_move, running_bot
+from tests.e2e.harness import hand_message, new_fake, play_one_move, running_bot, whose_turn
 
 
 async def test_two_players_can_open_join_start_and_play(tmp_path: Path) -> None:
@@ -23,15 +23,11 @@ async def test_two_players_can_open_join_start_and_play(tmp_path: Path) -> None:
             await fake.wait_for(lambda: hand_message(alice) and hand_message(bob))
             rng = random.Random(1)
             for _ in range(6):
-                mover = (
-                    next(u for u in (alice, bob) if (m := hand_message(u)) and is_my_turn(m))
-                    if any((m := hand_message(u)) and is_my_turn(m) for u in (alice, bob))
-                    else None
-                )
-                if mover is None:
-                    await fake.wait_for(
-                        lambda: any((m := hand_message(u)) and is_my_turn(m) for u in (alice, bob))
-                    )
-                    continue
+                mover = await fake.wait_for(lambda: whose_turn([alice, bob]))
                 await play_one_move(fake, mover, rng)
+            # Commands are registered for groups and private chats, in both languages.
+            group_en = {c["command"] for c in fake.get_commands("all_group_chats", "en")}
+            assert {"newgame", "join", "score", "cancel", "language"} <= group_en
+            ru = fake.get_commands("default", "ru")
+            assert any("правила" in c["description"] for c in ru)
         assert fake.invalid_requests == []
