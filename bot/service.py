@@ -618,7 +618,12 @@ class GameService:
         return answers or ["start.welcome"]
 
     async def user_unreachable(self, user_id: int) -> None:
-        """A DM answered 403: tell each of their games' groups how to bring them back."""
+        """A DM answered 403: tell each of their games' groups how to bring them back.
+
+        Every pending DM to them fails the same way; only the first posts the link."""
+        user = await self.storage.get_user(user_id)
+        if user is not None and not user.started:
+            return
         await self.storage.set_user_started(user_id, False)
         for game in await self.storage.games_of_user(user_id):
             async with self.lock(game.id):
