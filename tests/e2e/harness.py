@@ -172,6 +172,24 @@ def assert_no_hidden_card_in_group(group: FakeChat, players: list[FakeUser]) -> 
     assert not leaked, f"cards still in hands appeared in the group: {sorted(leaked)}"
 
 
+def assert_no_hand_in_another_dm(players: list[FakeUser], group: FakeChat | None = None) -> None:
+    """No player's DM has ever shown, during this deal, a card another player now holds."""
+    deal = f"deal {current_deal(players, group)}\n"
+    held = {u.id: hand_cards(u, group) for u in players}
+    for user in players:
+        texts = [t for t in user.dm.all_texts() if deal in t]
+        trump = {
+            c
+            for t in texts
+            for ln in t.splitlines()
+            if ln.startswith("Trump:")
+            for c in cards_in(ln)
+        }
+        others = set().union(*(h for uid, h in held.items() if uid != user.id)) - trump
+        leaked = others & set().union(*(cards_in(t) for t in texts))
+        assert not leaked, f"{user.first_name}'s DM showed others' cards {sorted(leaked)}"
+
+
 def whose_turn(users: list[FakeUser], group: FakeChat | None = None) -> FakeUser | None:
     for user in users:
         message = hand_message(user, group)

@@ -9,6 +9,7 @@ from pathlib import Path
 import engine
 from storage import Storage
 from tests.e2e.harness import (
+    assert_no_hand_in_another_dm,
     assert_no_hidden_card_in_group,
     hand_cards,
     hand_message,
@@ -51,7 +52,10 @@ async def test_full_two_player_series_ends_with_the_right_tally(tmp_path: Path) 
                 players,
                 lambda: group_texts(group, "The series is over"),
                 random.Random(7),
-                after_move=lambda: assert_no_hidden_card_in_group(group, players),
+                after_move=lambda: (
+                    assert_no_hidden_card_in_group(group, players),
+                    assert_no_hand_in_another_dm(players, group),
+                ),
             )
             await fake.wait_for(lambda: "series is over" in group.all_texts()[-1] or True)
         assert fake.invalid_requests == []
@@ -81,7 +85,10 @@ async def test_three_and_four_player_deals_play_to_the_deal_result(tmp_path: Pat
                     users,
                     lambda: group_texts(group, "Deal 1 is over"),
                     random.Random(count),
-                    after_move=lambda: assert_no_hidden_card_in_group(group, users),
+                    after_move=lambda: (
+                        assert_no_hidden_card_in_group(group, users),
+                        assert_no_hand_in_another_dm(users, group),
+                    ),
                 )
                 result = group_texts(group, "Deal 1 is over")[0]
                 # Deal scores add up to 120 (R12), one row per player.
