@@ -12,8 +12,7 @@ import contextlib
 import logging
 import random
 import time
-from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -130,14 +129,28 @@ class GameService:
         self.away_stand_in = away_stand_in
         self.clock = clock
         self.rng = rng or random.SystemRandom()
-        self._locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+        # A game's lock exists only while someone holds or awaits it: [lock, users].
+        self._locks: dict[int, tuple[asyncio.Lock, int]] = {}
         self._live: dict[int, LiveGame] = {}
         self.outbox_ready = asyncio.Event()
 
     # --- loading and committing ------------------------------------------------
 
-    def lock(self, game_id: int) -> asyncio.Lock:
-        return self._locks[game_id]
+    @contextlib.asynccontextmanager
+    async def lock(self, game_id: int) -> AsyncIterator[None]:
+        """Serialise the changes of one game. Entries are dropped when the last user
+        leaves, so taps naming any number of (forged) game ids leave nothing behind."""
+        lock, users = self._locks.get(game_id) or (asyncio.Lock(), 0)
+        self._locks[game_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[game_id]
+            if users > 1:
+                self._locks[game_id] = (lock, users - 1)
+            else:
+                del self._locks[game_id]
 
     async def language_of(self, chat_id: int) -> str:
         chat = await self.storage.get_chat(chat_id)
@@ -147,6 +160,8 @@ class GameService:
         live = self._live.get(game_id)
         if live is not None:
             return live
+        if not 0 < game_id < 2**63:  # forged: SQLite integers are 64-bit
+            raise UserError("error.no_game")
         game = await self.storage.get_game(game_id)
         if game is None:
             raise UserError("error.no_game")

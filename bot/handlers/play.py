@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from aiogram import Router
-from aiogram.types import CallbackQuery
+from aiogram.types import CallbackQuery, Message
 
 from bot.callbacks import CancelCb, CardCb, PlayCb
 from bot.handlers.common import personal_texts
@@ -33,12 +33,21 @@ async def confirm_cancel(
         await query.answer(t("cancel.done"))
     else:
         await query.answer(t("cancel.kept"))
-    if query.message is not None:
-        # The confirmation question has served its purpose.
+    message = query.message
+    if isinstance(message, Message) and _carries(message, query.data):
+        # The confirmation question has served its purpose. (Only if the tap came from
+        # it: forged data on another message, say the table, must not delete that.)
         await service.storage.enqueue(
-            (OutboxOp(query.message.chat.id, "delete", {"message_id": query.message.message_id}),)
+            (OutboxOp(message.chat.id, "delete", {"message_id": message.message_id}),)
         )
         service.outbox_ready.set()
+
+
+def _carries(message: Message, data: str | None) -> bool:
+    markup = message.reply_markup
+    return markup is not None and any(
+        button.callback_data == data for row in markup.inline_keyboard for button in row
+    )
 
 
 async def unknown_button(query: CallbackQuery, service: GameService) -> None:
