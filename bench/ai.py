@@ -73,10 +73,17 @@ class QueuedDeal(Deal):
 
 def make(spec: str, seed: int) -> Player:
     if spec.startswith("strong:"):
-        # strong:WORLDS[:MARGIN_WEIGHT[:ENDGAME]]
-        parts = spec.split(":")[1:] + ["1", "greedy"][len(spec.split(":")) - 2 :]
+        # strong:WORLDS[:MARGIN_WEIGHT[:ENDGAME[:BELIEF[:EXACT_WORLDS[:PRUNE_Z]]]]]
+        parts = spec.split(":")[1:]
+        parts += ["1", "greedy", "none", "0", "0"][len(parts) - 1 :]
         return StrongPlayer(
-            seed, worlds=int(parts[0]), margin_weight=float(parts[1]), endgame=parts[2]
+            seed,
+            worlds=int(parts[0]),
+            margin_weight=float(parts[1]),
+            endgame=parts[2],
+            belief=None if parts[3] == "none" else float(parts[3]),
+            exact_worlds=int(parts[4]),
+            prune=float(parts[5]),
         )
     if spec == "random":
         return RandomPlayer(seed)

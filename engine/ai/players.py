@@ -8,13 +8,17 @@ same after a bot restart, and it does not depend on how many decisions came befo
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
+from itertools import combinations, permutations
+from statistics import fmean, pstdev
 from typing import Protocol
 
 from engine.ai import policy
-from engine.ai.sim import SUIT_INDEX, Sim, sample_world, view_table
+from engine.ai.belief import Sampler, likelihood
+from engine.ai.sim import SUIT_INDEX, Sim, build_world, sample_world, unseen_for, view_table
 from engine.ai.solver import solve
 from engine.deal import Move, PlayerView, penalties_for
 
@@ -157,6 +161,10 @@ class StrongPlayer:
         margin_weight: float = 1.0,
         rollout_noise: float = 0.0,
         endgame: str = "greedy",
+        belief: float | None = None,
+        exact_worlds: int = 0,
+        prune: float = 0.0,
+        max_growth: int = 4,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.seed = seed
@@ -165,6 +173,10 @@ class StrongPlayer:
         self.margin_weight = margin_weight
         self.rollout_noise = rollout_noise
         self.endgame = endgame
+        self.belief = belief
+        self.exact_worlds = exact_worlds
+        self.prune = prune
+        self.max_growth = max_growth
         self.clock = clock
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
@@ -180,22 +192,84 @@ class StrongPlayer:
         rng = decision_rng(self.seed, view)
         if view.players == 2 and view.stock_size == 0 and self.endgame != "off":
             return self.solve_endgame(view, moves, rng)
+        if view.players == 2 and self.endgame != "off":
+            worlds = all_worlds(view, self.exact_worlds)
+            if worlds is not None:
+                return self.solve_worlds(view, moves, worlds)
         options = [_option(m) for m in moves]
-        totals = [0.0] * len(options)
+        values: list[list[float]] = [[] for _ in options]
+        active = list(range(len(options)))
+        dropped: dict[int, float] = {}
         start = self.clock()
         seat = view.seat
+        sampler = Sampler(view, self.belief)
+        # Without pruning: ``worlds`` worlds for every move. With it, the same number of
+        # playouts, but moves that are clearly worse than the leader on the worlds seen
+        # so far (paired comparison) stop being played, and the rest get more worlds.
+        budget = self.worlds * len(options)
+        spent = 0
         done = 0
-        for _ in range(self.worlds):
-            world = sample_world(view, rng)
-            for i, (cards, beat) in enumerate(options):
+        while spent < budget and len(active) > 1 and done < self.worlds * self.max_growth:
+            world = sampler(rng)
+            for i in active:
                 sim = world.copy()
-                sim.play(cards, beat)
+                sim.play(*options[i])
                 policy.playout(sim, rng, self.rollout_noise)
-                totals[i] += utility(sim.points, seat, self.margin_weight)
+                values[i].append(utility(sim.points, seat, self.margin_weight))
+            spent += len(active)
             done += 1
             if self.time_limit is not None and self.clock() - start > self.time_limit:
                 break
-        return [t / done for t in totals]
+            if self.prune and done >= 32 and done % 16 == 0:
+                active = self._prune(values, active, dropped)
+        scores = [fmean(v) if v else 0.0 for v in values]
+        for i, mean in dropped.items():
+            scores[i] = mean - 1000.0
+        return scores
+
+    def _prune(
+        self, values: list[list[float]], active: list[int], dropped: dict[int, float]
+    ) -> list[int]:
+        """Drop the moves whose paired difference to the leader is significantly negative."""
+        means = {i: fmean(values[i]) for i in active}
+        leader = max(active, key=lambda i: (means[i], -i))
+        lead_vals = values[leader]
+        keep = []
+        for i in active:
+            if i != leader:
+                diffs = [a - b for a, b in zip(values[i], lead_vals, strict=True)]
+                spread = pstdev(diffs) / math.sqrt(len(diffs))
+                if fmean(diffs) + self.prune * spread + 1e-9 < 0.0:
+                    dropped[i] = means[i]
+                    continue
+            keep.append(i)
+        return keep
+
+    def solve_worlds(
+        self, view: PlayerView, moves: Sequence[Move], worlds: list[Sim]
+    ) -> list[float]:
+        """Few worlds left (the stock nearly gone): solve each one exactly, weighted by
+        how well it explains the other seat's plays."""
+        seat, weight = view.seat, self.margin_weight
+        obs = Sampler(view, self.belief).obs
+        eps = self.belief if self.belief is not None else 1.0
+
+        def value(sim: Sim) -> float:
+            return utility(sim.points, seat, weight)
+
+        model = policy.decide if self.endgame == "greedy" else None
+        totals = [0.0] * len(moves)
+        mass = 0.0
+        for world in worlds:
+            w = likelihood(world, view.players, obs, eps) if obs else 1.0
+            if w <= 0.0:
+                continue
+            mass += w
+            for i, move in enumerate(moves):
+                sim = world.copy()
+                sim.play(*_option(move))
+                totals[i] += w * solve(sim, seat, value, -1e9, 1e9, model)
+        return [t / mass for t in totals] if mass else totals
 
     def solve_endgame(
         self, view: PlayerView, moves: Sequence[Move], rng: random.Random
@@ -215,6 +289,24 @@ class StrongPlayer:
             model = policy.decide if self.endgame == "greedy" else None
             scores.append(solve(sim, seat, value, -1e9, 1e9, model))
         return scores
+
+
+def all_worlds(view: PlayerView, cap: int) -> list[Sim] | None:
+    """Every world consistent with a two-player ``view``, if there are at most ``cap``."""
+    if cap <= 0:
+        return None
+    unseen, known = unseen_for(view)
+    other = 1 - view.seat
+    need = view.hand_sizes[other] - len(known.get(other, ()))
+    rest = len(unseen) - need
+    if math.comb(len(unseen), need) * math.factorial(rest) > cap:
+        return None
+    worlds = []
+    for hand in combinations(unseen, need):
+        stock = [c for c in unseen if c not in hand]
+        for order in permutations(stock):
+            worlds.append(build_world(view, list(hand) + list(order), known))
+    return worlds
 
 
 LEVELS = ("easy", "normal", "hard")

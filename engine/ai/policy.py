@@ -93,6 +93,32 @@ def answer(
     return best_disc, False
 
 
+def answer_values(
+    hand: list[int],
+    trump: int,
+    claim: tuple[int, ...],
+    table_pts: int,
+    after: int,
+    players: int,
+) -> tuple[float, float]:
+    """The values :func:`answer` compares: best beat (``-inf`` if none) and best discard."""
+    keep = KEEP[trump]
+    hold = HOLD[min(after, 2)]
+    share = 1.0 if players == 2 else 0.5
+    best_beat = best_disc = float("-inf")
+    for combo in combinations(hand, len(claim)):
+        pts = 0
+        cost = 0.0
+        for c in combo:
+            pts += PTS[c]
+            cost += keep[c]
+        won = table_pts + pts
+        best_disc = max(best_disc, -won * share - cost)
+        if covers(combo, claim, trump):
+            best_beat = max(best_beat, hold * won - (1.0 - hold) * won * share - cost)
+    return best_beat, best_disc
+
+
 def decide(sim: Sim) -> tuple[tuple[int, ...], bool | None]:
     """The greedy move for the seat to act in ``sim``."""
     hand = sim.hands[sim.turn]

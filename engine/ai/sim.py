@@ -186,6 +186,14 @@ def sample_world(view: PlayerView, rng: random.Random) -> Sim:
         raise ValueError("the deal is over")
     unseen, known = unseen_for(view)
     rng.shuffle(unseen)
+    return build_world(view, unseen, known)
+
+
+def build_world(view: PlayerView, unseen: list[int], known: dict[int, list[int]]) -> Sim:
+    """The world in which the unseen cards, in this order, fill the other hands (seat
+    order), then the stock from the bottom up; ``known`` as from :func:`unseen_for`."""
+    if view.turn is None:
+        raise ValueError("the deal is over")
     n = view.players
     hands: list[list[int]] = []
     pos = 0
