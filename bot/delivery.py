@@ -163,6 +163,16 @@ class DeliveryWorker:
         first: dict[int, OutboxItem] = {}
         for item in items:
             first.setdefault(item.chat_id, item)  # FIFO within a chat
+        # ``items`` are the oldest due rows overall: one chat's long backlog could hide
+        # every other chat. The head of each chat's queue comes from its own query; a
+        # chat whose head waits for a retry waits as a whole, so nothing overtakes it.
+        wall = self.wall_clock()
+        for head in await self.storage.outbox_heads():
+            if head.not_before > wall:
+                first.pop(head.chat_id, None)
+                next_at = min(next_at, now + head.not_before - wall)
+            else:
+                first.setdefault(head.chat_id, head)
         for chat_id, item in first.items():
             if chat_id in self._in_flight:
                 continue

@@ -903,6 +903,20 @@ class Storage:
             )
         return [_outbox_item(row) for row in rows]
 
+    async def outbox_heads(self, limit: int = 10_000) -> list[OutboxItem]:
+        """The oldest row of each chat, due or not, oldest first.
+
+        A sender that keeps each chat in order needs exactly these; unlike
+        :meth:`pending` they are not crowded out by one chat's long backlog.
+        """
+        async with self._tx(write=False) as conn:
+            rows = await conn.execute_fetchall(
+                f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE id IN"
+                " (SELECT MIN(id) FROM outbox GROUP BY chat_id) ORDER BY id LIMIT ?",
+                (limit,),
+            )
+        return [_outbox_item(row) for row in rows]
+
     async def outbox_done(self, item_id: int, message_id: int | None = None) -> None:
         """Delete a delivered row; a game message's new id is recorded in the same transaction.
 
