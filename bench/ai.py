@@ -7,11 +7,13 @@ of stock cards instead of the shared stock (``QueuedDeal``); that is a benchmark
 device, never used in real play (``--shared-stock`` turns it off).
 
     .venv/bin/python bench/ai.py --quick          # a small run, about a minute
-    .venv/bin/python bench/ai.py --pairs 500      # the full report (long; use nohup)
+    .venv/bin/python bench/ai.py --pairs 500 --side-pairs 100   # the report (long)
     .venv/bin/python bench/ai.py --only sg --pairs 200 --jobs 2
 
-Player specs: random, greedy, easy, normal, hard, strong:W[:M[:E]] (Monte Carlo with W
-worlds, margin weight M, endgame search E = greedy|minimax|off).
+Player specs: random, greedy, easy, normal, hard; hard:W (the levels' configuration
+with W worlds); strong:W[:M[:E[:B[:X[:Z]]]]] (Monte Carlo with W worlds, margin
+weight M, endgame search E = greedy|minimax|off, belief B = none|eps, exact worlds
+X, pruning z Z; defaults 1, greedy, none, 0, 0).
 """
 
 from __future__ import annotations
@@ -28,7 +30,14 @@ from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from engine.ai import GreedyPlayer, Player, RandomPlayer, StrongPlayer, make_player
+from engine.ai import (
+    GreedyPlayer,
+    Player,
+    RandomPlayer,
+    StrongPlayer,
+    make_player,
+    strong_player,
+)
 from engine.cards import Card, shuffled_deck
 from engine.deal import Deal
 from engine.rules import HAND_SIZE
@@ -73,7 +82,7 @@ class QueuedDeal(Deal):
 
 def make(spec: str, seed: int) -> Player:
     if spec.startswith("strong:"):
-        # strong:WORLDS[:MARGIN_WEIGHT[:ENDGAME[:BELIEF[:EXACT_WORLDS[:PRUNE_Z]]]]]
+        # strong:WORLDS[:MARGIN_WEIGHT[:ENDGAME[:BELIEF[:EXACT[:PRUNE_Z]]]]]
         parts = spec.split(":")[1:]
         parts += ["1", "greedy", "none", "0", "0"][len(parts) - 1 :]
         return StrongPlayer(
@@ -85,6 +94,9 @@ def make(spec: str, seed: int) -> Player:
             exact_worlds=int(parts[4]),
             prune=float(parts[5]),
         )
+    if spec.startswith("hard:"):
+        # hard:WORLDS = the levels' configuration with another budget
+        return strong_player(seed, int(spec.split(":")[1]))
     if spec == "random":
         return RandomPlayer(seed)
     if spec == "greedy":
@@ -198,9 +210,11 @@ SUITES: dict[str, list[tuple[str, str, int]]] = {
     "gr": [("greedy", "random", 2)],
     "sr": [("hard", "random", 2)],
     "table3": [("hard", "greedy", 3), ("greedy", "random", 3)],
-    "budget": [("strong:10", "greedy", 2), ("strong:40", "greedy", 2), ("strong:160", "greedy", 2)],
+    "budget": [("hard:20", "greedy", 2), ("hard:60", "greedy", 2), ("hard:150", "greedy", 2)],
     "levels": [("easy", "random", 2), ("normal", "easy", 2), ("hard", "normal", 2)],
 }
+
+SIDE_SUITES = ("table3", "budget", "levels")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -210,6 +224,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--only", action="append", choices=sorted(SUITES), help="repeatable")
     parser.add_argument("--match", help="one custom match, e.g. strong:80,greedy,2")
+    parser.add_argument(
+        "--side-pairs",
+        type=int,
+        help="decks per match for the table3, budget and levels suites (default: --pairs)",
+    )
     parser.add_argument("--shared-stock", action="store_true", help="no per-seat draw queues")
     args = parser.parse_args(argv)
     pairs = 40 if args.quick else args.pairs
@@ -220,9 +239,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         a, b, n = args.match.split(",")
         match(a, b, int(n), pairs, args.jobs, queued)
         return 0
+    side = pairs if args.quick or args.side_pairs is None else args.side_pairs
+    if side != pairs:
+        print(f"Suites {', '.join(SIDE_SUITES)}: {side} decks per match.")
     for name in args.only or list(SUITES):
         for spec_a, spec_b, players in SUITES[name]:
-            match(spec_a, spec_b, players, pairs, args.jobs, queued)
+            match(
+                spec_a, spec_b, players, side if name in SIDE_SUITES else pairs, args.jobs, queued
+            )
     return 0
 
 

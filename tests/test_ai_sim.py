@@ -6,6 +6,8 @@ import random
 
 import pytest
 
+from engine.ai.belief import likelihood, observations
+from engine.ai.players import all_worlds, safe_move
 from engine.ai.policy import random_move
 from engine.ai.sim import SUIT_INDEX, Sim, sample_world
 from engine.cards import DECK, shuffled_deck
@@ -80,3 +82,47 @@ def test_sampled_world_is_consistent_with_the_view(players: int) -> None:
         elif view.trump_card not in view.seen_cards:
             assert view.trump_card_drawn_by is not None
             assert tc in world.hands[view.trump_card_drawn_by]
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_real_world_explains_greedy_plays(players: int) -> None:
+    """Belief weighting never rules out the truth when the others play the greedy policy."""
+    checked = 0
+    for game in range(15):
+        deal = Deal.start(players, shuffled_deck(seed=f"belief{game}"), game % players)
+        while not deal.finished:
+            seat = deal.turn
+            assert seat is not None
+            view = deal.view(seat)
+            obs = observations(view)
+            if obs:
+                assert all(o.seat != seat for o in obs)
+                assert likelihood(exact_sim(deal), players, obs, 0.0) > 0.0
+                checked += 1
+            deal.apply(safe_move(view, deal.legal_moves()))
+    assert checked > 100
+
+
+def test_all_worlds_are_the_sampled_worlds() -> None:
+    """Near the end of a two-player stock the enumerated worlds are exactly those sampled."""
+    checked = 0
+    for game in range(20):
+        deal = Deal.start(2, shuffled_deck(seed=f"worlds{game}"), 1)
+        while not deal.finished and not 0 < deal.stock_size <= 4:
+            deal.apply(safe_move(deal.view(deal.turn or 0), deal.legal_moves()))
+        if deal.finished:
+            continue
+        view = deal.view(deal.turn or 0)
+        worlds = all_worlds(view, 300)
+        assert worlds is not None
+        keys = {(tuple(sorted(w.hands[1 - view.seat])), tuple(w.stock)) for w in worlds}
+        assert len(keys) == len(worlds)
+        real = exact_sim(deal)
+        assert (tuple(sorted(real.hands[1 - view.seat])), tuple(real.stock)) in keys
+        rng = random.Random(game)
+        for _ in range(20):
+            w = sample_world(view, rng)
+            assert (tuple(sorted(w.hands[1 - view.seat])), tuple(w.stock)) in keys
+        assert all_worlds(view, len(worlds) - 1) is None
+        checked += 1
+    assert checked >= 10

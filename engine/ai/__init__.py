@@ -13,6 +13,7 @@ from engine.ai.players import (
     canonical,
     make_player,
     safe_move,
+    strong_player,
 )
 
 __all__ = [
@@ -24,4 +25,5 @@ __all__ = [
     "canonical",
     "make_player",
     "safe_move",
+    "strong_player",
 ]

@@ -310,10 +310,22 @@ def all_worlds(view: PlayerView, cap: int) -> list[Sim] | None:
 
 
 LEVELS = ("easy", "normal", "hard")
-# Budgets measured with bench/ai.py: hard stays well under 1 s per move (p95) on one
-# core; normal is an order of magnitude cheaper and clearly weaker.
+# Budgets measured with bench/ai.py (see bench/RESULTS-ai.md): hard stays well under
+# 1 s per move (p95) on one core; normal is an order of magnitude cheaper and weaker.
 NORMAL_WORLDS = 20
 HARD_WORLDS = 300
+# Inference: a world that does not explain another seat's open play as the greedy
+# policy would have made it counts this much (soft, since people are not greedy bots).
+BELIEF = 0.05
+EXACT_WORLDS = 12  # two players, at most this many worlds left: solve each exactly
+PRUNE_Z = 2.5  # drop a move once it trails the leader by this many standard errors
+
+
+def strong_player(seed: int, worlds: int) -> StrongPlayer:
+    """The Monte Carlo player as the levels configure it, with ``worlds`` per decision."""
+    return StrongPlayer(
+        seed, worlds=worlds, belief=BELIEF, exact_worlds=EXACT_WORLDS, prune=PRUNE_Z
+    )
 
 
 def make_player(level: str, seed: int) -> Player:
@@ -321,9 +333,9 @@ def make_player(level: str, seed: int) -> Player:
     if level == "easy":
         return GreedyPlayer(seed, noise=0.25)
     if level == "normal":
-        return StrongPlayer(seed, worlds=NORMAL_WORLDS)
+        return strong_player(seed, NORMAL_WORLDS)
     if level == "hard":
-        return StrongPlayer(seed, worlds=HARD_WORLDS)
+        return strong_player(seed, HARD_WORLDS)
     if level == "random":
         return RandomPlayer(seed)
     if level == "greedy":
