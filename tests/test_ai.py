@@ -137,6 +137,8 @@ def test_decisions_ignore_hidden_cards(n: int) -> None:
         "easy": make_player("easy", 1),
         "random": RandomPlayer(1),
         "strong": StrongPlayer(1, worlds=6),
+        "normal": make_player("normal", 1),  # belief weighting, exact worlds
+        "pruning": StrongPlayer(1, worlds=34, belief=0.05, prune=1.0),
     }
     checked = 0
     for game in range(40):
