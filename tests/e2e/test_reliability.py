@@ -34,6 +34,7 @@ from tests.e2e.harness import (
 )
 from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
+log = logging.getLogger(__name__)
 STORM_MOVES = 12
 MESSAGE_METHODS = {"sendMessage", "editMessageText", "deleteMessage"}
 _TAG = re.compile(r"<[^>]+>")
@@ -140,7 +141,12 @@ def message_faults(fake: FakeTelegram) -> None:
 
 async def test_four_players_at_machine_speed_never_hit_a_flood_limit(tmp_path: Path) -> None:
     """A whole 4-player deal, players tapping as fast as their hands allow, the fake
-    enforcing Telegram's limits and the bot using its default pacing."""
+    enforcing Telegram's limits and the bot using its default pacing.
+
+    Measured: 36 moves in about 87-90 s (the longest test here). The private chats'
+    pace (about 1 operation a second) sets it: a move costs the mover a hand redraw for
+    the selection, and the next player a hand redraw plus a ping (delete + send). The
+    group table, at 20 a minute, keeps up by coalescing its edits."""
     async with new_fake() as fake:
         users = [fake.add_user(name) for name in ("Ann", "Ben", "Cat", "Dan")]
         group = fake.add_group("Table", members=users)
@@ -153,9 +159,8 @@ async def test_four_players_at_machine_speed_never_hit_a_flood_limit(tmp_path: P
             series = await assert_final_state(fake, app, game.id, "Table", timeout=60)
             assert len(series.deals) == 2 and series.deals[0].finished
             assert app.delivery is not None
-            logging.getLogger(__name__).warning(
-                "4-player deal: %d moves in %.1f s; delivery %s", moves, elapsed, app.delivery.stats
-            )
+            log.info("4-player deal: %d moves in %.1f s; %s", moves, elapsed, app.delivery.stats)
+            assert app.delivery.stats.coalesced > 0 and app.delivery.stats.flood_waits == 0
         assert fake.flood_violations == []
         assert fake.invalid_requests == []
 
@@ -615,7 +620,7 @@ async def test_a_tap_is_answered_within_a_second_however_long_the_outbox(
                 # The hand redraw is not stuck behind the group's backlog either.
                 await fake.wait_for(lambda h=hand, b=before: len(h.history) > b, timeout=5)
                 redraws.append(time.monotonic() - started)
-            logging.getLogger(__name__).warning(
+            log.info(
                 "tap answer %s s, hand redraw %s s",
                 [round(x, 3) for x in latencies],
                 [round(x, 3) for x in redraws],
