@@ -33,6 +33,10 @@ from storage import OutboxItem, Storage
 
 log = logging.getLogger(__name__)
 
+# With backoff doubling from 0.5 s to a 60 s cap, 20 tries ride out about 15 minutes
+# of Telegram trouble before a message is given up.
+MAX_ATTEMPTS = 20
+
 
 @dataclass
 class Bucket:
@@ -219,7 +223,10 @@ class DeliveryWorker:
             self.stats.flood_waits += 1
             self._bucket(item.chat_id).paused_until = self.clock() + exc.retry_after
             await self.storage.outbox_retry(
-                item.id, self.wall_clock() + exc.retry_after, "429 retry_after"
+                item.id,
+                self.wall_clock() + exc.retry_after,
+                "429 retry_after",
+                count_attempt=False,
             )
         except TelegramMigrateToChat as exc:
             log.info("chat %s moved to %s", item.chat_id, exc.migrate_to_chat_id)
@@ -251,7 +258,7 @@ class DeliveryWorker:
 
     async def _retry(self, item: OutboxItem, error: str) -> None:
         self.stats.retried += 1
-        if item.attempts >= 8:
+        if item.attempts >= MAX_ATTEMPTS:
             log.error(
                 "giving up on outbox item %s after %s tries: %s", item.id, item.attempts, error
             )

@@ -936,12 +936,16 @@ class Storage:
             if message_id is not None and game_id is not None and role is not None:
                 await self._set_message(conn, game_id, role, chat_id, message_id)
 
-    async def outbox_retry(self, item_id: int, not_before: float, error: str) -> None:
+    async def outbox_retry(
+        self, item_id: int, not_before: float, error: str, *, count_attempt: bool = True
+    ) -> None:
+        """Put an item back until ``not_before``. A flood wait is Telegram pacing us, not a
+        failure, so the caller passes ``count_attempt=False`` for it."""
         async with self._tx(write=True) as conn:
             await conn.execute(
-                "UPDATE outbox SET attempts = attempts + 1, not_before = ?, last_error = ?"
+                "UPDATE outbox SET attempts = attempts + ?, not_before = ?, last_error = ?"
                 " WHERE id = ?",
-                (not_before, error, item_id),
+                (1 if count_attempt else 0, not_before, error, item_id),
             )
 
     async def outbox_drop_superseded(self) -> int:

@@ -421,6 +421,10 @@ async def test_outbox_enqueue_pending_retry_and_done(db: Storage) -> None:
     (retried,) = [i for i in await db.pending(now=3 * 10**10) if i.id == table.id]
     assert (retried.attempts, retried.not_before) == (1, 2 * 10**10)
     assert retried.last_error == "429 Too Many Requests"
+    # A flood wait is pacing, not a failure: it does not use up a try.
+    await db.outbox_retry(table.id, 3 * 10**10, "flood", count_attempt=False)
+    (waited,) = [i for i in await db.pending(now=4 * 10**10) if i.id == table.id]
+    assert (waited.attempts, waited.not_before) == (1, 3 * 10**10)
 
     await db.outbox_done(table.id, message_id=555)  # records the game's table message
     assert await db.get_message(game.id, "table") == MessageRef(game.id, "table", -5, 555)

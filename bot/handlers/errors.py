@@ -5,7 +5,9 @@ from __future__ import annotations
 import logging
 
 from aiogram import Router
+from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import ExceptionTypeFilter
+from aiogram.methods import AnswerCallbackQuery
 from aiogram.types import ErrorEvent
 
 from bot.handlers.common import personal_texts, reply
@@ -33,7 +35,13 @@ async def polite_refusal(event: ErrorEvent, service: GameService) -> None:
 
 
 async def unexpected(event: ErrorEvent, service: GameService) -> None:
-    log.error("update %s failed", event.update.update_id, exc_info=event.exception)
+    error = event.exception
+    if isinstance(error, TelegramAPIError) and isinstance(error.method, AnswerCallbackQuery):
+        # Only the answer to the tap failed: whatever the tap did is already committed,
+        # so telling the player "nothing was changed" would be wrong.
+        log.warning("could not answer a callback query: %s", error.message)
+        return
+    log.error("update %s failed", event.update.update_id, exc_info=error)
     query = event.update.callback_query
     if query is not None:
         t = personal_texts(query.from_user, service.default_language)
