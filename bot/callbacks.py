@@ -7,7 +7,7 @@ from aiogram.filters.callback_data import CallbackData
 
 class LobbyCb(CallbackData, prefix="l"):
     game: int
-    action: str  # join | leave | start | bot-<level>
+    action: str  # join | leave | start | again | bot-<level>
 
 
 class CardCb(CallbackData, prefix="t"):

@@ -283,6 +283,13 @@ def deal_end_text(
     return "\n".join(lines)
 
 
+def again_keyboard(t: Texts, game: Game) -> InlineKeyboardMarkup:
+    data = LobbyCb(game=game.id, action="again").pack()
+    return InlineKeyboardMarkup(
+        inline_keyboard=[[InlineKeyboardButton(text=t("series.again"), callback_data=data)]]
+    )
+
+
 def series_end_text(t: Texts, game: Game, totals: Sequence[int], winners: Sequence[int]) -> str:
     names = ", ".join(seat_name(game.seats[s]) for s in winners)
     key = "series.winner" if len(winners) == 1 else "series.winners"

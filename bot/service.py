@@ -381,6 +381,36 @@ class GameService:
             render.lobby_keyboard(t, live.game, self.bot_username),
         )
 
+    async def rematch(self, game_id: int, user: UserInfo) -> Game:
+        """A new series at the same table: the same seats, back in the lobby."""
+        await self.remember_user(user)
+        old = await self.storage.get_game(game_id)
+        if old is None:
+            raise UserError("error.no_game")
+        if old.status in OPEN:
+            raise UserError("newgame.already_open")
+        if not any(s.user_id == user.id for s in old.seats):
+            raise UserError("error.not_seated")
+        seats: list[Seat] = []
+        for seat in old.seats:
+            known = None if seat.user_id is None else await self.storage.get_user(seat.user_id)
+            if seat.user_id is None or (known is not None and known.started):
+                seats.append(replace(seat, seat=len(seats), away=False, autoplayed=0))
+        chat = await self.storage.get_chat(old.chat_id)
+        try:
+            game = await self.storage.create_game(
+                old.chat_id,
+                old.thread_id,
+                chat.rules if chat else {},
+                user.id,
+                tuple(seats),
+                self.clock() + self.lobby_timeout,
+            )
+        except GameExistsError:
+            raise UserError("newgame.already_open") from None
+        await self._repost_lobby(game.id)
+        return game
+
     async def _lobby(self, game_id: int) -> LiveGame:
         live = await self._load(game_id)
         if live.game.status != "lobby":
@@ -556,7 +586,9 @@ class GameService:
                 change["winners"] = outcome.winners
                 ops.append(
                     self.group_send(
-                        live, render.series_end_text(t, game, outcome.totals, outcome.winners)
+                        live,
+                        render.series_end_text(t, game, outcome.totals, outcome.winners),
+                        render.again_keyboard(t, game),
                     )
                 )
             else:

@@ -22,6 +22,9 @@ async def lobby_button(query: CallbackQuery, callback_data: LobbyCb, service: Ga
     elif action == "start":
         await service.start(game_id, user.id)
         key = "lobby.starting"
+    elif action == "again":
+        await service.rematch(game_id, user)
+        key = "lobby.rematch"
     elif action.startswith("bot-"):
         await service.add_computer(game_id, user.id, action[4:])
         key = "lobby.computer_added"

@@ -30,8 +30,8 @@ def group_texts(group: FakeChat, needle: str) -> list[str]:
 async def replayed(db: Path) -> engine.ReplayReport:
     storage = await Storage.open(db)
     try:
-        games = await storage.active_games()
-        assert games == [], "the game should be over"
+        game = await storage.get_game(1)
+        assert game is not None and game.status == "finished"
         record = await storage.export_record(1)
     finally:
         await storage.close()
@@ -57,7 +57,17 @@ async def test_full_two_player_series_ends_with_the_right_tally(tmp_path: Path) 
                     assert_no_hand_in_another_dm(players, group),
                 ),
             )
-            await fake.wait_for(lambda: "series is over" in group.all_texts()[-1] or True)
+            # The series result offers another series at the same table.
+            final_message = next(
+                m for m in group.bot_messages() if "The series is over" in (m.text or "")
+            )
+            await (await bob.tap(final_message, "🔁 Another series, same table")).wait()
+            lobby = await fake.wait_for(
+                lambda: next((m for m in group.bot_messages() if "✋ Join" in m.button_texts), None)
+            )
+            await fake.wait_for(lambda: "Alice" in lobby.text and "Bob" in lobby.text)
+            answer = await (await alice.tap(final_message, "🔁 Another series, same table")).wait()
+            assert answer.show_alert and "already open" in answer.text
         assert fake.invalid_requests == []
     report = await replayed(db)
     assert report.finished and max(report.totals) >= 12  # R14
