@@ -11,7 +11,15 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
-from aiogram.types import BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeDefault
+from aiogram.methods.base import Response
+from aiogram.types import (
+    BotCommand,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeDefault,
+    Message,
+    Update,
+    User,
+)
 
 from bot.config import Settings
 from bot.delivery import DeliveryWorker, Limits
@@ -35,6 +43,16 @@ GROUP_COMMANDS = (
 )
 PRIVATE_COMMANDS = ("start", "rules", "help")
 TICK_SECONDS = 0.5
+
+
+# aiogram parses every API answer as ``Response[T]``. pydantic caches such generic classes
+# only weakly, so after a garbage collection each is built again, ~5-15 ms of CPU on the
+# event loop (bench/bot.py saw hundreds of rebuilds a minute under load). Holding the
+# ones the bot's calls return keeps them built once.
+_RESPONSE_TYPES = tuple(
+    Response[t]  # type: ignore[valid-type]
+    for t in (bool, Message, Message | bool, User, list[Update])
+)
 
 
 def make_bot(settings: Settings) -> Bot:

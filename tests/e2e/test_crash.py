@@ -330,23 +330,24 @@ async def check_game(storage: Storage, db: Path, fake: FakeTelegram, table: Tabl
     assert tuple(totals) == report.totals
 
     # The series result in the group, and the table and hands show the final state.
-    final = [m.text for m in table.group.bot_messages() if "The series is over!" in m.text]
+    final = [t for m in table.group.bot_messages() if "The series is over!" in (t := m.text or "")]
     assert final, "no series result in the group"
     for name, total in zip(names, report.totals, strict=True):
         assert f"{name}: {total}" in final[-1]
     refs = {r.role: r for r in await storage.game_messages(game.id)}
     table_message = fake.chat(refs["table"].chat_id).get_message(refs["table"].message_id)
     assert table_message is not None and not table_message.deleted
-    assert table_message.text.startswith("🏁 The series is over."), table_message.text
+    shown_table = table_message.text or ""
+    assert shown_table.startswith("🏁 The series is over."), shown_table
     for name, total in zip(names, report.totals, strict=True):
-        assert f"{name}: {total}" in table_message.text
+        assert f"{name}: {total}" in shown_table
     # The newest table-looking message in the group is that one (no stale copy after it).
     tables_shown = [m for m in table.group.bot_messages() if "Burkozel" in (m.text or "")]
     assert not tables_shown or tables_shown[-1].message_id < table_message.message_id
     for user in table.humans:
         ref = refs[f"hand:{user.id}"]
         hand = user.dm.get_message(ref.message_id)
-        assert hand is not None and "is over" in hand.text and not hand.buttons, hand
+        assert hand is not None and "is over" in (hand.text or "") and not hand.buttons, hand
         # Any other hand-looking message left in the DM would show a stale game.
         stale = [m for m in user.dm.bot_messages() if "Your cards:" in (m.text or "")]
         assert not stale, [m.text for m in stale]

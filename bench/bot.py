@@ -1,0 +1,391 @@
+"""Bot throughput: updates/s, tap-to-answer latency and memory per game, vs a minimal bot.
+
+Usage: .venv/bin/python bench/bot.py [--games N] [--seconds S] [--quick]
+
+Drives N concurrent two-player games (default 200) through the fake Bot API server
+(tests/fake_telegram), with the real bot (bot.app.App: handlers, game service, SQLite,
+delivery worker) running in this process. Each game has one player acting at a time, who
+taps the cards of a legal move one by one and then the play button, waiting for each
+answer as a person's client does (a closed loop per game). Pacing is off on both sides
+(the fake does not enforce Telegram's limits, the bot's delivery limits are huge): this
+measures our processing, not Telegram's pacing. A series that ends is followed by a new
+one in the same group.
+
+Then, in the same run and against the same fake, a minimal aiogram bot (a Dispatcher with
+one callback_query handler that only answers) gets the same closed-loop taps from the
+same number of players, so the ratio shows what game logic and persistence cost on top
+of aiogram itself.
+
+Figures:
+- updates/s: callback queries answered per second in the timed window;
+- tap-to-answer p50/p95: from the fake creating the callback update to the bot's
+  answerCallbackQuery reaching the fake;
+- memory per active game: Python memory allocated and still held after setting up the
+  games and playing a few moves in each (tracemalloc, allocations made with the fake
+  server or this driver on the stack left out), divided by the number of games.
+  SQLite's own page cache is outside Python's allocator and not per game.
+Targets (issue 5): at least half the minimal bot's updates/s, p95 < 100 ms, < 100 KB per
+active game. Nothing is asserted; the figures are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import logging
+import random
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from aiogram import Bot, Dispatcher, Router  # noqa: E402
+from aiogram.client.session.aiohttp import AiohttpSession  # noqa: E402
+from aiogram.client.telegram import TelegramAPIServer  # noqa: E402
+from aiogram.types import CallbackQuery  # noqa: E402
+from pydantic import SecretStr  # noqa: E402
+
+from bot.app import App  # noqa: E402
+from bot.callbacks import CardCb, LobbyCb, PlayCb  # noqa: E402
+from bot.config import Settings  # noqa: E402
+from bot.delivery import Limits  # noqa: E402
+from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser  # noqa: E402
+
+TOKEN = "123456:BENCH-token"
+UNPACED = Limits(
+    group_capacity=1e6,
+    group_rate=1e6,
+    private_capacity=1e6,
+    private_rate=1e6,
+    global_capacity=1e6,
+    global_rate=1e6,
+)
+WARMUP_MOVES = 4  # per game, before memory is measured
+FRAMES = 12  # deep enough to see the fake server or the driver on an allocation's stack
+
+
+@dataclass
+class Figures:
+    name: str
+    games: int
+    answered: int = 0
+    seconds: float = 0.0
+    latencies: list[float] = field(default_factory=list)
+    alerts: int = 0
+    bytes_per_game: float = 0.0
+    moves: int = 0
+    series: int = 0
+
+    @property
+    def rate(self) -> float:
+        return self.answered / self.seconds if self.seconds else 0.0
+
+    def pct(self, q: float) -> float:
+        if not self.latencies:
+            return float("nan")
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+class Taps:
+    """Closed-loop tapping with the timed window's bookkeeping."""
+
+    def __init__(self, fake: FakeTelegram) -> None:
+        self.fake = fake
+        self.window: tuple[float, float] | None = None
+        self.created: dict[str, float] = {}
+        self.alerts = 0
+
+    async def tap(self, user: FakeUser, message: FakeMessage, data: str) -> None:
+        pending = await user.tap_raw(message, data)
+        if self.window is not None:
+            self.created[pending.id] = pending.created
+        answer = await pending.wait(timeout=60)
+        if answer.show_alert:
+            self.alerts += 1
+
+    def figures(self, fig: Figures) -> Figures:
+        assert self.window is not None
+        start, end = self.window
+        answered_at = {
+            str(r.params.get("callback_query_id")): r.time
+            for r in self.fake.requests
+            if r.method == "answerCallbackQuery" and r.ok and start <= r.time <= end
+        }
+        fig.answered = len(answered_at)
+        fig.seconds = end - start
+        fig.latencies = [
+            answered_at[cid] - created
+            for cid, created in self.created.items()
+            if cid in answered_at and created >= start
+        ]
+        fig.alerts = self.alerts
+        return fig
+
+
+def python_bytes_without(snapshot: tracemalloc.Snapshot) -> int:
+    """Memory held, leaving out what the fake server and this driver allocated."""
+    filtered = snapshot.filter_traces(
+        [
+            tracemalloc.Filter(False, "*/tests/fake_telegram/*", all_frames=True),
+            tracemalloc.Filter(False, __file__, all_frames=True),
+            tracemalloc.Filter(False, tracemalloc.__file__),
+        ]
+    )
+    return sum(stat.size for stat in filtered.statistics("filename"))
+
+
+async def measure_memory(games: int, setup: Callable[[range], Awaitable[None]]) -> float:
+    """Bytes per game: the first tenth of the games is set up untraced (caches, pools
+    and other one-off costs), the rest under tracemalloc."""
+    warm = max(1, games // 10)
+    await setup(range(warm))
+    gc.collect()
+    tracemalloc.start(FRAMES)
+    try:
+        before = python_bytes_without(tracemalloc.take_snapshot())
+        await setup(range(warm, games))
+        gc.collect()
+        after = python_bytes_without(tracemalloc.take_snapshot())
+    finally:
+        tracemalloc.stop()
+    return (after - before) / max(1, games - warm)
+
+
+async def timed(
+    taps: Taps, seconds: float, stop: asyncio.Event, drivers: list[asyncio.Task[None]]
+) -> None:
+    await asyncio.sleep(min(2.0, seconds / 4))  # the loop settles after setup
+    start = time.monotonic()
+    taps.window = (start, float("inf"))
+    await asyncio.sleep(seconds)
+    taps.window = (start, time.monotonic())
+    stop.set()
+    await asyncio.wait_for(asyncio.gather(*drivers), 120)
+
+
+# --- our bot -------------------------------------------------------------------------
+
+
+@dataclass
+class Game:
+    group: FakeChat
+    users: list[FakeUser]
+    game_id: int = 0
+
+
+async def run_ours(games: int, seconds: float, tmp: Path) -> Figures:
+    fig = Figures("burkozel bot", games)
+    async with FakeTelegram(token=TOKEN) as fake:
+        fake.enforce_limits = False
+        fake.callback_answer_timeout = 600
+        fake.validate_updates = False  # the driver's cost, not the bot's
+        settings = Settings(  # type: ignore[call-arg]
+            _env_file=None,
+            bot_token=SecretStr(TOKEN),
+            database_path=tmp / "bench.sqlite3",
+            telegram_api_url=fake.api_url,
+            default_language="en",
+            turn_timeout_seconds=3600,
+            log_level="WARNING",
+        )
+        app = App(settings, limits=UNPACED, handle_signals=False)
+        task = asyncio.create_task(app.run())
+        await asyncio.wait_for(app.ready.wait(), 30)
+        service = app.service
+        assert service is not None
+        taps = Taps(fake)
+        tables = [
+            Game(fake.add_group(f"G{n}", members=users), users)
+            for n in range(games)
+            for users in [[fake.add_user(f"A{n}"), fake.add_user(f"B{n}")]]
+        ]
+
+        async def open_game(table: Game) -> None:
+            first, second = table.users
+            command = await first.send(table.group, "/newgame")
+
+            async def game_id() -> int:
+                game = await service.storage.open_game(table.group.id, None)
+                return game.id if game is not None and game.status == "lobby" else 0
+
+            table.game_id = await fake.wait_for(game_id, timeout=600, interval=0.05)
+            await taps.tap(second, command, LobbyCb(game=table.game_id, action="join").pack())
+            await taps.tap(first, command, LobbyCb(game=table.game_id, action="start").pack())
+
+        async def move(table: Game, rng: random.Random) -> bool:
+            live = await service.live(table.game_id)
+            deal = live.series.current if live.series is not None else None
+            if live.game.status != "playing" or deal is None or deal.turn is None:
+                return False
+            user_id = live.game.seats[deal.turn].user_id
+            user = next(u for u in table.users if u.id == user_id)
+            # Any message of the DM carries the tap; the hand message may still be on its
+            # way (delivery runs behind under this load), and waiting for it would measure
+            # the delivery backlog rather than the handling of taps.
+            anchor, version = user.dm.messages[0], live.game.version
+            chosen = rng.choice(deal.legal_moves())
+            for card in chosen.cards:
+                data = CardCb(game=table.game_id, v=version, card=card.code()).pack()
+                await taps.tap(user, anchor, data)
+            kind = "l" if chosen.beat is None else ("b" if chosen.beat else "d")
+            codes = ".".join(c.code() for c in sorted(chosen.cards))
+            data = PlayCb(game=table.game_id, v=version, kind=kind, cards=codes).pack()
+            await taps.tap(user, anchor, data)
+            fig.moves += 1
+            return True
+
+        async def setup(numbers: range) -> None:
+            gate = asyncio.Semaphore(50)
+
+            async def one(table: Game, n: int) -> None:
+                async with gate:
+                    for user in table.users:
+                        await user.start_bot()
+                    await open_game(table)
+                rng = random.Random(n)
+                for _ in range(WARMUP_MOVES):
+                    await move(table, rng)
+
+            await asyncio.gather(*(one(tables[n], n) for n in numbers))
+
+        fig.bytes_per_game = await measure_memory(games, setup)
+        stop = asyncio.Event()
+
+        async def drive(table: Game, rng: random.Random) -> None:
+            while not stop.is_set():
+                if not await move(table, rng):
+                    fig.series += 1
+                    await open_game(table)
+
+        drivers = [
+            asyncio.create_task(drive(t, random.Random(1000 + n))) for n, t in enumerate(tables)
+        ]
+        fig.moves = 0
+        await timed(taps, seconds, stop, drivers)
+        await app.stop()
+        await asyncio.wait_for(task, 30)
+        return taps.figures(fig)
+
+
+# --- the minimal aiogram bot ---------------------------------------------------------
+
+
+async def only_answer(query: CallbackQuery) -> None:
+    await query.answer()
+
+
+async def run_minimal(games: int, seconds: float) -> Figures:
+    fig = Figures("minimal aiogram bot", games)
+    async with FakeTelegram(token=TOKEN) as fake:
+        fake.enforce_limits = False
+        fake.callback_answer_timeout = 600
+        fake.validate_updates = False
+        bot = Bot(TOKEN, session=AiohttpSession(api=TelegramAPIServer.from_base(fake.api_url)))
+        router = Router()
+        router.callback_query.register(only_answer)
+        dispatcher = Dispatcher()
+        dispatcher.include_router(router)
+        ready = asyncio.Event()
+
+        async def started() -> None:
+            ready.set()
+
+        dispatcher.startup.register(started)
+        task = asyncio.create_task(
+            dispatcher.start_polling(
+                bot,
+                allowed_updates=["message", "callback_query"],
+                handle_signals=False,
+                close_bot_session=False,
+                polling_timeout=10,
+            )
+        )
+        await asyncio.wait_for(ready.wait(), 30)
+        taps = Taps(fake)
+        players: list[tuple[FakeUser, FakeMessage]] = []
+
+        async def setup(numbers: range) -> None:
+            for n in numbers:
+                user = fake.add_user(f"A{n}")
+                group = fake.add_group(f"G{n}", members=[user])
+                players.append((user, await user.send(group, "hello")))
+            await asyncio.gather(
+                *(
+                    taps.tap(u, m, CardCb(game=n + 1, v=7, card="AS").pack())
+                    for n, (u, m) in list(enumerate(players))[numbers.start : numbers.stop]
+                )
+            )
+
+        fig.bytes_per_game = await measure_memory(games, setup)
+        stop = asyncio.Event()
+
+        async def drive(n: int, user: FakeUser, message: FakeMessage) -> None:
+            rng = random.Random(n)
+            while not stop.is_set():
+                data = CardCb(game=n + 1, v=rng.randrange(200), card="AS").pack()
+                await taps.tap(user, message, data)
+
+        drivers = [asyncio.create_task(drive(n, u, m)) for n, (u, m) in enumerate(players)]
+        await timed(taps, seconds, stop, drivers)
+        await dispatcher.stop_polling()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(task, 30)
+        await bot.session.close()
+        return taps.figures(fig)
+
+
+def report(ours: Figures, minimal: Figures) -> None:
+    print(
+        f"{ours.games} concurrent games, one player acting per game (closed loop),"
+        f" {ours.seconds:.1f} s timed window, pacing off on both sides"
+    )
+    print(
+        f"{'':<22}{'updates/s':>10}{'p50 ms':>9}{'p95 ms':>9}{'KB/game':>9}"
+        f"{'answered':>10}{'alerts':>8}"
+    )
+    for f in (ours, minimal):
+        print(
+            f"{f.name:<22}{f.rate:>10.0f}{f.pct(0.5):>9.1f}{f.pct(0.95):>9.1f}"
+            f"{f.bytes_per_game / 1024:>9.1f}{f.answered:>10}{f.alerts:>8}"
+        )
+    ratio = ours.rate / minimal.rate if minimal.rate else float("nan")
+    per_move = (ours.answered / ours.moves) if ours.moves else float("nan")
+    print(
+        f"ratio {ratio:.2f} of the minimal bot's updates/s (target >= 0.5);"
+        f" p95 target < 100 ms; memory target < 100 KB per active game"
+    )
+    print(
+        f"our bot: {ours.moves} moves committed in the window ({per_move:.1f} taps a move),"
+        f" {ours.series} series finished and restarted;"
+        f" median latency over {len(ours.latencies)} taps:"
+        f" {statistics.median(ours.latencies) * 1000 if ours.latencies else float('nan'):.1f} ms"
+    )
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200, help="concurrent games (default 200)")
+    parser.add_argument("--seconds", type=float, default=15.0, help="timed window (default 15)")
+    parser.add_argument("--quick", action="store_true", help="50 games, 5 s")
+    args = parser.parse_args()
+    games, seconds = (50, 5.0) if args.quick else (args.games, args.seconds)
+    logging.basicConfig(level=logging.WARNING)
+    with tempfile.TemporaryDirectory(prefix="bench-bot-", dir=ROOT) as tmp:
+        ours = await run_ours(games, seconds, Path(tmp))
+    gc.collect()
+    minimal = await run_minimal(games, seconds)
+    report(ours, minimal)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
