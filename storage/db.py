@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeAlias, TypeVar
 
 import aiosqlite
 
@@ -63,6 +62,14 @@ _OUTBOX_COLUMNS: Final = (
     "id, chat_id, method, payload, game_id, role, attempts, not_before, created_at, last_error"
 )
 _OPEN: Final = "status IN ('lobby', 'playing')"
+
+
+_T = TypeVar("_T")
+_Body: TypeAlias = Callable[[sqlite3.Connection], _T]
+
+
+def _all(conn: sqlite3.Connection, sql: str, params: Sequence[object] = ()) -> list[Any]:
+    return conn.execute(sql, params).fetchall()
 
 
 def _dumps(value: object) -> str:
@@ -223,7 +230,9 @@ class Storage:
     def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
         self._conn = conn
         self._path = path
-        self._lock = asyncio.Lock()
+        # Writes waiting for the next group commit, and the task that runs them.
+        self._writes: list[tuple[_Body[Any], asyncio.Future[Any]]] = []
+        self._writer: asyncio.Task[None] | None = None
 
     # --- life cycle ----------------------------------------------------------
 
@@ -272,53 +281,142 @@ class Storage:
         return cls(conn, path)
 
     async def close(self) -> None:
-        async with self._lock:
-            await self._conn.close()
+        while self._writer is not None and not self._writer.done():
+            await asyncio.shield(self._writer)  # let queued writes land first
+        await self._conn.close()
 
-    @contextlib.asynccontextmanager
-    async def _tx(self, *, write: bool) -> AsyncIterator[aiosqlite.Connection]:
-        """One transaction under the lock; any exception (even cancellation) rolls back.
+    # --- transactions ----------------------------------------------------------
+    #
+    # Every transaction is one plain function of the raw sqlite3 connection, run whole on
+    # aiosqlite's worker thread (one hop to the thread per transaction, not one per
+    # statement). The thread runs one job at a time, so transactions never interleave and
+    # no asyncio lock is needed; a caller cancelled mid-way only stops waiting, the job
+    # itself always ends in COMMIT or ROLLBACK.
+    #
+    # Writes are group-committed: writes queued while the thread is busy run together in
+    # the next transaction, each inside its own SAVEPOINT, so one caller's failure (a
+    # stale version, a constraint) rolls back only that caller's part, and the batch
+    # shares one COMMIT, i.e. one fsync under synchronous=FULL. Each caller still gets
+    # its own result or exception, and only once the COMMIT is on disk.
+
+    async def _in_thread(self, fn: Callable[..., _T], *args: Any) -> _T:
+        """Run ``fn(*args)`` on the thread that owns the sqlite3 connection.
+
+        ``aiosqlite.Connection._execute`` is private, but every public aiosqlite method
+        is built on it and it is the only way to run several statements in one hop.
+        tests/test_storage.py pins the behaviour relied on here.
+        """
+        return await self._conn._execute(fn, *args)  # type: ignore[no-untyped-call,no-any-return]
+
+    async def _read(self, body: _Body[_T]) -> _T:
+        """Run ``body`` in one read transaction (a consistent snapshot)."""
+        return await self._in_thread(self._read_tx, body)
+
+    def _read_tx(self, body: _Body[_T]) -> _T:
+        conn = self._conn._conn
+        conn.execute("BEGIN")
+        try:
+            result = body(conn)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return result
+
+    async def _write(self, body: _Body[_T]) -> _T:
+        """Run ``body`` in the next group commit; returns once it is committed."""
+        future: asyncio.Future[_T] = asyncio.get_running_loop().create_future()
+        self._writes.append((body, future))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write_loop())
+        return await future
+
+    async def _write_loop(self) -> None:
+        while self._writes:
+            # A caller cancelled before its batch starts writes nothing.
+            batch = [(body, fut) for body, fut in self._writes if not fut.done()]
+            self._writes = []
+            if not batch:
+                continue
+            try:
+                outcomes = await asyncio.shield(
+                    self._in_thread(self._write_tx, [body for body, _ in batch])
+                )
+            except asyncio.CancelledError:
+                for _, fut in batch:
+                    fut.cancel()
+                raise
+            except BaseException as exc:  # BEGIN or COMMIT failed: nothing was written
+                for _, fut in batch:
+                    if not fut.done():
+                        fut.set_exception(exc)
+                continue
+            for (_, fut), (ok, value) in zip(batch, outcomes, strict=True):
+                if fut.done():
+                    continue  # the caller stopped waiting; its part is committed anyway
+                if ok:
+                    fut.set_result(value)
+                else:
+                    fut.set_exception(value)
+
+    def _write_tx(self, bodies: list[_Body[Any]]) -> list[tuple[bool, Any]]:
+        """One write transaction for a batch; each body's outcome, in order.
 
         Writers take ``BEGIN IMMEDIATE`` so the write lock is held from the start and a
         second process waits on busy_timeout instead of failing half-way with BUSY.
         """
-        async with self._lock:
-            conn = self._conn
-            try:
-                await conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-                yield conn
-                await conn.execute("COMMIT")
-            except BaseException:
-                # Shielded: a second cancellation must not leave the transaction open.
-                # aiosqlite runs statements in order on its thread, so this ROLLBACK runs
-                # after whatever statement the cancelled caller had queued.
-                await asyncio.shield(self._rollback())
-                raise
-
-    async def _rollback(self) -> None:
-        with contextlib.suppress(sqlite3.OperationalError):  # no transaction was open
-            await self._conn.execute("ROLLBACK")
+        conn = self._conn._conn
+        outcomes: list[tuple[bool, Any]] = []
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for body in bodies:
+                conn.execute("SAVEPOINT item")
+                try:
+                    value = body(conn)
+                except Exception as exc:
+                    if not conn.in_transaction:
+                        # SQLite rolled the whole transaction back (e.g. disk full): the
+                        # batch's earlier parts are gone too, so the batch fails as one.
+                        raise
+                    conn.execute("ROLLBACK TO item")
+                    conn.execute("RELEASE item")
+                    outcomes.append((False, exc))
+                    continue
+                conn.execute("RELEASE item")
+                outcomes.append((True, value))
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return outcomes
 
     # --- chats & users -------------------------------------------------------
 
     async def upsert_chat(self, chat_id: int, title: str) -> Chat:
-        async with self._tx(write=True) as conn:
-            await conn.execute(
+        def body(conn: sqlite3.Connection) -> Chat | None:
+            conn.execute(
                 "INSERT INTO chats (id, title) VALUES (?, ?)"
                 " ON CONFLICT (id) DO UPDATE SET title = excluded.title",
                 (chat_id, title),
             )
-            chat = await self._chat(conn, chat_id)
+            chat = self._chat(conn, chat_id)
+            return chat
+
+        chat = await self._write(body)
         assert chat is not None
         return chat
 
     async def get_chat(self, chat_id: int) -> Chat | None:
-        async with self._tx(write=False) as conn:
-            return await self._chat(conn, chat_id)
+        def body(conn: sqlite3.Connection) -> Chat | None:
+            return self._chat(conn, chat_id)
 
-    async def _chat(self, conn: aiosqlite.Connection, chat_id: int) -> Chat | None:
+        return await self._read(body)
+
+    def _chat(self, conn: sqlite3.Connection, chat_id: int) -> Chat | None:
         rows = list(
-            await conn.execute_fetchall(
+            _all(
+                conn,
                 "SELECT id, title, language, rules, migrated_to FROM chats WHERE id = ?",
                 (chat_id,),
             )
@@ -326,20 +424,24 @@ class Storage:
         return _chat(rows[0]) if rows else None
 
     async def set_chat_language(self, chat_id: int, language: str) -> None:
-        async with self._tx(write=True) as conn:
-            await conn.execute(
+        def body(conn: sqlite3.Connection) -> None:
+            conn.execute(
                 "INSERT INTO chats (id, language) VALUES (?, ?)"
                 " ON CONFLICT (id) DO UPDATE SET language = excluded.language",
                 (chat_id, language),
             )
 
+        await self._write(body)
+
     async def set_chat_rules(self, chat_id: int, rules: dict[str, Any]) -> None:
-        async with self._tx(write=True) as conn:
-            await conn.execute(
+        def body(conn: sqlite3.Connection) -> None:
+            conn.execute(
                 "INSERT INTO chats (id, rules) VALUES (?, ?)"
                 " ON CONFLICT (id) DO UPDATE SET rules = excluded.rules",
                 (chat_id, _dumps(rules)),
             )
+
+        await self._write(body)
 
     async def migrate_chat(self, old_id: int, new_id: int) -> None:
         """A group became a supergroup: its games, messages, pending outbox and stats follow.
@@ -350,11 +452,12 @@ class Storage:
         if old_id == new_id:
             return
         try:
-            async with self._tx(write=True) as conn:
-                await conn.execute(
+
+            def body(conn: sqlite3.Connection) -> None:
+                conn.execute(
                     "INSERT INTO chats (id) VALUES (?) ON CONFLICT (id) DO NOTHING", (old_id,)
                 )
-                await conn.execute(
+                conn.execute(
                     "INSERT INTO chats (id, title, language, rules)"
                     " SELECT ?, title, language, rules FROM chats WHERE id = ?"
                     " ON CONFLICT (id) DO UPDATE SET"
@@ -363,19 +466,11 @@ class Storage:
                     " ELSE chats.rules END",
                     (new_id, old_id),
                 )
-                await conn.execute(
-                    "UPDATE chats SET migrated_to = ? WHERE id = ?", (new_id, old_id)
-                )
-                await conn.execute(
-                    "UPDATE games SET chat_id = ? WHERE chat_id = ?", (new_id, old_id)
-                )
-                await conn.execute(
-                    "UPDATE messages SET chat_id = ? WHERE chat_id = ?", (new_id, old_id)
-                )
-                await conn.execute(
-                    "UPDATE outbox SET chat_id = ? WHERE chat_id = ?", (new_id, old_id)
-                )
-                await conn.execute(
+                conn.execute("UPDATE chats SET migrated_to = ? WHERE id = ?", (new_id, old_id))
+                conn.execute("UPDATE games SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+                conn.execute("UPDATE messages SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+                conn.execute("UPDATE outbox SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+                conn.execute(
                     "INSERT INTO stats (chat_id, user_id, name, series_played, series_won,"
                     " deals_played, penalties)"
                     " SELECT ?, user_id, name, series_played, series_won, deals_played, penalties"
@@ -387,7 +482,9 @@ class Storage:
                     " penalties = penalties + excluded.penalties",
                     (new_id, old_id),
                 )
-                await conn.execute("DELETE FROM stats WHERE chat_id = ?", (old_id,))
+                conn.execute("DELETE FROM stats WHERE chat_id = ?", (old_id,))
+
+            await self._write(body)
         except sqlite3.IntegrityError as exc:
             raise StorageError(
                 f"cannot move chat {old_id} to {new_id}: both have an open game in the same"
@@ -397,24 +494,30 @@ class Storage:
     async def upsert_user(
         self, user_id: int, name: str, username: str | None, language: str | None
     ) -> User:
-        async with self._tx(write=True) as conn:
-            await conn.execute(
+        def body(conn: sqlite3.Connection) -> User | None:
+            conn.execute(
                 "INSERT INTO users (id, name, username, language) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT (id) DO UPDATE SET name = excluded.name,"
                 " username = excluded.username, language = excluded.language",
                 (user_id, name, username, language),
             )
-            user = await self._user(conn, user_id)
+            user = self._user(conn, user_id)
+            return user
+
+        user = await self._write(body)
         assert user is not None
         return user
 
     async def get_user(self, user_id: int) -> User | None:
-        async with self._tx(write=False) as conn:
-            return await self._user(conn, user_id)
+        def body(conn: sqlite3.Connection) -> User | None:
+            return self._user(conn, user_id)
 
-    async def _user(self, conn: aiosqlite.Connection, user_id: int) -> User | None:
+        return await self._read(body)
+
+    def _user(self, conn: sqlite3.Connection, user_id: int) -> User | None:
         rows = list(
-            await conn.execute_fetchall(
+            _all(
+                conn,
                 "SELECT id, name, username, language, started FROM users WHERE id = ?",
                 (user_id,),
             )
@@ -422,29 +525,28 @@ class Storage:
         return _user(rows[0]) if rows else None
 
     async def set_user_started(self, user_id: int, started: bool) -> None:
-        async with self._tx(write=True) as conn:
-            await conn.execute(
+        def body(conn: sqlite3.Connection) -> None:
+            conn.execute(
                 "INSERT INTO users (id, name, started) VALUES (?, '', ?)"
                 " ON CONFLICT (id) DO UPDATE SET started = excluded.started",
                 (user_id, int(started)),
             )
 
+        await self._write(body)
+
     # --- games ---------------------------------------------------------------
 
-    async def _games(
-        self, conn: aiosqlite.Connection, where: str, params: Sequence[object]
-    ) -> list[Game]:
+    def _games(self, conn: sqlite3.Connection, where: str, params: Sequence[object]) -> list[Game]:
         # `where` is always a literal from this module; values go through `params`.
-        rows = list(
-            await conn.execute_fetchall(f"SELECT {_GAME_COLUMNS} FROM games WHERE {where}", params)
-        )
+        rows = list(_all(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE {where}", params))
         # Sorted here, not by ORDER BY id: that tempts the planner to walk the whole table
         # in rowid order (finished games too) instead of using the partial indexes.
         rows.sort(key=lambda row: row[0])
         if not rows:
             return []
         ids = [row[0] for row in rows]
-        seat_rows = await conn.execute_fetchall(
+        seat_rows = _all(
+            conn,
             f"SELECT {_SEAT_COLUMNS} FROM seats"
             " WHERE game_id IN (SELECT value FROM json_each(?)) ORDER BY game_id, seat",
             (_dumps(ids),),
@@ -454,15 +556,15 @@ class Storage:
             seats[seat_row[0]].append(_seat(seat_row))
         return [_game(row, tuple(seats[row[0]])) for row in rows]
 
-    async def _game(self, conn: aiosqlite.Connection, game_id: int) -> Game | None:
-        games = await self._games(conn, "id = ?", (game_id,))
+    def _game(self, conn: sqlite3.Connection, game_id: int) -> Game | None:
+        games = self._games(conn, "id = ?", (game_id,))
         return games[0] if games else None
 
-    async def _open_game(
-        self, conn: aiosqlite.Connection, chat_id: int, thread_id: int | None
+    def _open_game(
+        self, conn: sqlite3.Connection, chat_id: int, thread_id: int | None
     ) -> Game | None:
         # The expression matches the partial unique index, so this is an index lookup.
-        games = await self._games(
+        games = self._games(
             conn,
             f"chat_id = ? AND COALESCE(thread_id, 0) = ? AND {_OPEN}",
             (chat_id, thread_id or 0),
@@ -486,11 +588,12 @@ class Storage:
         Raises :class:`GameExistsError` if (chat, thread) already has an open game.
         """
         now = time.time()
-        async with self._tx(write=True) as conn:
-            existing = await self._open_game(conn, chat_id, thread_id)
+
+        def body(conn: sqlite3.Connection) -> Game | None:
+            existing = self._open_game(conn, chat_id, thread_id)
             if existing is not None:
                 raise GameExistsError(existing)
-            cursor = await conn.execute(
+            cursor = conn.execute(
                 "INSERT INTO games (chat_id, thread_id, status, rules, version, created_by,"
                 " created_at, updated_at, lobby_expires_at)"
                 " VALUES (?, ?, 'lobby', ?, 0, ?, ?, ?, ?)",
@@ -498,31 +601,42 @@ class Storage:
             )
             game_id = cursor.lastrowid
             assert game_id is not None
-            await self._write_seats(conn, game_id, seats)
-            await self._write_outbox(conn, outbox, now, game_id)
-            game = await self._game(conn, game_id)
+            self._write_seats(conn, game_id, seats)
+            self._write_outbox(conn, outbox, now, game_id)
+            game = self._game(conn, game_id)
+            return game
+
+        game = await self._write(body)
         assert game is not None
         return game
 
     async def get_game(self, game_id: int) -> Game | None:
-        async with self._tx(write=False) as conn:
-            return await self._game(conn, game_id)
+        def body(conn: sqlite3.Connection) -> Game | None:
+            return self._game(conn, game_id)
+
+        return await self._read(body)
 
     async def open_game(self, chat_id: int, thread_id: int | None) -> Game | None:
-        async with self._tx(write=False) as conn:
-            return await self._open_game(conn, chat_id, thread_id)
+        def body(conn: sqlite3.Connection) -> Game | None:
+            return self._open_game(conn, chat_id, thread_id)
+
+        return await self._read(body)
 
     async def active_games(self) -> list[Game]:
-        async with self._tx(write=False) as conn:
-            return await self._games(conn, _OPEN, ())
+        def body(conn: sqlite3.Connection) -> list[Game]:
+            return self._games(conn, _OPEN, ())
+
+        return await self._read(body)
 
     async def games_of_user(self, user_id: int) -> list[Game]:
-        async with self._tx(write=False) as conn:
-            return await self._games(
+        def body(conn: sqlite3.Connection) -> list[Game]:
+            return self._games(
                 conn,
                 f"{_OPEN} AND id IN (SELECT game_id FROM seats WHERE user_id = ?)",
                 (user_id,),
             )
+
+        return await self._read(body)
 
     async def commit(self, game_id: int, expected_version: int, change: GameChange) -> Game:
         """Apply ``change`` atomically and return the game at ``expected_version + 1``.
@@ -531,29 +645,32 @@ class Storage:
         ``expected_version``; any other failure also rolls the whole change back.
         """
         try:
-            async with self._tx(write=True) as conn:
-                return await self._commit(conn, game_id, expected_version, change)
+
+            def body(conn: sqlite3.Connection) -> Game:
+                return self._commit(conn, game_id, expected_version, change)
+
+            return await self._write(body)
         except sqlite3.IntegrityError as exc:
             raise StorageError(
                 f"game {game_id}: change at version {expected_version} refused by a database"
                 f" constraint, nothing written ({exc})"
             ) from exc
 
-    async def _commit(
-        self, conn: aiosqlite.Connection, game_id: int, expected: int, change: GameChange
+    def _commit(
+        self, conn: sqlite3.Connection, game_id: int, expected: int, change: GameChange
     ) -> Game:
         now = time.time()
         # Snapshot the status first: stats count a series only on its transition to finished.
         before = list(
-            await conn.execute_fetchall(
-                "SELECT version, status, chat_id, winners FROM games WHERE id = ?", (game_id,)
+            _all(
+                conn, "SELECT version, status, chat_id, winners FROM games WHERE id = ?", (game_id,)
             )
         )
         if not before:
             raise GameNotFoundError(f"no game {game_id}")
         version, old_status, chat_id, old_winners = before[0]
         # The compare-and-set that makes concurrent writers safe even across processes.
-        cursor = await conn.execute(
+        cursor = conn.execute(
             "UPDATE games SET version = version + 1, updated_at = ? WHERE id = ? AND version = ?",
             (now, game_id, expected),
         )
@@ -589,20 +706,18 @@ class Storage:
             params.append(_dumps(list(change.winners)))
         if sets:
             # Column names are literals above; only values are parameters.
-            await conn.execute(
-                f"UPDATE games SET {', '.join(sets)} WHERE id = ?", (*params, game_id)
-            )
+            conn.execute(f"UPDATE games SET {', '.join(sets)} WHERE id = ?", (*params, game_id))
         if change.seats is not None:
-            await conn.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
-            await self._write_seats(conn, game_id, change.seats)
+            conn.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+            self._write_seats(conn, game_id, change.seats)
         if change.new_deal is not None:
             deal = change.new_deal
-            await conn.execute(
+            conn.execute(
                 "INSERT INTO deals (game_id, deal_index, dealer, deck) VALUES (?, ?, ?, ?)",
                 (game_id, deal.deal_index, deal.dealer, _dumps(list(deal.deck))),
             )
         if change.move is not None:
-            await conn.execute(
+            conn.execute(
                 "INSERT INTO moves (game_id, version, deal_index, move) VALUES (?, ?, ?, ?)",
                 (game_id, new_version, change.move.deal_index, _dumps(change.move.move)),
             )
@@ -610,7 +725,7 @@ class Storage:
         seats: tuple[Seat, ...] | None = None
         if change.tally is not None:
             tally = change.tally
-            await conn.execute(
+            conn.execute(
                 "INSERT INTO tallies (game_id, deal_index, points, penalties) VALUES (?, ?, ?, ?)",
                 (
                     game_id,
@@ -619,44 +734,42 @@ class Storage:
                     _dumps(list(tally.penalties)),
                 ),
             )
-            seats = await self._seats(conn, game_id)
+            seats = self._seats(conn, game_id)
             if len(tally.penalties) != len(seats):
                 raise StorageError(
                     f"game {game_id}: tally has {len(tally.penalties)} penalties for"
                     f" {len(seats)} seats"
                 )
-            await self._add_stats(
+            self._add_stats(
                 conn,
                 chat_id,
                 [(s, 1, tally.penalties[s.seat], 0, 0) for s in seats if s.user_id is not None],
             )
         if change.status == "finished" and old_status != "finished":
             if seats is None:
-                seats = await self._seats(conn, game_id)
+                seats = self._seats(conn, game_id)
             winners = change.winners
             if winners is None and old_winners is not None:
                 winners = _loads_ints(f"games row {game_id}", "winners", old_winners)
             won = set(winners or ())
-            await self._add_stats(
+            self._add_stats(
                 conn,
                 chat_id,
                 [(s, 0, 0, 1, int(s.seat in won)) for s in seats if s.user_id is not None],
             )
-        await self._write_outbox(conn, change.outbox, now, game_id)
-        game = await self._game(conn, game_id)
+        self._write_outbox(conn, change.outbox, now, game_id)
+        game = self._game(conn, game_id)
         assert game is not None
         return game
 
-    async def _seats(self, conn: aiosqlite.Connection, game_id: int) -> tuple[Seat, ...]:
-        rows = await conn.execute_fetchall(
-            f"SELECT {_SEAT_COLUMNS} FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)
+    def _seats(self, conn: sqlite3.Connection, game_id: int) -> tuple[Seat, ...]:
+        rows = _all(
+            conn, f"SELECT {_SEAT_COLUMNS} FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)
         )
         return tuple(_seat(row) for row in rows)
 
-    async def _write_seats(
-        self, conn: aiosqlite.Connection, game_id: int, seats: Iterable[Seat]
-    ) -> None:
-        await conn.executemany(
+    def _write_seats(self, conn: sqlite3.Connection, game_id: int, seats: Iterable[Seat]) -> None:
+        conn.executemany(
             f"INSERT INTO seats ({_SEAT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
                 (game_id, s.seat, s.user_id, s.bot_level, s.name, int(s.away), s.autoplayed)
@@ -664,14 +777,14 @@ class Storage:
             ],
         )
 
-    async def _add_stats(
+    def _add_stats(
         self,
-        conn: aiosqlite.Connection,
+        conn: sqlite3.Connection,
         chat_id: int,
         rows: list[tuple[Seat, int, int, int, int]],
     ) -> None:
         """Add (deals, penalties, series played, series won) per seated user."""
-        await conn.executemany(
+        conn.executemany(
             "INSERT INTO stats (chat_id, user_id, name, deals_played, penalties, series_played,"
             " series_won) VALUES (?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (chat_id, user_id) DO UPDATE SET name = excluded.name,"
@@ -682,9 +795,9 @@ class Storage:
             [(chat_id, s.user_id, s.name, d, p, sp, sw) for s, d, p, sp, sw in rows],
         )
 
-    async def _write_outbox(
+    def _write_outbox(
         self,
-        conn: aiosqlite.Connection,
+        conn: sqlite3.Connection,
         ops: Iterable[OutboxOp],
         now: float,
         game_id: int | None = None,
@@ -705,15 +818,15 @@ class Storage:
                 )
             )
         if rows:
-            await conn.executemany(
+            conn.executemany(
                 "INSERT INTO outbox (chat_id, method, payload, game_id, role, not_before,"
                 " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
 
     async def due_deadlines(self, now: float) -> list[Game]:
-        async with self._tx(write=False) as conn:
-            return await self._games(
+        def body(conn: sqlite3.Connection) -> list[Game]:
+            return self._games(
                 conn,
                 # A UNION of two searches on the partial indexes: written as one OR,
                 # SQLite scans the whole games table, finished games included.
@@ -723,18 +836,25 @@ class Storage:
                 (now, now),
             )
 
+        return await self._read(body)
+
     async def expired_lobbies(self, now: float) -> list[Game]:
-        async with self._tx(write=False) as conn:
-            return await self._games(conn, "status = 'lobby' AND lobby_expires_at <= ?", (now,))
+        def body(conn: sqlite3.Connection) -> list[Game]:
+            return self._games(conn, "status = 'lobby' AND lobby_expires_at <= ?", (now,))
+
+        return await self._read(body)
 
     # --- move log / records --------------------------------------------------
 
     async def deals(self, game_id: int) -> list[DealStart]:
-        async with self._tx(write=False) as conn:
-            return await self._deals(conn, game_id)
+        def body(conn: sqlite3.Connection) -> list[DealStart]:
+            return self._deals(conn, game_id)
 
-    async def _deals(self, conn: aiosqlite.Connection, game_id: int) -> list[DealStart]:
-        rows = await conn.execute_fetchall(
+        return await self._read(body)
+
+    def _deals(self, conn: sqlite3.Connection, game_id: int) -> list[DealStart]:
+        rows = _all(
+            conn,
             "SELECT deal_index, dealer, deck FROM deals WHERE game_id = ? ORDER BY deal_index",
             (game_id,),
         )
@@ -752,11 +872,14 @@ class Storage:
         return result
 
     async def moves(self, game_id: int) -> list[LoggedMove]:
-        async with self._tx(write=False) as conn:
-            return await self._moves(conn, game_id)
+        def body(conn: sqlite3.Connection) -> list[LoggedMove]:
+            return self._moves(conn, game_id)
 
-    async def _moves(self, conn: aiosqlite.Connection, game_id: int) -> list[LoggedMove]:
-        rows = await conn.execute_fetchall(
+        return await self._read(body)
+
+    def _moves(self, conn: sqlite3.Connection, game_id: int) -> list[LoggedMove]:
+        rows = _all(
+            conn,
             "SELECT version, deal_index, move FROM moves WHERE game_id = ? ORDER BY version",
             (game_id,),
         )
@@ -769,12 +892,16 @@ class Storage:
         return result
 
     async def tallies(self, game_id: int) -> list[DealTally]:
-        async with self._tx(write=False) as conn:
-            rows = await conn.execute_fetchall(
+        def body(conn: sqlite3.Connection) -> list[Any]:
+            rows = _all(
+                conn,
                 "SELECT deal_index, points, penalties FROM tallies WHERE game_id = ?"
                 " ORDER BY deal_index",
                 (game_id,),
             )
+            return rows
+
+        rows = await self._read(body)
         result = []
         for row in rows:
             where = f"tallies row (game {game_id}, deal {row[0]})"
@@ -793,12 +920,16 @@ class Storage:
         Deals, moves and the game row are read in one transaction, so the record is a
         consistent snapshot even while another process is committing.
         """
-        async with self._tx(write=False) as conn:
-            game = await self._game(conn, game_id)
+
+        def body(conn: sqlite3.Connection) -> tuple[Game, list[DealStart], list[LoggedMove]]:
+            game = self._game(conn, game_id)
             if game is None:
                 raise GameNotFoundError(f"no game {game_id}")
-            deals = await self._deals(conn, game_id)
-            moves = await self._moves(conn, game_id)
+            deals = self._deals(conn, game_id)
+            moves = self._moves(conn, game_id)
+            return game, deals, moves
+
+        game, deals, moves = await self._read(body)
         by_deal: dict[int, list[dict[str, Any]]] = {d.deal_index: [] for d in deals}
         for move in moves:
             if move.deal_index not in by_deal:
@@ -820,14 +951,19 @@ class Storage:
 
     async def chat_stats(self, chat_id: int) -> list[UserStats]:
         """Per-user statistics of a chat: most series won first, then fewest penalties."""
-        async with self._tx(write=False) as conn:
-            rows = await conn.execute_fetchall(
+
+        def body(conn: sqlite3.Connection) -> list[Any]:
+            rows = _all(
+                conn,
                 "SELECT s.user_id, COALESCE(NULLIF(u.name, ''), s.name), s.series_played,"
                 " s.series_won, s.deals_played, s.penalties"
                 " FROM stats s LEFT JOIN users u ON u.id = s.user_id WHERE s.chat_id = ?"
                 " ORDER BY s.series_won DESC, s.penalties ASC, s.user_id",
                 (chat_id,),
             )
+            return rows
+
+        rows = await self._read(body)
         result = []
         for row in rows:
             where = f"stats row (chat {chat_id}, user {row[0]})"
@@ -850,13 +986,15 @@ class Storage:
     # --- messages the games own ----------------------------------------------
 
     async def set_message(self, game_id: int, role: str, chat_id: int, message_id: int) -> None:
-        async with self._tx(write=True) as conn:
-            await self._set_message(conn, game_id, role, chat_id, message_id)
+        def body(conn: sqlite3.Connection) -> None:
+            self._set_message(conn, game_id, role, chat_id, message_id)
 
-    async def _set_message(
-        self, conn: aiosqlite.Connection, game_id: int, role: str, chat_id: int, message_id: int
+        await self._write(body)
+
+    def _set_message(
+        self, conn: sqlite3.Connection, game_id: int, role: str, chat_id: int, message_id: int
     ) -> None:
-        await conn.execute(
+        conn.execute(
             "INSERT INTO messages (game_id, role, chat_id, message_id) VALUES (?, ?, ?, ?)"
             " ON CONFLICT (game_id, role) DO UPDATE SET chat_id = excluded.chat_id,"
             " message_id = excluded.message_id",
@@ -864,43 +1002,57 @@ class Storage:
         )
 
     async def get_message(self, game_id: int, role: str) -> MessageRef | None:
-        async with self._tx(write=False) as conn:
+        def body(conn: sqlite3.Connection) -> list[Any]:
             rows = list(
-                await conn.execute_fetchall(
+                _all(
+                    conn,
                     "SELECT game_id, role, chat_id, message_id FROM messages"
                     " WHERE game_id = ? AND role = ?",
                     (game_id, role),
                 )
             )
+            return rows
+
+        rows = await self._read(body)
         return _message(rows[0]) if rows else None
 
     async def game_messages(self, game_id: int) -> list[MessageRef]:
-        async with self._tx(write=False) as conn:
-            rows = await conn.execute_fetchall(
+        def body(conn: sqlite3.Connection) -> list[Any]:
+            rows = _all(
+                conn,
                 "SELECT game_id, role, chat_id, message_id FROM messages WHERE game_id = ?"
                 " ORDER BY role",
                 (game_id,),
             )
+            return rows
+
+        rows = await self._read(body)
         return [_message(row) for row in rows]
 
     async def forget_message(self, game_id: int, role: str) -> None:
-        async with self._tx(write=True) as conn:
-            await conn.execute(
-                "DELETE FROM messages WHERE game_id = ? AND role = ?", (game_id, role)
-            )
+        def body(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM messages WHERE game_id = ? AND role = ?", (game_id, role))
+
+        await self._write(body)
 
     # --- outbox --------------------------------------------------------------
 
     async def enqueue(self, ops: tuple[OutboxOp, ...]) -> None:
-        async with self._tx(write=True) as conn:
-            await self._write_outbox(conn, ops, time.time())
+        def body(conn: sqlite3.Connection) -> None:
+            self._write_outbox(conn, ops, time.time())
+
+        await self._write(body)
 
     async def pending(self, now: float, limit: int = 100) -> list[OutboxItem]:
-        async with self._tx(write=False) as conn:
-            rows = await conn.execute_fetchall(
+        def body(conn: sqlite3.Connection) -> list[Any]:
+            rows = _all(
+                conn,
                 f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE not_before <= ? ORDER BY id LIMIT ?",
                 (now, limit),
             )
+            return rows
+
+        rows = await self._read(body)
         return [_outbox_item(row) for row in rows]
 
     async def outbox_heads(self, limit: int = 10_000) -> list[OutboxItem]:
@@ -909,12 +1061,17 @@ class Storage:
         A sender that keeps each chat in order needs exactly these; unlike
         :meth:`pending` they are not crowded out by one chat's long backlog.
         """
-        async with self._tx(write=False) as conn:
-            rows = await conn.execute_fetchall(
+
+        def body(conn: sqlite3.Connection) -> list[Any]:
+            rows = _all(
+                conn,
                 f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE id IN"
                 " (SELECT MIN(id) FROM outbox GROUP BY chat_id) ORDER BY id LIMIT ?",
                 (limit,),
             )
+            return rows
+
+        rows = await self._read(body)
         return [_outbox_item(row) for row in rows]
 
     async def outbox_done(self, item_id: int, message_id: int | None = None) -> None:
@@ -923,9 +1080,11 @@ class Storage:
         Recording happens only for rows with a game and a role and when ``message_id``
         is given, so a crash between the two can never leave a sent message unrecorded.
         """
-        async with self._tx(write=True) as conn:
+
+        def body(conn: sqlite3.Connection) -> None:
             rows = list(
-                await conn.execute_fetchall(
+                _all(
+                    conn,
                     "DELETE FROM outbox WHERE id = ? RETURNING chat_id, game_id, role",
                     (item_id,),
                 )
@@ -934,24 +1093,30 @@ class Storage:
                 return  # already done (e.g. a retried worker): nothing to record twice
             chat_id, game_id, role = rows[0]
             if message_id is not None and game_id is not None and role is not None:
-                await self._set_message(conn, game_id, role, chat_id, message_id)
+                self._set_message(conn, game_id, role, chat_id, message_id)
+
+        await self._write(body)
 
     async def outbox_retry(
         self, item_id: int, not_before: float, error: str, *, count_attempt: bool = True
     ) -> None:
         """Put an item back until ``not_before``. A flood wait is Telegram pacing us, not a
         failure, so the caller passes ``count_attempt=False`` for it."""
-        async with self._tx(write=True) as conn:
-            await conn.execute(
+
+        def body(conn: sqlite3.Connection) -> None:
+            conn.execute(
                 "UPDATE outbox SET attempts = attempts + ?, not_before = ?, last_error = ?"
                 " WHERE id = ?",
                 (1 if count_attempt else 0, not_before, error, item_id),
             )
 
+        await self._write(body)
+
     async def outbox_drop_superseded(self) -> int:
         """Drop pending edits of a game message that a newer pending edit replaces."""
-        async with self._tx(write=True) as conn:
-            cursor = await conn.execute(
+
+        def body(conn: sqlite3.Connection) -> int:
+            cursor = conn.execute(
                 "DELETE FROM outbox WHERE method = 'edit' AND game_id IS NOT NULL"
                 " AND role IS NOT NULL AND id < (SELECT MAX(newer.id) FROM outbox AS newer"
                 " WHERE newer.method = 'edit' AND newer.game_id = outbox.game_id"
@@ -959,9 +1124,14 @@ class Storage:
             )
             return cursor.rowcount
 
+        return await self._write(body)
+
     async def outbox_size(self) -> int:
-        async with self._tx(write=False) as conn:
-            (row,) = await conn.execute_fetchall("SELECT COUNT(*) FROM outbox")
+        def body(conn: sqlite3.Connection) -> Any:
+            (row,) = _all(conn, "SELECT COUNT(*) FROM outbox")
+            return row
+
+        row = await self._read(body)
         return int(row[0])
 
 
