@@ -24,6 +24,9 @@ Figures:
   games and playing a few moves in each (tracemalloc, allocations made with the fake
   server or this driver on the stack left out), divided by the number of games.
   SQLite's own page cache is outside Python's allocator and not per game.
+- CPU ms/update: this process's CPU time (every thread) in the timed window per answered
+  update, and CPU % of one core; the fake server is in-process, so it counts for both
+  bots. On a shared machine this is steadier than updates/s.
 Targets (issue 5): at least half the minimal bot's updates/s, p95 < 100 ms, < 100 KB per
 active game. Nothing is asserted; the figures are printed.
 """
@@ -84,6 +87,11 @@ class Figures:
     bytes_per_game: float = 0.0
     moves: int = 0
     series: int = 0
+    cpu_seconds: float = 0.0  # this process's CPU time (all threads) in the window
+
+    @property
+    def cpu_ms_per_update(self) -> float:
+        return self.cpu_seconds / self.answered * 1000 if self.answered else float("nan")
 
     @property
     def rate(self) -> float:
@@ -102,6 +110,7 @@ class Taps:
     def __init__(self, fake: FakeTelegram) -> None:
         self.fake = fake
         self.window: tuple[float, float] | None = None
+        self.cpu: tuple[float, float] = (0.0, 0.0)
         self.created: dict[str, float] = {}
         self.alerts = 0
 
@@ -129,6 +138,7 @@ class Taps:
             if cid in answered_at and created >= start
         ]
         fig.alerts = self.alerts
+        fig.cpu_seconds = self.cpu[1] - self.cpu[0]
         return fig
 
 
@@ -165,10 +175,11 @@ async def timed(
     taps: Taps, seconds: float, stop: asyncio.Event, drivers: list[asyncio.Task[None]]
 ) -> None:
     await asyncio.sleep(min(2.0, seconds / 4))  # the loop settles after setup
-    start = time.monotonic()
+    start, cpu = time.monotonic(), time.process_time()
     taps.window = (start, float("inf"))
     await asyncio.sleep(seconds)
     taps.window = (start, time.monotonic())
+    taps.cpu = (cpu, time.process_time())
     stop.set()
     await asyncio.wait_for(asyncio.gather(*drivers), 120)
 
@@ -351,18 +362,24 @@ def report(ours: Figures, minimal: Figures) -> None:
     )
     print(
         f"{'':<22}{'updates/s':>10}{'p50 ms':>9}{'p95 ms':>9}{'KB/game':>9}"
-        f"{'answered':>10}{'alerts':>8}"
+        f"{'answered':>10}{'alerts':>8}{'CPU ms/upd':>11}{'CPU %':>7}"
     )
     for f in (ours, minimal):
         print(
             f"{f.name:<22}{f.rate:>10.0f}{f.pct(0.5):>9.1f}{f.pct(0.95):>9.1f}"
             f"{f.bytes_per_game / 1024:>9.1f}{f.answered:>10}{f.alerts:>8}"
+            f"{f.cpu_ms_per_update:>11.2f}{f.cpu_seconds / f.seconds * 100 if f.seconds else 0:>7.0f}"
         )
     ratio = ours.rate / minimal.rate if minimal.rate else float("nan")
     per_move = (ours.answered / ours.moves) if ours.moves else float("nan")
     print(
         f"ratio {ratio:.2f} of the minimal bot's updates/s (target >= 0.5);"
         f" p95 target < 100 ms; memory target < 100 KB per active game"
+    )
+    print(
+        "CPU ms/upd: this process's CPU time in the window per answered update (the fake"
+        " server runs in-process, so it is included for both bots); steadier than updates/s"
+        " on a shared machine. CPU % well under 100 means the process waited for a core."
     )
     print(
         f"our bot: {ours.moves} moves committed in the window ({per_move:.1f} taps a move),"

@@ -58,8 +58,12 @@ async def test_full_two_player_series_ends_with_the_right_tally(tmp_path: Path) 
                 ),
             )
             # The series result offers another series at the same table.
+            # The table message's closing edit starts with the same words; the result
+            # message is the one with the button (the edit may land before this runs).
             final_message = next(
-                m for m in group.bot_messages() if "The series is over" in (m.text or "")
+                m
+                for m in group.bot_messages()
+                if "The series is over" in (m.text or "") and m.buttons
             )
             await (await bob.tap(final_message, "🔁 Another series, same table")).wait()
             lobby = await fake.wait_for(
