@@ -221,10 +221,11 @@ def _deadline_params(deadline: Deadline | None) -> tuple[object, ...]:
 class Storage:
     """Everything the bot must not forget, in one SQLite file.
 
-    All statements run on one aiosqlite connection, and every public method holds
-    ``self._lock`` for its whole transaction: the connection has a single transaction
-    state, so without the lock one coroutine's ``BEGIN`` could swallow another's
-    statements, and a read could see a commit that is about to roll back.
+    All statements run on one aiosqlite connection, and each public method's whole
+    transaction is one job on its worker thread (see "transactions" below): the
+    connection has a single transaction state, so statements of two transactions must
+    never interleave, or one coroutine's ``BEGIN`` could swallow another's statements
+    and a read could see a commit that is about to roll back.
     """
 
     def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
