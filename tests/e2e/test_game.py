@@ -60,10 +60,12 @@ async def test_full_two_player_series_ends_with_the_right_tally(tmp_path: Path) 
             # The series result offers another series at the same table.
             # The table message's closing edit starts with the same words; the result
             # message is the one with the button (the edit may land before this runs).
-            final_message = next(
-                m
-                for m in group.bot_messages()
-                if "The series is over" in (m.text or "") and m.buttons
+            final_message = await fake.wait_for(
+                lambda: next(
+                    (m for m in group.bot_messages() if "Winner" in (m.text or "") and m.buttons),
+                    None,
+                ),
+                description="the series result with its button",
             )
             await (await bob.tap(final_message, "🔁 Another series, same table")).wait()
             lobby = await fake.wait_for(
@@ -78,7 +80,7 @@ async def test_full_two_player_series_ends_with_the_right_tally(tmp_path: Path) 
     # The group was told each deal's result and the final tally, matching the move log.
     deal_messages = group_texts(group, "is over</b>") or group_texts(group, "Deal ")
     assert len([t for t in deal_messages if re.search(r"Deal \d+ is over", t)]) == len(report.deals)
-    final = group_texts(group, "The series is over")[-1]
+    final = group_texts(group, "Winner")[-1]
     for user, total in zip(players, report.totals, strict=True):
         assert f"{user.first_name}: {total}" in final
     winners = ", ".join(players[s].first_name for s in report.winners)
