@@ -1,6 +1,6 @@
 """Bot throughput: updates/s, tap-to-answer latency and memory per game, vs a minimal bot.
 
-Usage: .venv/bin/python bench/bot.py [--games N] [--seconds S] [--quick]
+Usage: .venv/bin/python bench/bot.py [--games N] [--seconds S] [--quick] [--think T]
 
 Drives N concurrent two-player games (default 200) through the fake Bot API server
 (tests/fake_telegram), with the real bot (bot.app.App: handlers, game service, SQLite,
@@ -9,7 +9,9 @@ taps the cards of a legal move one by one and then the play button, waiting for 
 answer as a person's client does (a closed loop per game). Pacing is off on both sides
 (the fake does not enforce Telegram's limits, the bot's delivery limits are huge): this
 measures our processing, not Telegram's pacing. A series that ends is followed by a new
-one in the same group.
+one in the same group. With --think T each tap comes after a pause of about T seconds
+(exponential), as people play: the closed loop shows the most the bot can take, --think
+the latency at a human pace.
 
 Then, in the same run and against the same fake, a minimal aiogram bot (a Dispatcher with
 one callback_query handler that only answers) gets the same closed-loop taps from the
@@ -184,6 +186,16 @@ async def timed(
     await asyncio.wait_for(asyncio.gather(*drivers), 120)
 
 
+# Mean seconds a player "thinks" before each tap; 0 is the saturating closed loop.
+THINK = 0.0
+
+
+async def think(rng: random.Random) -> None:
+    """A person's pause before a tap: exponential, so taps of many players arrive at random."""
+    if THINK > 0:
+        await asyncio.sleep(rng.expovariate(1 / THINK))
+
+
 # --- our bot -------------------------------------------------------------------------
 
 
@@ -247,7 +259,9 @@ async def run_ours(games: int, seconds: float, tmp: Path) -> Figures:
             chosen = rng.choice(deal.legal_moves())
             for card in chosen.cards:
                 data = CardCb(game=table.game_id, v=version, card=card.code()).pack()
+                await think(rng)
                 await taps.tap(user, anchor, data)
+            await think(rng)
             kind = "l" if chosen.beat is None else ("b" if chosen.beat else "d")
             codes = ".".join(c.code() for c in sorted(chosen.cards))
             data = PlayCb(game=table.game_id, v=version, kind=kind, cards=codes).pack()
@@ -344,6 +358,7 @@ async def run_minimal(games: int, seconds: float) -> Figures:
             rng = random.Random(n)
             while not stop.is_set():
                 data = CardCb(game=n + 1, v=rng.randrange(200), card="AS").pack()
+                await think(rng)
                 await taps.tap(user, message, data)
 
         drivers = [asyncio.create_task(drive(n, u, m)) for n, (u, m) in enumerate(players)]
@@ -356,8 +371,9 @@ async def run_minimal(games: int, seconds: float) -> Figures:
 
 
 def report(ours: Figures, minimal: Figures) -> None:
+    loop = f"each tapping after ~{THINK:g} s of thought" if THINK else "closed loop"
     print(
-        f"{ours.games} concurrent games, one player acting per game (closed loop),"
+        f"{ours.games} concurrent games, one player acting per game ({loop}),"
         f" {ours.seconds:.1f} s timed window, pacing off on both sides"
     )
     print(
@@ -394,7 +410,15 @@ async def main() -> None:
     parser.add_argument("--games", type=int, default=200, help="concurrent games (default 200)")
     parser.add_argument("--seconds", type=float, default=15.0, help="timed window (default 15)")
     parser.add_argument("--quick", action="store_true", help="50 games, 5 s")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=0.0,
+        help="mean seconds before each tap, as a person pauses (default 0: saturating)",
+    )
     args = parser.parse_args()
+    global THINK
+    THINK = args.think
     games, seconds = (50, 5.0) if args.quick else (args.games, args.seconds)
     logging.basicConfig(level=logging.WARNING)
     with tempfile.TemporaryDirectory(prefix="bench-bot-", dir=ROOT) as tmp:
