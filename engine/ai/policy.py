@@ -57,23 +57,23 @@ def c_is_boss(card: int, hand: list[int], trump: int) -> bool:
     return card // 9 == trump and RANK[card] == 8
 
 
-def answer(
+def _answer_options(
     hand: list[int],
     trump: int,
     claim: tuple[int, ...],
     table_pts: int,
     after: int,
     players: int,
-) -> tuple[tuple[int, ...], bool]:
-    """Beat when the trick is worth the cards it costs, else discard the least valuable."""
+) -> tuple[tuple[int, ...] | None, float, tuple[int, ...], float]:
+    """The best beat (``None`` if none covers) and the best discard, with their values."""
     keep = KEEP[trump]
     k = len(claim)
     hold = HOLD[min(after, 2)]
     share = 1.0 if players == 2 else 0.5  # points lost to one of several rivals hurt less
     best_beat: tuple[int, ...] | None = None
-    best_beat_value = -1e9
+    best_beat_value = float("-inf")
     best_disc: tuple[int, ...] = ()
-    best_disc_value = -1e9
+    best_disc_value = float("-inf")
     for combo in combinations(hand, k) if k > 1 else ((c,) for c in hand):
         pts = 0
         cost = 0.0
@@ -88,9 +88,24 @@ def answer(
             value = hold * won - (1.0 - hold) * won * share - cost
             if value > best_beat_value:
                 best_beat_value, best_beat = value, combo
-    if best_beat is not None and best_beat_value >= best_disc_value:
-        return best_beat, True
-    return best_disc, False
+    return best_beat, best_beat_value, best_disc, best_disc_value
+
+
+def answer(
+    hand: list[int],
+    trump: int,
+    claim: tuple[int, ...],
+    table_pts: int,
+    after: int,
+    players: int,
+) -> tuple[tuple[int, ...], bool]:
+    """Beat when the trick is worth the cards it costs, else discard the least valuable."""
+    beat, beat_value, disc, disc_value = _answer_options(
+        hand, trump, claim, table_pts, after, players
+    )
+    if beat is not None and beat_value >= disc_value:
+        return beat, True
+    return disc, False
 
 
 def answer_values(
@@ -102,21 +117,8 @@ def answer_values(
     players: int,
 ) -> tuple[float, float]:
     """The values :func:`answer` compares: best beat (``-inf`` if none) and best discard."""
-    keep = KEEP[trump]
-    hold = HOLD[min(after, 2)]
-    share = 1.0 if players == 2 else 0.5
-    best_beat = best_disc = float("-inf")
-    for combo in combinations(hand, len(claim)):
-        pts = 0
-        cost = 0.0
-        for c in combo:
-            pts += PTS[c]
-            cost += keep[c]
-        won = table_pts + pts
-        best_disc = max(best_disc, -won * share - cost)
-        if covers(combo, claim, trump):
-            best_beat = max(best_beat, hold * won - (1.0 - hold) * won * share - cost)
-    return best_beat, best_disc
+    _, beat_value, _, disc_value = _answer_options(hand, trump, claim, table_pts, after, players)
+    return beat_value, disc_value
 
 
 def decide(sim: Sim) -> tuple[tuple[int, ...], bool | None]:
