@@ -12,8 +12,8 @@ from html import escape
 
 from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
 
-from bot.callbacks import CancelCb, CardCb, LobbyCb, PlayCb
-from bot.i18n import Texts
+from bot.callbacks import CancelCb, CardCb, LangCb, LobbyCb, PlayCb
+from bot.i18n import LANGUAGES, Texts, texts
 from engine import Card, Deal, DealResult, Move, Play, PlayerView, Series, Suit
 from engine.deal import covers
 from storage import Game, Seat
@@ -250,6 +250,17 @@ def action_buttons(
 
 def hand_over_text(t: Texts, chat_title: str, status: str) -> str:
     return t(f"hand.over_{status}", chat=escape(chat_title))
+
+
+def language_keyboard() -> InlineKeyboardMarkup:
+    """Each language named in itself, so anyone can find theirs."""
+    buttons = [
+        InlineKeyboardButton(
+            text=texts(code)("language.name"), callback_data=LangCb(code=code).pack()
+        )
+        for code in LANGUAGES
+    ]
+    return InlineKeyboardMarkup(inline_keyboard=[buttons])
 
 
 def cancel_keyboard(t: Texts, game: Game) -> InlineKeyboardMarkup:

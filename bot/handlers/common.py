@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aiogram.types import Chat, Message, User
+from aiogram.types import Chat, InlineKeyboardMarkup, Message, User
 
 from bot.i18n import LANGUAGES, Texts, texts
 from bot.service import GameService, UserInfo
@@ -27,10 +27,17 @@ def personal_texts(user: User | None, fallback: str) -> Texts:
 
 
 async def reply(
-    service: GameService, message: Message, text: str, *, quote: int | None = None
+    service: GameService,
+    message: Message,
+    text: str,
+    *,
+    quote: int | None = None,
+    markup: InlineKeyboardMarkup | None = None,
 ) -> None:
     """Answer in the same chat (and topic) through the outbox, like every other message."""
     payload: dict[str, object] = {"text": text}
+    if markup is not None:
+        payload["reply_markup"] = markup.model_dump(mode="json", exclude_none=True)
     thread = thread_of(message)
     if thread is not None:
         payload["message_thread_id"] = thread

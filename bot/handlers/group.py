@@ -6,14 +6,11 @@ from html import escape
 
 from aiogram import F, Router
 from aiogram.filters import Command, CommandObject
-from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup, Message
+from aiogram.types import Message
 
 from bot import render
-from bot.callbacks import LangCb
 from bot.handlers.common import chat_texts, chat_title, reply, thread_of, user_info
-from bot.i18n import texts
 from bot.service import AlreadyOpen, GameService, UserError
-from storage import OutboxOp
 
 
 async def migrated(message: Message, service: GameService) -> None:
@@ -99,25 +96,7 @@ async def cancel(message: Message, service: GameService) -> None:
 
 async def language(message: Message, service: GameService) -> None:
     t = await chat_texts(service, message)
-    rows = [
-        [
-            InlineKeyboardButton(
-                text=texts(code)("language.name"), callback_data=LangCb(code=code).pack()
-            )
-            for code in ("ru", "en")
-        ]
-    ]
-    payload: dict[str, object] = {
-        "text": t("language.choose"),
-        "reply_markup": InlineKeyboardMarkup(inline_keyboard=rows).model_dump(
-            mode="json", exclude_none=True
-        ),
-    }
-    thread = thread_of(message)
-    if thread is not None:
-        payload["message_thread_id"] = thread
-    await service.storage.enqueue((OutboxOp(message.chat.id, "send", payload),))
-    service.outbox_ready.set()
+    await reply(service, message, t("language.choose"), markup=render.language_keyboard())
 
 
 def make_router() -> Router:

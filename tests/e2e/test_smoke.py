@@ -31,3 +31,27 @@ async def test_two_players_can_open_join_start_and_play(tmp_path: Path) -> None:
             ru = fake.get_commands("default", "ru")
             assert any("правила" in c["description"] for c in ru)
         assert fake.invalid_requests == []
+
+
+async def test_language_switches_the_chat_to_english_and_back(tmp_path: Path) -> None:
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice = fake.add_user("Alice", language_code="ru")
+        group = fake.add_group("Друзья", members=[alice])
+        async with running_bot(fake, tmp_path / "bot.sqlite3", default_language="ru"):
+            await alice.send(group, "/language")
+            menu = await fake.wait_for(
+                lambda: next((m for m in group.bot_messages() if "English" in m.button_texts), None)
+            )
+            assert menu.button_texts == ["Русский", "English"]
+            await (await alice.tap(menu, "English")).wait()
+            await alice.send(group, "/help")
+            await fake.wait_for(
+                lambda: any("Commands" in (m.text or "") for m in group.bot_messages())
+            )
+            await (await alice.tap(menu, "Русский")).wait()
+            await alice.send(group, "/help")
+            await fake.wait_for(
+                lambda: any("Команды" in (m.text or "") for m in group.bot_messages())
+            )
+        assert fake.invalid_requests == []
