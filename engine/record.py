@@ -97,10 +97,28 @@ def _replay_deal(series: Series, d: int, data: object) -> None:
 
 @dataclass(frozen=True, slots=True)
 class DealReport:
+    """One deal of a replay. ``outcome`` (B6 on) and ``eliminated`` (B3) are ``None``
+    where those switches are off, and then left out of the JSON."""
+
     points: tuple[int, ...]
     penalties: tuple[int, ...] | None
     last_trick: int | None
     complete: bool
+    outcome: str | None = None
+    eliminated: tuple[int, ...] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "points": list(self.points),
+            "penalties": None if self.penalties is None else list(self.penalties),
+            "last_trick": self.last_trick,
+            "complete": self.complete,
+        }
+        if self.outcome is not None:
+            data["outcome"] = self.outcome
+        if self.eliminated is not None:
+            data["eliminated"] = list(self.eliminated)
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,15 +130,7 @@ class ReplayReport:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "deals": [
-                {
-                    "points": list(r.points),
-                    "penalties": None if r.penalties is None else list(r.penalties),
-                    "last_trick": r.last_trick,
-                    "complete": r.complete,
-                }
-                for r in self.deals
-            ],
+            "deals": [r.to_json() for r in self.deals],
             "totals": list(self.totals),
             "finished": self.finished,
             "winners": list(self.winners),
@@ -129,13 +139,33 @@ class ReplayReport:
 
 def report(series: Series) -> ReplayReport:
     deals = []
-    for deal in series.deals:
+    combinations = series.rules.combinations == "on"
+    elimination = series.rules.series_end == "elimination"
+    for d, deal in enumerate(series.deals):
         if deal.finished:
             res = deal.result()
-            deals.append(DealReport(res.points, res.penalties, res.last_trick, True))
+            deals.append(
+                DealReport(
+                    res.points,
+                    res.penalties,
+                    res.last_trick,
+                    True,
+                    res.outcome if combinations else None,
+                    series.eliminated_after(d) if elimination else None,
+                )
+            )
         else:
             last = deal.last_trick.winner if deal.last_trick else None
-            deals.append(DealReport(tuple(deal.points), None, last, False))
+            deals.append(
+                DealReport(
+                    tuple(deal.points),
+                    None,
+                    last,
+                    False,
+                    "incomplete" if combinations else None,
+                    () if elimination else None,
+                )
+            )
     result = series.result()
     return ReplayReport(tuple(deals), result.totals, result.finished, result.winners)
 

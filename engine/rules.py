@@ -18,9 +18,9 @@ SWITCHES: dict[str, tuple[object, ...]] = {
     "combinations": ("off", "on"),  # B6
 }
 
-# Switch values the engine plays today; any other allowed value is refused loudly
-# rather than silently played as the base rule.
-IMPLEMENTED: dict[str, tuple[object, ...]] = {name: values[:1] for name, values in SWITCHES.items()}
+# Switch values the engine plays; any other allowed value would be refused loudly
+# rather than silently played as the base rule (today: every value).
+IMPLEMENTED: dict[str, tuple[object, ...]] = dict(SWITCHES)
 
 HAND_SIZE = 4  # R3
 SERIES_LIMIT = 12  # R14
@@ -45,6 +45,11 @@ class RuleSet:
             if value not in allowed or type(value) is not type(allowed[0]):
                 choices = ", ".join(repr(v) for v in allowed)
                 raise RuleSetError(f"rule {f.name!r} cannot be {value!r} (choose {choices})")
+        # B3 Precisely: elimination needs penalty scoring and no teams.
+        if self.series_end == "elimination" and self.scoring != "penalty":
+            raise RuleSetError("series_end 'elimination' needs scoring 'penalty' (B3)")
+        if self.series_end == "elimination" and self.teams != "none":
+            raise RuleSetError("series_end 'elimination' cannot be played with teams 'pairs' (B3)")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
@@ -77,6 +82,11 @@ class RuleSet:
         missing = self.unsupported()
         if missing:
             raise RuleSetError(f"rule {', '.join(missing)} is not implemented yet")
+
+    def check_players(self, players: int) -> None:
+        """Refuse a table size these rules cannot be played with (B5: exactly 4)."""
+        if self.teams == "pairs" and players != 4:
+            raise RuleSetError(f"teams 'pairs' needs exactly 4 players, not {players} (B5)")
 
     @staticmethod
     def threshold(players: int) -> int:

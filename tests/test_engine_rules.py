@@ -1,4 +1,4 @@
-"""The rule set: Part B switches as data, base values, unimplemented values refused."""
+"""The rule set: Part B switches as data, base values, impossible mixes refused."""
 
 from __future__ import annotations
 
@@ -58,14 +58,32 @@ def test_rules_must_be_an_object() -> None:
         ("combinations", "on"),
     ],
 )
-def test_unimplemented_value_is_refused_when_playing(switch: str, value: object) -> None:
-    rules = RuleSet.from_dict({switch: value})  # a valid choice of a switch...
-    assert rules.unsupported() == [f"{switch}={value!r}"]
-    message = f"{switch}={value!r} is not implemented yet"
+def test_every_switch_value_is_played(switch: str, value: object) -> None:
+    rules = RuleSet.from_dict({switch: value})
+    assert rules.unsupported() == []
+    deal = Deal.start(4, shuffled_deck(1), 0, rules)
+    assert deal.rules == rules and Series(4, rules).rules == rules
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"series_end": "elimination", "teams": "pairs"}, "cannot be played with teams"),
+        ({"series_end": "elimination", "scoring": "winner_takes"}, "needs scoring 'penalty'"),
+    ],
+)
+def test_b3_needs_penalty_scoring_and_no_teams(data: dict[str, object], message: str) -> None:
     with pytest.raises(RuleSetError, match=message):
-        Deal.start(4, shuffled_deck(1), 0, rules)  # ...but never silently the base rule
-    with pytest.raises(RuleSetError, match=message):
-        Series(4, rules)
+        RuleSet.from_dict(data)
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_b5_pairs_need_four_players(players: int) -> None:
+    rules = RuleSet(teams="pairs")
+    with pytest.raises(RuleSetError, match="needs exactly 4 players"):
+        Series(players, rules)
+    with pytest.raises(RuleSetError, match="needs exactly 4 players"):
+        Deal.start(players, shuffled_deck(1), 0, rules)
 
 
 def test_threshold() -> None:
