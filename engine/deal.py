@@ -393,7 +393,7 @@ class Deal:
         if self.trick_number < 1:
             raise IllegalMoveError("no combination counts before the first trick is over (C)")
         if move.seat != self.turn:
-            raise IllegalMoveError(f"a combination is shown on the holder's turn (C1, C2)")
+            raise IllegalMoveError("a combination is shown on the holder's turn (C1, C2)")
         kind = show_kind(self._hands[move.seat], self.trump)
         if kind != move.show:
             what = "бура (four trumps)" if move.show == "bura" else "Москва (four aces)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engine import DECK, Card, Deal, Move, PlayerView, Series, parse_cards
+from engine import DECK, Card, Deal, Move, PlayerView, RuleSet, Series, Suit, parse_cards
 from engine.rules import HAND_SIZE
 
 
@@ -72,12 +72,45 @@ def random_deal(deal: Deal, rng: random.Random) -> Deal:
     return deal
 
 
-def random_series(players: int, seed: int, deals: int | None = None) -> Series:
+def all_legal(deal: Deal) -> list[Move]:
+    """Every legal move of every seat that may act now (B6: out-of-turn leads too)."""
+    return [m for seat in deal.actors() for m in deal.legal_moves(seat)]
+
+
+def random_series(
+    players: int, seed: int, deals: int | None = None, rules: RuleSet | None = None
+) -> Series:
     """A series played with random legal moves until it ends (or ``deals`` deals)."""
     rng = random.Random(seed)
-    series = Series(players, first_dealer=rng.randrange(players))
+    if rules is None:
+        series = Series(players, first_dealer=rng.randrange(players))
+    else:
+        series = Series(players, rules, first_dealer=rng.randrange(players))
     while not series.finished and (deals is None or len(series.deals) < deals):
         deal = series.start_deal(tuple(rng.sample(DECK, len(DECK))))
         while not deal.finished:
-            series.apply(rng.choice(deal.legal_moves()))
+            series.apply(rng.choice(all_legal(deal) if rules else deal.legal_moves()))
     return series
+
+
+def after_first_trick(
+    hands: Sequence[Sequence[str]], trump: str, rules: RuleSet, *, stakes: int = 1
+) -> Deal:
+    """A deal at the lead of its second trick in which seat ``s`` holds ``hands[s]``.
+
+    Seat 0 leads the first trick (the last seat deals) with a worthless card, every
+    other seat discards one, seat 0 takes the trick and each seat then draws its
+    fourth card (seat 0 first, R10)."""
+    players = len(hands)
+    wanted = {Card.parse(c) for h in hands for c in h} | {Card.parse(trump)}
+    spare = [c for c in DECK if c not in wanted and c.points == 0 and c.suit is not Suit.CLUBS]
+    spare += [c for c in DECK if c not in wanted and c not in spare]
+    dealt = [[*h[:3], spare[s].code()] for s, h in enumerate(hands)]
+    deck = build_deck(players, players - 1, dealt, trump, [h[3] for h in hands])
+    deal = Deal.start(players, deck, players - 1, rules, stakes=stakes)
+    deal.apply(Move(0, (spare[0],)))
+    for seat in range(1, players):
+        deal.apply(Move(seat, (spare[seat],), False))
+    assert deal.trick_number == 1 and deal.turn == 0
+    assert [sorted(deal.hand(s)) for s in range(players)] == [sorted(parse_cards(h)) for h in hands]
+    return deal
