@@ -8,9 +8,10 @@ import sys
 from collections.abc import Sequence
 
 from engine.ai import LEVELS
-from engine.errors import RecordError
+from engine.errors import RecordError, RuleSetError
 from engine.play import run
 from engine.record import replay
+from engine.rules import RuleSet
 
 
 def _replay(path: str) -> int:
@@ -49,11 +50,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     play_cmd.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     play_cmd.add_argument("--level", choices=LEVELS, default="normal")
     play_cmd.add_argument("--seed", type=int, default=None, help="same seed, same cards")
+    play_cmd.add_argument(
+        "--rules",
+        nargs="*",
+        default=[],
+        metavar="NAME=VALUE",
+        help="house rules (RULES.md Part B), e.g. combinations=on teams=pairs",
+    )
     args = parser.parse_args(argv)
     if args.command == "replay":
         return _replay(args.file)
     if args.command == "play":
-        return run(args.players, args.level, args.seed)
+        try:
+            rules = RuleSet.from_options(args.rules)
+            rules.check_players(args.players)
+        except RuleSetError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        return run(args.players, args.level, args.seed, rules=rules)
     return 2  # pragma: no cover - argparse rejects unknown commands
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from itertools import combinations, permutations
 
-from engine.cards import Card, Suit, check_deck
+from engine.cards import DECK, Card, Suit, check_deck
 from engine.combinations import is_lead_combination, show_kind, show_winner
 from engine.errors import GameOverError, IllegalMoveError
 from engine.moves import DealResult, Move, Play, PlayerView, TrickResult
@@ -145,6 +145,47 @@ class Deal:
         self.shown_by = None
         return self
 
+    @classmethod
+    def from_view(
+        cls,
+        view: PlayerView,
+        hands: Sequence[Sequence[Card]],
+        stock: Sequence[Card],
+        table: Sequence[Play],
+    ) -> Deal:
+        """The position ``view`` shows, with its hidden parts filled in (a determinization
+        for computer players): every seat's ``hands``, the ``stock`` top first and the
+        ``table`` with face-down cards (B1) given. Trick piles are not rebuilt: points are
+        the view's (B1 closed: the points it could see)."""
+        if view.turn is None:
+            raise GameOverError("the deal is over")
+        self = object.__new__(cls)
+        self.players, self.rules, self.dealer = view.players, view.rules, view.dealer
+        self.deck = DECK  # unknown to a seat; only records use it
+        self.seats_in = view.seats_in or tuple(range(view.players))
+        self.stakes = view.stakes
+        self._hands = [list(h) for h in hands]
+        self._stock = list(stock)
+        self.trump_card, self.trump = view.trump_card, view.trump
+        self._leader, self.turn = view.leader, view.turn
+        self._plays = list(table)
+        self._claimant = view.claimant if view.claimant is not None else view.leader
+        claims = [
+            p.cards for p in table if p.seat == self._claimant and p.declared_beat is not False
+        ]
+        self._claim = claims[-1] if claims else ()
+        self._seen = list(view.seen_cards)
+        self._face_down = {}
+        self._trump_drawn_by = view.trump_card_drawn_by
+        points = view.points if view.points is not None else view.known_points
+        self.points = list(points) if points else [0] * view.players
+        self.won_cards = [[] for _ in range(view.players)]
+        self.history = []
+        self.last_trick = view.last_trick
+        self.trick_number = view.trick_number
+        self.outcome, self.shown_by = PLAYED, None
+        return self
+
     def copy(self) -> Deal:
         other = object.__new__(Deal)
         for name in Deal.__slots__:
@@ -211,15 +252,21 @@ class Deal:
         (B1 closed) another seat's discards until the deal is over."""
         if not 0 <= seat < self.players:
             raise IllegalMoveError(f"no seat {seat} at a {self.players}-player table")
-        hidden = {c for c, owner in self._face_down.items() if owner != seat}
-        if self.finished:
-            hidden = set()
+        hidden: set[Card] = set()
+        if self._face_down and not self.finished:
+            hidden = {c for c, owner in self._face_down.items() if owner != seat}
         last = self.last_trick
-        if last is not None and hidden:
-            plays = tuple(_masked(p, hidden) for p in last.plays)
-            shown = sum(c.points for p in plays for c in p.cards)
-            last = TrickResult(last.winner, plays, shown)
-        known = tuple(sum(c.points for c in pile if c not in hidden) for pile in self.won_cards)
+        table = tuple(self._plays)
+        seen = tuple(self._seen)
+        known = tuple(self.points)
+        if hidden:
+            if last is not None:
+                plays = tuple(_masked(p, hidden) for p in last.plays)
+                shown = sum(c.points for p in plays for c in p.cards)
+                last = TrickResult(last.winner, plays, shown)
+            table = tuple(_masked(p, hidden) for p in table)
+            seen = tuple(c for c in seen if c not in hidden)
+            known = tuple(sum(c.points for c in pile if c not in hidden) for pile in self.won_cards)
         closed = self.rules.discards == "closed" and not self.finished
         return PlayerView(
             seat=seat,
@@ -235,8 +282,8 @@ class Deal:
             leader=self._leader,
             turn=self.turn,
             claimant=self.claimant,
-            table=tuple(_masked(p, hidden) for p in self._plays),
-            seen_cards=tuple(c for c in self._seen if c not in hidden),
+            table=table,
+            seen_cards=seen,
             points=None if closed else tuple(self.points),
             last_trick=last,
             trick_number=self.trick_number,
@@ -503,10 +550,11 @@ def _masked(play: Play, hidden: set[Card]) -> Play:
     return play
 
 
-def _display_key(trump: Suit) -> Callable[[Card], tuple[bool, int, int]]:
-    suit_order = {s: i for i, s in enumerate(Suit)}
+_SUIT_ORDER = {s: i for i, s in enumerate(Suit)}
 
+
+def _display_key(trump: Suit) -> Callable[[Card], tuple[bool, int, int]]:
     def key(card: Card) -> tuple[bool, int, int]:
-        return (card.suit is trump, suit_order[card.suit], card.rank)
+        return (card.suit is trump, _SUIT_ORDER[card.suit], card.rank)
 
     return key

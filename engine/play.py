@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from engine.ai import LEVELS, Player, make_player
 from engine.cards import Card, shuffled_deck
 from engine.deal import Deal, Move, Play, PlayerView
-from engine.rules import BASE_RULES
+from engine.rules import BASE_RULES, RuleSet
 from engine.series import Series
 
 HUMAN = 0
@@ -29,11 +29,18 @@ def _label(cards: Sequence[Card], beat: bool | None) -> str:
 
 
 def describe_move(move: Move | Play, names: Sequence[str]) -> str:
-    beat = move.beat if isinstance(move, Move) else move.declared_beat
-    return f"{names[move.seat]}: {_label(move.cards, beat)}"
+    if isinstance(move, Play):
+        if move.face_down:
+            return f"{names[move.seat]}: discard {move.face_down} card(s) face down"
+        return f"{names[move.seat]}: {_label(move.cards, move.declared_beat)}"
+    return f"{names[move.seat]}: {move_label(move)}"
 
 
 def move_label(move: Move) -> str:
+    if move.show is not None:
+        return "show " + ("бура (four trumps)" if move.show == "bura" else "Москва (four aces)")
+    if move.stop:
+        return f"lead out of turn {_cards(sorted(move.cards))}"
     return _label(move.cards, move.beat)
 
 
@@ -72,6 +79,7 @@ def run(
     seed: int | None = None,
     read: Callable[[str], str] = input,
     write: Callable[[str], None] = print,
+    rules: RuleSet = BASE_RULES,
 ) -> int:
     """Play one series; returns an exit status (0 also when the person quits)."""
     if level not in LEVELS:
@@ -82,7 +90,7 @@ def run(
     bots = {s: make_player(level, seed * 10 + s) for s in range(1, players)}
     deck_rng = random.Random(seed)
     # The seat before the human deals first, so the human leads the first trick (R4).
-    series = Series(players, BASE_RULES, first_dealer=players - 1)
+    series = Series(players, rules, first_dealer=players - 1)
     write(f"Burkozel: you against {players - 1} computer player(s), level {level}, seed {seed}.")
     write("Type the number of a move; q quits. First to 12 penalty points ends the series.")
     try:
@@ -92,8 +100,11 @@ def run(
             res = deal.result()
             write("")
             write(f"Deal {len(series.results)} over.")
+            if res.outcome != "played":
+                write(f"Ended by a show: {res.outcome}.")
+            label = "credit" if rules.scoring == "winner_takes" else "penalty"
             for s in range(players):
-                write(f"  {names[s]}: {res.points[s]} points, +{res.penalties[s]} penalty")
+                write(f"  {names[s]}: {res.points[s]} points, +{res.penalties[s]} {label}")
             write(
                 "Series tally: " + ", ".join(f"{names[s]} {t}" for s, t in enumerate(series.totals))
             )
@@ -119,12 +130,29 @@ def _play_deal(
     while not deal.finished:
         seat = deal.turn
         assert seat is not None
+        stopper = deal.stopper()  # C3/C4: a seat that may lead out of turn now
+        if stopper is not None and stopper != HUMAN:
+            move = bots[stopper].choose(deal.view(stopper), deal.legal_moves(stopper))
+            write(describe_move(move, names))
+            series.apply(move)
+            continue
         view = deal.view(seat)
         legal = deal.legal_moves()
+        if stopper == HUMAN:
+            for line in show_state(deal.view(HUMAN), names, deal_no):
+                write(line)
+            write(f"You may lead out of turn before {names[seat]} leads (0 lets them lead).")
+            stop = _ask(deal.legal_moves(HUMAN), read, write, allow_pass=True)
+            if stop is not None:
+                write(describe_move(stop, names))
+                series.apply(stop)
+                continue
         if seat == HUMAN:
             for line in show_state(view, names, deal_no):
                 write(line)
-            move = _ask(legal, read, write)
+            asked = _ask(legal, read, write)
+            assert asked is not None
+            move = asked
             write(describe_move(move, names))
         else:
             move = bots[seat].choose(view, legal)
@@ -134,7 +162,12 @@ def _play_deal(
             write(f"Trick to {names[trick.winner]} ({trick.points} points).")
 
 
-def _ask(legal: Sequence[Move], read: Callable[[str], str], write: Callable[[str], None]) -> Move:
+def _ask(
+    legal: Sequence[Move],
+    read: Callable[[str], str],
+    write: Callable[[str], None],
+    allow_pass: bool = False,
+) -> Move | None:
     ordered = sorted(
         legal,
         key=lambda m: (m.beat is not None and not m.beat, len(m.cards), sorted(m.cards)),
@@ -149,6 +182,8 @@ def _ask(legal: Sequence[Move], read: Callable[[str], str], write: Callable[[str
             raise _Quit from None
         if text.lower() in {"q", "quit", "exit"}:
             raise _Quit
+        if allow_pass and text == "0":
+            return None
         if text.isdigit() and 1 <= int(text) <= len(ordered):
             return ordered[int(text) - 1]
         write(f"Please type a number from 1 to {len(ordered)} (or q to quit).")

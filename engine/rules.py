@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -60,6 +60,17 @@ class RuleSet:
         if unknown:
             raise RuleSetError(f"unknown rule switch {unknown[0]!r}")
         return cls(**data)
+
+    @classmethod
+    def from_options(cls, options: Sequence[str]) -> RuleSet:
+        """Build from command-line ``name=value`` options, e.g. ``combinations=on``."""
+        data: dict[str, object] = {}
+        for option in options:
+            name, sep, value = option.partition("=")
+            if not sep:
+                raise RuleSetError(f"rule option {option!r} must be name=value")
+            data[name] = int(value) if name == "max_lead" and value.isdigit() else value
+        return cls.from_dict(data)
 
     def to_dict(self) -> dict[str, object]:
         """Only the switches that differ from the base game (so the base game is ``{}``)."""

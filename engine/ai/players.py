@@ -18,9 +18,11 @@ from typing import Protocol
 
 from engine.ai import policy
 from engine.ai.belief import Sampler, likelihood
+from engine.ai.house import HouseSearch, house_move
 from engine.ai.sim import SUIT_INDEX, Sim, build_world, sample_world, unseen_for, view_table
 from engine.ai.solver import solve
 from engine.deal import Move, PlayerView, penalties_for
+from engine.rules import BASE_RULES
 
 
 class Player(Protocol):
@@ -95,6 +97,8 @@ def greedy_option(view: PlayerView) -> Option:
 
 def safe_move(view: PlayerView, legal: Sequence[Move]) -> Move:
     """A deterministic, cheap move (the greedy policy): for a seat whose player is away."""
+    if view.rules != BASE_RULES or view.turn != view.seat:
+        return house_move(view, legal)  # Part B/C: the rules-complete greedy rule
     cards, beat = greedy_option(view)
     found = _find(legal, cards, beat)
     return found if found is not None else canonical(legal)[0]
@@ -180,6 +184,11 @@ class StrongPlayer:
         self.clock = clock
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        if view.rules != BASE_RULES or view.turn != view.seat:
+            # The fast simulator models the base game only: search with the switches on.
+            worlds = min(self.worlds, max(HOUSE_WORLDS[0], min(HOUSE_WORLDS[1], self.worlds // 15)))
+            search = HouseSearch(self.seed, worlds, self.margin_weight)
+            return search.choose(view, legal, decision_rng(self.seed, view))
         moves = canonical(legal)
         if len(moves) == 1:
             return moves[0]
@@ -319,6 +328,10 @@ HARD_WORLDS = 300
 BELIEF = 0.05
 EXACT_WORLDS = 12  # two players, at most this many worlds left: solve each exactly
 PRUNE_Z = 2.5  # drop a move once it trails the leader by this many standard errors
+# Worlds per decision under house rules (Part B/C), where playouts run on real Deal
+# positions and cost far more than the fast simulator's: worlds/15 within these bounds
+# (normal 6, hard 20; see bench/RESULTS-ai.md).
+HOUSE_WORLDS = (6, 20)
 
 
 def strong_player(seed: int, worlds: int) -> StrongPlayer:
