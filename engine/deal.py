@@ -175,7 +175,12 @@ class Deal:
         ]
         self._claim = claims[-1] if claims else ()
         self._seen = list(view.seen_cards)
-        self._face_down = {}
+        self._face_down = {
+            c: p.seat
+            for p, seen in zip(table, view.table, strict=True)
+            if seen.face_down
+            for c in p.cards
+        }
         self._trump_drawn_by = view.trump_card_drawn_by
         points = view.points if view.points is not None else view.known_points
         self.points = list(points) if points else [0] * view.players
@@ -266,7 +271,10 @@ class Deal:
                 last = TrickResult(last.winner, plays, shown)
             table = tuple(_masked(p, hidden) for p in table)
             seen = tuple(c for c in seen if c not in hidden)
-            known = tuple(sum(c.points for c in pile if c not in hidden) for pile in self.won_cards)
+            known = tuple(
+                p - sum(c.points for c in pile if c in hidden)
+                for p, pile in zip(self.points, self.won_cards, strict=True)
+            )
         closed = self.rules.discards == "closed" and not self.finished
         return PlayerView(
             seat=seat,

@@ -125,7 +125,7 @@ def key(move: Move) -> tuple[int, frozenset[Card], bool | None, str | None, bool
     return (move.seat, frozenset(move.cards), move.beat, move.show, move.stop)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(table=table_rules(), deck=lumpy_decks(), seed=st.integers())
 def test_every_legal_move_accepted_every_illegal_refused(
     table: tuple[int, RuleSet], deck: tuple[Card, ...], seed: int
