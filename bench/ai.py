@@ -40,7 +40,7 @@ from engine.ai import (
 )
 from engine.cards import Card, shuffled_deck
 from engine.deal import Deal
-from engine.rules import HAND_SIZE
+from engine.rules import HAND_SIZE, RuleSet
 
 
 class QueuedDeal(Deal):
@@ -230,7 +230,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="decks per match for the table3, budget and levels suites (default: --pairs)",
     )
     parser.add_argument("--shared-stock", action="store_true", help="no per-seat draw queues")
+    parser.add_argument(
+        "--rules",
+        nargs="+",
+        metavar="NAME=VALUE",
+        help="house rules (Part B/C), e.g. combinations=on or teams=pairs: hard vs greedy "
+        "(or --match A,B,N) under them, see bench/ai_rules.py",
+    )
     args = parser.parse_args(argv)
+    if args.rules:
+        return house_rules_main(args)
     pairs = 40 if args.quick else args.pairs
     queued = not args.shared_stock
     print(f"bench/ai.py: {pairs} decks per match, per-seat draw queues: {queued}")
@@ -247,6 +256,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             match(
                 spec_a, spec_b, players, side if name in SIDE_SUITES else pairs, args.jobs, queued
             )
+    return 0
+
+
+def play_rules_deck(task: tuple[str, str, int, int, dict[str, object]]) -> object:
+    from bench import ai_rules
+
+    return ai_rules.play_deck(task, make)
+
+
+def house_rules_main(args: argparse.Namespace) -> int:
+    """``--rules``: one match under house rules (bench/ai_rules.py)."""
+    from bench import ai_rules
+
+    rules = RuleSet.from_options(args.rules)
+    a, b, n = (args.match or f"hard,greedy,{4 if rules.teams == 'pairs' else 2}").split(",")
+    decks = 10 if args.quick else args.pairs
+    print(f"bench/ai.py --rules: {decks} decks, shared stock")
+    ai_rules.match(a, b, int(n), rules, decks, args.jobs, play_rules_deck)
     return 0
 
 
