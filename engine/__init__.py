@@ -1,4 +1,4 @@
-"""Pure rules of Burkozel (RULES.md Part A): no I/O, no asyncio, no Telegram."""
+"""Pure rules of Burkozel (RULES.md Parts A-C): no I/O, no asyncio, no Telegram."""
 
 from engine.cards import DECK, Card, Rank, Suit, card_codes, parse_cards, shuffled_deck
 from engine.deal import Deal, DealResult, Move, Play, PlayerView, TrickResult, penalties_for

@@ -113,3 +113,18 @@ def test_cli_prints_outcome(tmp_path: Path) -> None:
     proc = run("replay", "-", stdin=json.dumps(record))
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["deals"][0]["outcome"] == "bura"
+
+
+def test_cli_play_refuses_impossible_rules() -> None:
+    proc = run("play", "--players", "3", "--rules", "teams=pairs")
+    assert proc.returncode == 2
+    assert "teams 'pairs' needs exactly 4 players, not 3 (B5)" in proc.stderr
+
+
+def test_cli_play_with_house_rules_quits_cleanly() -> None:
+    proc = run(
+        "play", "--players", "4", "--level", "easy", "--seed", "5",
+        "--rules", "teams=pairs", "combinations=on", "discards=closed",
+        stdin="1\n1\nq\n",
+    )  # fmt: skip
+    assert proc.returncode == 0 and "Game left before the end" in proc.stdout
