@@ -280,3 +280,25 @@ def test_every_move_offered_is_for_a_seat_that_may_act() -> None:
         [["7S", "8D", "9D", "9H"], ["6H", "7H", "10H", "AH"]], "6C", RuleSet(combinations="on")
     )
     assert {m.seat for m in all_legal(deal)} == {0, 1}
+
+
+def test_b3_dealer_is_the_seat_still_in_before_the_leader() -> None:
+    series = Series(4, ELIM, first_dealer=2)
+    series.results.append(DealResult((0, 0, 0, 0), (12, 0, 0, 0), 1))
+    # Seat 1 took the last trick and leads; seat 0 before it is out, so seat 3 deals.
+    assert series.next_dealer() == 3
+    deal = series.start_deal(tuple(random.Random(4).sample(DECK, 36)))
+    assert (deal.dealer, deal.leader, deal.seats_in) == (3, 1, (1, 2, 3))
+    with pytest.raises(IllegalMoveError, match=r"dealer must be seat 3 \(R4\)"):
+        series.deals.pop()
+        series.start_deal(DECK, dealer=0)
+
+
+def test_b4_most_credits_win_and_ties_share() -> None:
+    # One deal credits one side, so a shared top is the B5 pair's.
+    series = Series(4, RuleSet(scoring="winner_takes", teams="pairs"))
+    series.results += [
+        DealResult((0,) * 4, (0, 8, 0, 8), 0),
+        DealResult((0,) * 4, (12, 0, 12, 0), 0),
+    ]
+    assert series.finished and series.result().winners == (0, 2)
