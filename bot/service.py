@@ -20,6 +20,9 @@ from aiogram.types import InlineKeyboardMarkup
 
 from bot import render
 from bot.i18n import Texts, texts
+from bot.lobby_watch import tell_lobby_watchers
+from bot.picture import with_series_picture
+from bot.stats import series_end_of
 from engine import (
     Card,
     CardCodeError,
@@ -353,6 +356,7 @@ class GameService:
                 await self._repost_lobby(exc.game.id)
             raise AlreadyOpen(exc.game, ref.message_id if ref else None) from None
         await self._repost_lobby(game.id)
+        await tell_lobby_watchers(self, game)
         if not started:
             raise NeedsStart(self.join_link(game.id))
         return game
@@ -409,6 +413,7 @@ class GameService:
         except GameExistsError:
             raise UserError("newgame.already_open") from None
         await self._repost_lobby(game.id)
+        await tell_lobby_watchers(self, game)
         return game
 
     async def _lobby(self, game_id: int) -> LiveGame:
@@ -584,13 +589,14 @@ class GameService:
                 status = "finished"
                 outcome = series.result()
                 change["winners"] = outcome.winners
-                ops.append(
-                    self.group_send(
-                        live,
-                        render.series_end_text(t, game, outcome.totals, outcome.winners),
-                        render.again_keyboard(t, game),
-                    )
+                # Stats and ratings are recorded by the commit that finishes the series.
+                change["series_end"] = series_end_of(game, series)
+                result_op = self.group_send(
+                    live,
+                    render.series_end_text(t, game, outcome.totals, outcome.winners),
+                    render.again_keyboard(t, game),
                 )
+                ops.append(with_series_picture(result_op))
             else:
                 nxt = series.start_deal(shuffled_deck(rng=self.rng))  # R4 dealer
                 change["new_deal"] = DealStart(
