@@ -14,6 +14,7 @@ import random
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
+from html import escape
 from typing import Any
 
 from aiogram.types import InlineKeyboardMarkup
@@ -291,7 +292,9 @@ class GameService:
         if turn is not None and turn != last_mover:
             seat = live.game.seats[turn]
             if seat.user_id is not None and not seat.away:
-                ops += self.ping(live, seat.user_id, live.t("ping.your_turn", chat=live.chat_title))
+                ops += self.ping(
+                    live, seat.user_id, live.t("ping.your_turn", chat=escape(live.chat_title))
+                )
         return ops
 
     def _closing_ops(self, live: LiveGame, status: str) -> list[OutboxOp]:
@@ -751,7 +754,7 @@ class GameService:
             elif deadline.remind_at is not None and not deadline.reminded:
                 assert seat.user_id is not None
                 text = live.t(
-                    "ping.hurry", chat=live.chat_title, seconds=round(deadline.due_at - now)
+                    "ping.hurry", chat=escape(live.chat_title), seconds=round(deadline.due_at - now)
                 )
                 reminded = replace(deadline, reminded=True)
                 live.game = replace(live.game, deadline=reminded)
