@@ -114,7 +114,7 @@ def render(data: PictureData) -> bytes:
     """The picture as PNG bytes. Raises :class:`FontsMissing` without the fonts."""
     regular, small = _font(REGULAR, 15), _font(REGULAR, 12)
     bold, title_font = _font(BOLD, 15), _font(BOLD, 20)
-    image = Image.new("RGB", (WIDTH, HEIGHT), "#fbfaf6")
+    image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
     draw = ImageDraw.Draw(image)
     draw.text(
         (20, 14),
@@ -157,7 +157,9 @@ def render(data: PictureData) -> bytes:
     draw.text((left, bottom + 24), _fit(small, data.axis, right - left), font=small, fill="#666")
     for seat in range(players):
         colour = COLOURS[seat % len(COLOURS)]
-        points = [at(d, totals[d][seat]) for d in range(len(totals))]
+        # Lines that run together stay visible side by side: each seat a little apart.
+        shift = (seat - (players - 1) / 2) * 3
+        points = [(x, y + shift) for x, y in (at(d, totals[d][seat]) for d in range(len(totals)))]
         if len(points) > 1:
             draw.line(points, fill=colour, width=3, joint="curve")
         for x, y in points:
@@ -180,10 +182,34 @@ def render(data: PictureData) -> bytes:
         name = _fit(font, row.name, WIDTH - 60 - name_x)
         draw.text((name_x, y), name, font=font, fill="#222")
         y += 30
-    # A small palette keeps the PNG small (tens of KB) without visible loss.
+    # A fixed palette (every ink blended into the background in steps, for antialiased
+    # edges) keeps the PNG small and is ~5x faster than computing one per picture.
     out = io.BytesIO()
-    image.quantize(colors=64, method=Image.Quantize.FASTOCTREE).save(out, format="PNG")
+    image.quantize(palette=_palette(), dither=Image.Dither.NONE).save(
+        out, format="PNG", compress_level=3
+    )
     return out.getvalue()
+
+
+BACKGROUND: Final = "#fbfaf6"
+INKS: Final = ("#222222", "#555555", "#666666", "#999999", "#e4e1d8", "#cc3333", "#bb2222")
+
+
+def _rgb(colour: str) -> tuple[int, int, int]:
+    return int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16)
+
+
+@cache
+def _palette() -> Image.Image:
+    back = _rgb(BACKGROUND)
+    entries: list[int] = list(back)
+    for ink in (*COLOURS, *INKS):
+        rgb = _rgb(ink)
+        for step in range(1, 17):  # 16 shades from the background to the ink
+            entries += (round(b + (c - b) * step / 16) for b, c in zip(back, rgb, strict=True))
+    palette = Image.new("P", (1, 1))
+    palette.putpalette(entries[: 256 * 3])
+    return palette
 
 
 def timed_render(data: PictureData) -> tuple[bytes, float]:

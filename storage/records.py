@@ -12,7 +12,6 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from stats.ratings import Entrant, Skill, rate
 from storage.errors import CorruptRecordError
 from storage.models import PlayerRecord, Rating, SeatResult, SeriesEnd, SeriesSummary
 
@@ -65,6 +64,9 @@ def record_series(
     )
     if len({r.team for r in end.seats}) < 2:
         return  # nothing to rate against
+    # Imported here: openskill is needed only when a series ends, not to open storage.
+    from stats.ratings import Entrant, Skill, rate
+
     current: dict[str, Skill] = {}
     for r in end.seats:
         rows = conn.execute(
