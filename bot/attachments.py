@@ -13,6 +13,7 @@ import logging
 from typing import Any, Final
 
 from aiogram import Bot
+from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import BufferedInputFile, InlineKeyboardMarkup, ReplyParameters
 
 from bot import picture
@@ -25,6 +26,12 @@ log = logging.getLogger(__name__)
 
 DOCUMENT_KEY: Final = "document"
 CAPTION_LIMIT: Final = 1024  # Telegram's limit for a photo caption
+
+
+def series_limit(rules: dict[str, Any]) -> int:
+    """The total that ends a series: 12 (R14, D10 penalty_12), or a Bura robber target."""
+    series = str(rules.get("series", ""))
+    return {"robber_11": 11, "robber_21": 21}.get(series, picture.LIMIT)
 
 
 def is_attachment(payload: dict[str, Any]) -> bool:
@@ -68,11 +75,21 @@ class Attachments:
         if item.game_id is not None and len(text) <= CAPTION_LIMIT:
             png = await self.series_png(item.game_id)
         if png is not None:
-            message = await bot.send_photo(
-                photo=BufferedInputFile(png, f"series-{item.game_id}.png"), caption=text, **common
-            )
-        else:
-            message = await bot.send_message(text=text, **common)
+            try:
+                message = await bot.send_photo(
+                    photo=BufferedInputFile(png, f"series-{item.game_id}.png"),
+                    caption=text,
+                    **common,
+                )
+                return message.message_id
+            except TelegramBadRequest as exc:
+                # The picture must never cost the players their result: send the text.
+                log.warning(
+                    "series picture of game %s refused (%s); sending text",
+                    item.game_id,
+                    exc.message,
+                )
+        message = await bot.send_message(text=text, **common)
         return message.message_id
 
     async def series_png(self, game_id: int) -> bytes | None:
@@ -105,6 +122,7 @@ class Attachments:
             standings_title=t("picture.standings"),
             names=names,
             deals=tuple(tally.penalties for tally in tallies),
+            limit=series_limit(game.rules),
             standings=picture.standings(
                 names,
                 [s.penalties for s in seats],

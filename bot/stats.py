@@ -6,6 +6,7 @@ Pure: storage rows in, HTML text out (every user value escaped).
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import re
 from collections.abc import Sequence
 from html import escape
@@ -16,11 +17,24 @@ from stats.ratings import SHOWN_AFTER
 from stats.summary import GAMES, series_end
 from storage import Game, PlayerRecord, Rating, SeatResult, SeriesEnd, SeriesSummary
 
+log = logging.getLogger(__name__)
+
 HISTORY_LIMIT = 10
 
 
-def series_end_of(game: Game, series: Series) -> SeriesEnd:
-    """The finished series' per-seat results, recorded with the commit that finishes it."""
+def series_end_of(game: Game, series: Series) -> SeriesEnd | None:
+    """The finished series' per-seat results, recorded with the commit that finishes it.
+
+    A failure here is logged and the series finishes unrecorded: stats must never stop
+    a game from ending."""
+    try:
+        return _series_end(game, series)
+    except Exception:
+        log.exception("game %s: cannot summarise the finished series for stats", game.id)
+        return None
+
+
+def _series_end(game: Game, series: Series) -> SeriesEnd:
     record = to_record(series)
     return series_end(
         game.rules,

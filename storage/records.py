@@ -7,6 +7,7 @@ functions) so another backend can run it as is.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -16,6 +17,7 @@ from storage.errors import CorruptRecordError
 from storage.models import PlayerRecord, Rating, SeatResult, SeriesEnd, SeriesSummary
 
 _T = TypeVar("_T")
+logger = logging.getLogger(__name__)
 
 _SEAT_RESULT_COLUMNS = (
     "seat, user_id, bot_level, name, team, place, won, deals, points, penalties, best_deal,"
@@ -75,7 +77,12 @@ def record_series(
         ).fetchall()
         if rows:
             current[r.player] = Skill(float(rows[0][0]), float(rows[0][1]), int(rows[0][2]))
-    new = rate([Entrant(r.player, r.team, r.place) for r in end.seats], current)
+    try:
+        new = rate([Entrant(r.player, r.team, r.place) for r in end.seats], current)
+    except Exception:
+        # The series stays recorded; a rating bug must not stop the game from finishing.
+        logger.exception("game %s: rating the series failed; ratings left as they were", game_id)
+        return
     names = {r.player: r.name for r in end.seats}
     conn.executemany(
         "INSERT INTO ratings (chat_id, game, player, name, mu, sigma, series)"

@@ -171,3 +171,21 @@ async def test_a_document_row_sends_its_text_as_a_file(db: Storage) -> None:
     assert method == "sendDocument"
     assert params["document"].filename == "x_2026-11-30_g1.json"
     assert params["document"].data == '{"a": "Ё"}'.encode()
+
+
+async def test_a_refused_photo_still_delivers_the_result_as_text(db: Storage) -> None:
+    from aiogram.exceptions import TelegramBadRequest
+    from aiogram.methods import SendPhoto
+
+    class RefusingBot(StubBot):
+        async def send_photo(self, **params: Any) -> Any:
+            raise TelegramBadRequest(SendPhoto(chat_id=1, photo="x"), "PHOTO_INVALID_DIMENSIONS")
+
+    seats = (Seat(0, 11, None, "Ann"), Seat(1, 12, None, "Bob"))
+    game_id = await play_series(db, seats, engine_deals(2, 6))
+    op = with_series_picture(OutboxOp(-100, "send", {"text": "🏆 over"}, game_id))
+    bot = RefusingBot()
+    await Attachments(db, "en").send(bot, item_of(op), dict(op.payload), None)  # type: ignore[arg-type]
+    assert bot.calls == [
+        ("sendMessage", {"chat_id": -100, "reply_markup": None, "text": "🏆 over"})
+    ]

@@ -341,3 +341,19 @@ def test_rating_moves_the_best_up_and_the_worst_down(
             assert after.mu > before.mu or len(set(place_list)) == 1
         if p == worst:
             assert after.mu < before.mu
+
+
+async def test_a_rating_failure_still_finishes_and_records_the_series(
+    db: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import stats.ratings
+
+    def broken(*_: object) -> None:
+        raise ValueError("boom")
+
+    monkeypatch.setattr(stats.ratings, "rate", broken)
+    game_id = await play_series(db, (ANN, BOB), engine_deals(2, 13))
+    game = await db.get_game(game_id)
+    assert game is not None and game.status == "finished"
+    assert await db.series_result(game_id) is not None
+    assert await db.ratings(CHAT) == []

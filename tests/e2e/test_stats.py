@@ -87,6 +87,9 @@ async def test_a_finished_series_brings_one_picture_stats_rating_history_and_exp
             await alice.send(group, "/history")
             history = await last_reply(fake, group, "The last 1 series")
             assert "Alice <&> 🂡, 🤖 computer (easy)" in history.text
+            # A forged button for a game of another chat (or none) fetches nothing.
+            answer = await (await bob.tap_raw(history, "h:999")).wait()
+            assert answer.show_alert
             await (await bob.tap(history, "📄 1")).wait()
             from_history = await fake.wait_for(
                 lambda: next((m for m in group.bot_messages() if m.document), None)
