@@ -47,6 +47,12 @@ def _series_end(game: Game, series: Series) -> SeriesEnd:
     )
 
 
+def decimal(t: Texts, value: float, places: int) -> str:
+    """A number as the language writes it (a decimal comma in Russian)."""
+    text = f"{value:.{places}f}"
+    return text.replace(".", ",") if t.language == "ru" else text
+
+
 def game_name(t: Texts, game: str) -> str:
     return t(f"game.{game}") if game in GAMES else escape(game)
 
@@ -82,8 +88,8 @@ def stats_text(t: Texts, name: str, records: Sequence[PlayerRecord], *, everywhe
             t(
                 "stats.deals",
                 deals=r.deals,
-                points=f"{r.points / deals:.1f}",
-                penalties=f"{r.penalties / deals:.2f}",
+                points=decimal(t, r.points / deals, 1),
+                penalties=decimal(t, r.penalties / deals, 2),
                 best=r.best_deal,
             ),
         ]
@@ -113,7 +119,7 @@ def top_text(t: Texts, ratings: Sequence[Rating]) -> str:
                     "top.row",
                     place=place,
                     name=player_name(t, r.player, r.name),
-                    rating=f"{r.ordinal:.1f}",
+                    rating=decimal(t, r.ordinal, 1),
                     series=r.series,
                 )
             )
