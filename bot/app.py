@@ -21,9 +21,11 @@ from aiogram.types import (
     User,
 )
 
+from bot.attachments import Attachments
 from bot.config import Settings
 from bot.delivery import DeliveryWorker, Limits
 from bot.handlers import build_router
+from bot.handlers.stats import STATS_GROUP_COMMANDS, STATS_PRIVATE_COMMANDS
 from bot.i18n import LANGUAGES, texts
 from bot.service import GameService
 from storage import Storage
@@ -40,8 +42,9 @@ GROUP_COMMANDS = (
     "rules",
     "language",
     "help",
+    *STATS_GROUP_COMMANDS,
 )
-PRIVATE_COMMANDS = ("start", "rules", "help")
+PRIVATE_COMMANDS = ("start", "rules", "help", *STATS_PRIVATE_COMMANDS)
 TICK_SECONDS = 0.5
 
 
@@ -129,6 +132,7 @@ class App:
                 on_forbidden=service.user_unreachable,
                 on_migrated=service.chat_migrated,
                 limits=self.limits,
+                attachments=Attachments(storage, settings.default_language),
             )
             await register_commands(bot, settings.default_language)
             dispatcher = Dispatcher(service=service)

@@ -29,6 +29,7 @@ from aiogram.exceptions import (
 )
 from aiogram.types import InlineKeyboardMarkup
 
+from bot.attachments import Attachments, is_attachment
 from storage import OutboxItem, Storage
 
 log = logging.getLogger(__name__)
@@ -99,6 +100,7 @@ class DeliveryWorker:
         on_forbidden: Callable[[int], Awaitable[None]],
         on_migrated: Callable[[int, int], Awaitable[None]],
         limits: Limits | None = None,
+        attachments: Attachments | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
@@ -108,6 +110,7 @@ class DeliveryWorker:
         self.on_forbidden = on_forbidden
         self.on_migrated = on_migrated
         self.limits = limits or Limits()
+        self.attachments = attachments
         self.clock = clock
         self.wall_clock = wall_clock
         self.stats = DeliveryStats()
@@ -276,6 +279,8 @@ class DeliveryWorker:
         if item.method == "delete":
             await self._delete(item, payload)
             return None
+        if item.method == "send" and self.attachments is not None and is_attachment(payload):
+            return await self.attachments.send(self.bot, item, payload, reply_markup)
         if item.method == "edit" and item.game_id is not None and item.role is not None:
             ref = await self.storage.get_message(item.game_id, item.role)
             if ref is not None and ref.chat_id == item.chat_id:

@@ -14,12 +14,16 @@ import random
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
+from html import escape
 from typing import Any
 
 from aiogram.types import InlineKeyboardMarkup
 
 from bot import render
 from bot.i18n import Texts, texts
+from bot.lobby_watch import tell_lobby_watchers
+from bot.picture import with_series_picture
+from bot.stats import series_end_of
 from engine import (
     Card,
     CardCodeError,
@@ -288,7 +292,9 @@ class GameService:
         if turn is not None and turn != last_mover:
             seat = live.game.seats[turn]
             if seat.user_id is not None and not seat.away:
-                ops += self.ping(live, seat.user_id, live.t("ping.your_turn", chat=live.chat_title))
+                ops += self.ping(
+                    live, seat.user_id, live.t("ping.your_turn", chat=escape(live.chat_title))
+                )
         return ops
 
     def _closing_ops(self, live: LiveGame, status: str) -> list[OutboxOp]:
@@ -353,6 +359,7 @@ class GameService:
                 await self._repost_lobby(exc.game.id)
             raise AlreadyOpen(exc.game, ref.message_id if ref else None) from None
         await self._repost_lobby(game.id)
+        await tell_lobby_watchers(self, game)
         if not started:
             raise NeedsStart(self.join_link(game.id))
         return game
@@ -409,6 +416,7 @@ class GameService:
         except GameExistsError:
             raise UserError("newgame.already_open") from None
         await self._repost_lobby(game.id)
+        await tell_lobby_watchers(self, game)
         return game
 
     async def _lobby(self, game_id: int) -> LiveGame:
@@ -584,13 +592,14 @@ class GameService:
                 status = "finished"
                 outcome = series.result()
                 change["winners"] = outcome.winners
-                ops.append(
-                    self.group_send(
-                        live,
-                        render.series_end_text(t, game, outcome.totals, outcome.winners),
-                        render.again_keyboard(t, game),
-                    )
+                # Stats and ratings are recorded by the commit that finishes the series.
+                change["series_end"] = series_end_of(game, series)
+                result_op = self.group_send(
+                    live,
+                    render.series_end_text(t, game, outcome.totals, outcome.winners),
+                    render.again_keyboard(t, game),
                 )
+                ops.append(with_series_picture(result_op))
             else:
                 nxt = series.start_deal(shuffled_deck(rng=self.rng))  # R4 dealer
                 change["new_deal"] = DealStart(
@@ -745,7 +754,7 @@ class GameService:
             elif deadline.remind_at is not None and not deadline.reminded:
                 assert seat.user_id is not None
                 text = live.t(
-                    "ping.hurry", chat=live.chat_title, seconds=round(deadline.due_at - now)
+                    "ping.hurry", chat=escape(live.chat_title), seconds=round(deadline.due_at - now)
                 )
                 reminded = replace(deadline, reminded=True)
                 live.game = replace(live.game, deadline=reminded)

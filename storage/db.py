@@ -39,6 +39,7 @@ from storage.models import (
     User,
     UserStats,
 )
+from storage.records import RecordsMixin, migrate_records, record_series
 
 logger = logging.getLogger(__name__)
 
@@ -218,7 +219,7 @@ def _deadline_params(deadline: Deadline | None) -> tuple[object, ...]:
     return (deadline.seat, deadline.due_at, deadline.remind_at, int(deadline.reminded))
 
 
-class Storage:
+class Storage(RecordsMixin):
     """Everything the bot must not forget, in one SQLite file.
 
     All statements run on one aiosqlite connection, and each public method's whole
@@ -484,6 +485,7 @@ class Storage:
                     (new_id, old_id),
                 )
                 conn.execute("DELETE FROM stats WHERE chat_id = ?", (old_id,))
+                migrate_records(conn, old_id, new_id)
 
             await self._write(body)
         except sqlite3.IntegrityError as exc:
@@ -758,6 +760,11 @@ class Storage:
                 chat_id,
                 [(s, 0, 0, 1, int(s.seat in won)) for s in seats if s.user_id is not None],
             )
+        if change.series_end is not None:
+            if change.status != "finished":
+                raise StorageError(f"game {game_id}: a series result needs status 'finished'")
+            if old_status != "finished":
+                record_series(conn, game_id, chat_id, change.series_end, now)
         self._write_outbox(conn, change.outbox, now, game_id)
         game = self._game(conn, game_id)
         assert game is not None

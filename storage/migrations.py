@@ -163,6 +163,70 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         "CREATE INDEX outbox_due ON outbox (not_before)",
         "CREATE INDEX outbox_by_game_role ON outbox (game_id, role) WHERE game_id IS NOT NULL",
     ),
+    # 2: series results, ratings, per-chat picture switch and stats reset, lobby watchers
+    # (issue 14). Plain SQL that PostgreSQL also accepts.
+    (
+        "ALTER TABLE chats ADD COLUMN pictures INTEGER NOT NULL DEFAULT 1",
+        # /resetstats: series finished before this moment no longer count in the chat's
+        # stats (the records themselves are kept).
+        "ALTER TABLE chats ADD COLUMN stats_reset_at REAL NOT NULL DEFAULT 0",
+        """
+        CREATE TABLE series (
+            game_id     INTEGER PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
+            chat_id     INTEGER NOT NULL,
+            game        TEXT    NOT NULL,
+            finished_at REAL    NOT NULL,
+            deals       INTEGER NOT NULL CHECK (deals >= 0),
+            teams       TEXT    NOT NULL DEFAULT 'none'
+        )
+        """,
+        "CREATE INDEX series_by_chat ON series (chat_id, finished_at)",
+        # One row per seat of a finished series: everything /stats adds up.
+        """
+        CREATE TABLE series_seats (
+            game_id            INTEGER NOT NULL REFERENCES series (game_id) ON DELETE CASCADE,
+            seat               INTEGER NOT NULL CHECK (seat >= 0),
+            user_id            INTEGER,
+            bot_level          TEXT,
+            name               TEXT    NOT NULL,
+            team               INTEGER NOT NULL,
+            place              INTEGER NOT NULL CHECK (place >= 0),
+            won                INTEGER NOT NULL CHECK (won IN (0, 1)),
+            deals              INTEGER NOT NULL,
+            points             INTEGER NOT NULL,
+            penalties          INTEGER NOT NULL,
+            best_deal          INTEGER NOT NULL,
+            declarations_true  INTEGER NOT NULL DEFAULT 0,
+            declarations_false INTEGER NOT NULL DEFAULT 0,
+            combinations       INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (game_id, seat)
+        )
+        """,
+        "CREATE INDEX series_seats_by_user ON series_seats (user_id) WHERE user_id IS NOT NULL",
+        # Openskill (Plackett-Luce) ratings per chat and game; player is 'u<user id>' or
+        # 'ai:<level>' (computer players are rated too).
+        """
+        CREATE TABLE ratings (
+            chat_id INTEGER NOT NULL,
+            game    TEXT    NOT NULL,
+            player  TEXT    NOT NULL,
+            name    TEXT    NOT NULL,
+            mu      REAL    NOT NULL,
+            sigma   REAL    NOT NULL,
+            series  INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (chat_id, game, player)
+        )
+        """,
+        # /notify: users to tell in DM when the next lobby opens in a chat.
+        """
+        CREATE TABLE lobby_watchers (
+            chat_id    INTEGER NOT NULL,
+            user_id    INTEGER NOT NULL,
+            created_at REAL    NOT NULL,
+            PRIMARY KEY (chat_id, user_id)
+        )
+        """,
+    ),
 )
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)

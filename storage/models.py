@@ -143,6 +143,85 @@ class UserStats:
 
 
 @dataclass(frozen=True)
+class SeatResult:
+    """One seat's part in a finished series (what /stats adds up and /top rates)."""
+
+    seat: int
+    user_id: int | None
+    bot_level: str | None
+    name: str
+    team: int  # seats with the same team are rated together (B5 pairs)
+    place: int  # 0 = the winners; ties share a place
+    won: bool
+    deals: int
+    points: int  # trick points over all deals
+    penalties: int  # the series total (R13; deal wins in a Bura robber series)
+    best_deal: int  # most trick points in one deal
+    declarations_true: int = 0  # Bura D5
+    declarations_false: int = 0
+    combinations: int = 0  # Part C / D6-D8 shown
+
+    @property
+    def player(self) -> str:
+        """The rating key: a person by id, a computer player by level."""
+        return f"u{self.user_id}" if self.user_id is not None else f"ai:{self.bot_level}"
+
+
+@dataclass(frozen=True)
+class SeriesEnd:
+    """A finished series as committed with the change that finishes it."""
+
+    game: str  # 'burkozel' | 'bura'
+    deals: int
+    seats: tuple[SeatResult, ...]
+    teams: str = "none"  # B5: 'none' | 'pairs'
+
+
+@dataclass(frozen=True)
+class SeriesSummary:
+    """A finished series as /history lists it."""
+
+    game_id: int
+    chat_id: int
+    game: str
+    finished_at: float
+    deals: int
+    seats: tuple[SeatResult, ...]
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    """A user's record in one game (in one chat, or over all chats)."""
+
+    game: str
+    series_played: int
+    series_won: int
+    deals: int
+    points: int
+    penalties: int
+    best_deal: int
+    declarations_true: int
+    declarations_false: int
+    combinations: int
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A stored openskill rating; ``ordinal`` (mu - 3 sigma) is what /top shows."""
+
+    game: str
+    player: str
+    name: str
+    mu: float
+    sigma: float
+    series: int
+
+    @property
+    def ordinal(self) -> float:
+        return self.mu - 3 * self.sigma
+
+
+@dataclass(frozen=True)
 class GameChange:
     """Everything one atomic commit may do to a game; the game's version goes up by one."""
 
@@ -156,3 +235,5 @@ class GameChange:
     lobby_expires_at: float | Any | None = _UNSET
     winners: tuple[int, ...] | None = None
     outbox: tuple[OutboxOp, ...] = ()
+    # With status 'finished': recorded, and ratings updated, in the same transaction.
+    series_end: SeriesEnd | None = None

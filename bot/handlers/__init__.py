@@ -2,7 +2,7 @@
 
 from aiogram import Router
 
-from bot.handlers import errors, group, lobby, play, private
+from bot.handlers import errors, group, lobby, play, private, stats
 
 
 def build_router() -> Router:
@@ -11,6 +11,7 @@ def build_router() -> Router:
         private.make_router(),
         group.make_router(),
         lobby.make_router(),
+        stats.make_router(),
         play.make_router(),
         errors.make_router(),
     )

@@ -71,6 +71,9 @@ class FakeMessage:
     edit_date: int | None = None
     pinned: bool = False
     history: list[MessageVersion] = field(default_factory=list)
+    # A photo or document message: ``text`` then holds its caption (what people read).
+    photo: bytes | None = None
+    document: tuple[str, bytes] | None = None
 
     def __post_init__(self) -> None:
         if not self.history:
@@ -169,10 +172,28 @@ class FakeMessage:
             data["message_thread_id"] = self.message_thread_id
             if self.chat.is_forum:
                 data["is_topic_message"] = True
+        media = self.photo is not None or self.document is not None
+        if self.photo is not None:
+            data["photo"] = [
+                {
+                    "file_id": f"photo{self.message_id}",
+                    "file_unique_id": f"p{self.message_id}",
+                    "width": 800,
+                    "height": 460,
+                    "file_size": len(self.photo),
+                }
+            ]
+        if self.document is not None:
+            data["document"] = {
+                "file_id": f"doc{self.message_id}",
+                "file_unique_id": f"d{self.message_id}",
+                "file_name": self.document[0],
+                "file_size": len(self.document[1]),
+            }
         if self.text is not None:
-            data["text"] = self.text
+            data["caption" if media else "text"] = self.text
         if self.entities:
-            data["entities"] = self.entities
+            data["caption_entities" if media else "entities"] = self.entities
         if self.reply_markup:
             data["reply_markup"] = self.reply_markup
         if self.edit_date is not None:
@@ -205,6 +226,7 @@ class FakeChat:
     migrated_to: FakeChat | None = None
     migrated_from: FakeChat | None = None
     bot_is_member: bool = True
+    admins: set[int] = field(default_factory=set)  # user ids getChatMember calls admins
     _next_message_id: int = 1
 
     @property

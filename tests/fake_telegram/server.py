@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import inspect
 import itertools
 import json
@@ -39,8 +40,17 @@ NOT_MODIFIED = (
     "are exactly the same as a current content and reply markup of the message"
 )
 MESSAGE_OPS = frozenset(
-    {"sendmessage", "editmessagetext", "editmessagereplymarkup", "deletemessage"}
+    {
+        "sendmessage",
+        "sendphoto",
+        "senddocument",
+        "editmessagetext",
+        "editmessagereplymarkup",
+        "deletemessage",
+    }
 )
+# Files uploaded with the request being handled (multipart field name -> name, bytes).
+_UPLOADS: contextvars.ContextVar[dict[str, tuple[str, bytes]]] = contextvars.ContextVar("uploads")
 
 
 def _collect_methods() -> dict[str, type[TelegramMethod[Any]]]:
@@ -166,6 +176,8 @@ class FakeTelegram:
             "getwebhookinfo": self._get_webhook_info,
             "getupdates": self._get_updates,
             "sendmessage": self._send_message,
+            "sendphoto": self._send_photo,
+            "senddocument": self._send_document,
             "editmessagetext": self._edit_message_text,
             "editmessagereplymarkup": self._edit_message_reply_markup,
             "deletemessage": self._delete_message,
@@ -553,8 +565,14 @@ class FakeTelegram:
                     params.update(body)
             else:
                 form = await request.post()
+                uploads: dict[str, tuple[str, bytes]] = {}
                 for key, value in form.items():
-                    params[key] = value if isinstance(value, str) else "<file>"
+                    if isinstance(value, str):
+                        params[key] = value
+                    else:
+                        params[key] = "<file>"
+                        uploads[key] = (value.filename or key, value.file.read())
+                _UPLOADS.set(uploads)
         return params
 
     def _record(
@@ -863,6 +881,56 @@ class FakeTelegram:
         )
         return msg.to_api()
 
+    def _upload(self, p: dict[str, Any], field: str) -> tuple[str, bytes]:
+        value = p.get(field)
+        uploads = _UPLOADS.get({})
+        if isinstance(value, str) and value.startswith("attach://"):
+            value = value[len("attach://") :]
+            found = uploads.get(value)
+        else:
+            found = uploads.get(field)
+        if found is None:
+            raise bad_request(f"{field}: only uploaded files are supported by FakeTelegram")
+        return found
+
+    async def _send_media(self, p: dict[str, Any], field: str) -> dict[str, Any]:
+        """sendPhoto / sendDocument with an uploaded file; the caption is kept as the
+        message's ``text`` (what people read) and sent back as ``caption``."""
+        chat = self._resolve_chat(p["chat_id"])
+        self._check_writable(chat)
+        name, content = self._upload(p, field)
+        thread_id = _int_or_none(p.get("message_thread_id"))
+        if chat.is_forum and thread_id is not None and thread_id not in chat.topics:
+            raise bad_request("message thread not found")
+        if not chat.is_forum:
+            thread_id = None
+        caption = p.get("caption")
+        if field == "photo" and len(content) > 10 * 1024 * 1024:
+            raise bad_request("PHOTO_INVALID_DIMENSIONS")
+        self._rate_limit(chat)
+        text: str | None = None
+        entities: list[dict[str, Any]] = []
+        if caption:
+            text, entities = render_text(caption, p.get("parse_mode"), p.get("caption_entities"))
+            if len(text) > 1024:
+                raise bad_request("message caption is too long")
+        msg = chat._add_message(
+            from_user=None,
+            text=text,
+            entities=entities,
+            reply_markup=check_reply_markup(p.get("reply_markup")),
+            message_thread_id=thread_id,
+            photo=content if field == "photo" else None,
+            document=(name, content) if field == "document" else None,
+        )
+        return msg.to_api()
+
+    async def _send_photo(self, p: dict[str, Any]) -> dict[str, Any]:
+        return await self._send_media(p, "photo")
+
+    async def _send_document(self, p: dict[str, Any]) -> dict[str, Any]:
+        return await self._send_media(p, "document")
+
     def _apply_edit(
         self, msg: FakeMessage, text: str | None, entities: list[dict[str, Any]], markup: Any
     ) -> dict[str, Any]:
@@ -1055,7 +1123,17 @@ class FakeTelegram:
         user = self.users.get(uid)
         if user is None:
             raise bad_request("user not found")
-        in_chat = (chat.is_private and chat.user is user) or user in chat.members
+        if chat.is_private and chat.user is user:
+            return {"status": "creator", "user": user.to_api(), "is_anonymous": False}
+        if user in chat.members and uid in chat.admins:
+            return {
+                "status": "administrator",
+                "user": user.to_api(),
+                **{right: True for right in _ADMIN_RIGHTS},
+                "can_be_edited": False,
+                "is_anonymous": False,
+            }
+        in_chat = user in chat.members
         return {"status": "member" if in_chat else "left", "user": user.to_api()}
 
     async def _get_chat_member_count(self, p: dict[str, Any]) -> int:
@@ -1066,6 +1144,21 @@ class FakeTelegram:
         chat = self._resolve_chat(p["chat_id"])
         self._check_writable(chat)
         return True
+
+
+_ADMIN_RIGHTS = (
+    "can_manage_chat",
+    "can_delete_messages",
+    "can_manage_video_chats",
+    "can_restrict_members",
+    "can_promote_members",
+    "can_change_info",
+    "can_invite_users",
+    "can_post_stories",
+    "can_edit_stories",
+    "can_delete_stories",
+    "can_send_welcome_messages",
+)
 
 
 def _int_or_none(value: Any) -> int | None:

@@ -1,0 +1,254 @@
+"""Stats, ratings, history, export, /resetstats, /notify and the pictures switch."""
+
+from __future__ import annotations
+
+import json
+import time
+from html import escape
+
+from aiogram import Bot, F, Router
+from aiogram.filters import Command, CommandObject
+from aiogram.filters.callback_data import CallbackData
+from aiogram.types import CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message
+
+from bot import render
+from bot.attachments import document_payload
+from bot.handlers.common import chat_texts, chat_title, personal_texts, reply, thread_of, user_info
+from bot.i18n import texts
+from bot.service import GameService, NeedsStart, UserError
+from bot.stats import HISTORY_LIMIT, export_filename, history_text, stats_text, top_text
+from storage import OutboxOp
+
+STATS_GROUP_COMMANDS = ("stats", "top", "history", "export", "notify", "resetstats", "settings")
+STATS_PRIVATE_COMMANDS = ("stats",)
+ANONYMOUS_ADMIN = 1087968824  # "GroupAnonymousBot": a message sent as the group itself
+
+
+class HistoryCb(CallbackData, prefix="h"):
+    """Send this game's record (a button of /history)."""
+
+    game: int
+
+
+class ResetCb(CallbackData, prefix="rs"):
+    confirm: bool
+
+
+async def is_admin(bot: Bot, chat: Chat, user_id: int) -> bool:
+    """Chat administrators (in a private chat, the user is its admin)."""
+    if chat.type == "private":
+        return True
+    member = await bot.get_chat_member(chat.id, user_id)
+    return member.status in ("creator", "administrator")
+
+
+async def _require_admin(bot: Bot, message: Message) -> None:
+    assert message.from_user is not None
+    if message.sender_chat is not None and message.sender_chat.id == message.chat.id:
+        return  # an anonymous admin writing as the group
+    if not await is_admin(bot, message.chat, message.from_user.id):
+        raise UserError("admin.only")
+
+
+# --- /stats, /top, /history --------------------------------------------------
+
+
+async def stats_in_group(message: Message, service: GameService) -> None:
+    assert message.from_user is not None
+    target = message.from_user
+    replied = message.reply_to_message
+    if replied is not None and replied.from_user is not None and not replied.from_user.is_bot:
+        target = replied.from_user
+    records = await service.storage.player_records(target.id, message.chat.id)
+    t = await chat_texts(service, message)
+    await reply(service, message, stats_text(t, target.full_name, records, everywhere=False))
+
+
+async def stats_in_private(message: Message, service: GameService) -> None:
+    assert message.from_user is not None
+    records = await service.storage.player_records(message.from_user.id, None)
+    t = personal_texts(message.from_user, service.default_language)
+    await reply(
+        service, message, stats_text(t, message.from_user.full_name, records, everywhere=True)
+    )
+
+
+async def top(message: Message, service: GameService) -> None:
+    t = await chat_texts(service, message)
+    await reply(service, message, top_text(t, await service.storage.ratings(message.chat.id)))
+
+
+async def history(message: Message, service: GameService) -> None:
+    t = await chat_texts(service, message)
+    series = await service.storage.recent_series(message.chat.id, HISTORY_LIMIT)
+    markup = None
+    if series:
+        buttons = [
+            InlineKeyboardButton(
+                text=t("history.button", n=n), callback_data=HistoryCb(game=s.game_id).pack()
+            )
+            for n, s in enumerate(series, start=1)
+        ]
+        rows = [buttons[i : i + 5] for i in range(0, len(buttons), 5)]
+        markup = InlineKeyboardMarkup(inline_keyboard=rows)
+    await reply(service, message, history_text(t, series), markup=markup)
+
+
+# --- /export and the history buttons -------------------------------------------
+
+
+async def export_op(
+    service: GameService, chat_id: int, title: str, thread_id: int | None, game_id: int
+) -> OutboxOp:
+    """The game's record as a JSON document: finished deals only, so a deal still being
+    played never shows its deck (that would reveal every hand)."""
+    record = await service.storage.export_record(game_id)
+    finished = {tally.deal_index for tally in await service.storage.tallies(game_id)}
+    record["deals"] = [d for i, d in enumerate(record["deals"]) if i in finished]
+    t = texts(await service.language_of(chat_id))
+    now = time.time()
+    text = json.dumps(record, ensure_ascii=False, indent=1)
+    caption = t("export.caption", deals=len(record["deals"]))
+    payload = document_payload(export_filename(title, game_id, now), text, caption)
+    if thread_id is not None:
+        payload["message_thread_id"] = thread_id
+    return OutboxOp(chat_id, "send", payload, game_id, None)
+
+
+async def export(message: Message, service: GameService) -> None:
+    game_id = await service.storage.last_played_game(message.chat.id, thread_of(message))
+    if game_id is None:
+        raise UserError("export.none")
+    op = await export_op(
+        service, message.chat.id, chat_title(message.chat), thread_of(message), game_id
+    )
+    await service.storage.enqueue((op,))
+    service.outbox_ready.set()
+
+
+async def history_button(
+    query: CallbackQuery, callback_data: HistoryCb, service: GameService
+) -> None:
+    message = query.message
+    if not 0 < callback_data.game < 2**63 or message is None:
+        raise UserError("error.forged")
+    game = await service.storage.get_game(callback_data.game)
+    # Only a game of this chat (a forged id must not fetch another chat's record).
+    if game is None or game.chat_id != message.chat.id:
+        raise UserError("error.forged")
+    thread = message.message_thread_id if isinstance(message, Message) else None
+    title = chat_title(message.chat)
+    await service.storage.enqueue((await export_op(service, game.chat_id, title, thread, game.id),))
+    service.outbox_ready.set()
+    await query.answer(personal_texts(query.from_user, service.default_language)("export.sent"))
+
+
+# --- /resetstats ---------------------------------------------------------------
+
+
+async def reset_stats(message: Message, service: GameService, bot: Bot) -> None:
+    await _require_admin(bot, message)
+    t = await chat_texts(service, message)
+    markup = InlineKeyboardMarkup(
+        inline_keyboard=[
+            [
+                InlineKeyboardButton(
+                    text=t("reset.yes"), callback_data=ResetCb(confirm=True).pack()
+                ),
+                InlineKeyboardButton(
+                    text=t("reset.no"), callback_data=ResetCb(confirm=False).pack()
+                ),
+            ]
+        ]
+    )
+    await reply(service, message, t("reset.confirm"), markup=markup)
+
+
+async def reset_button(
+    query: CallbackQuery, callback_data: ResetCb, service: GameService, bot: Bot
+) -> None:
+    message = query.message
+    if message is None:
+        raise UserError("error.forged")
+    if not await is_admin(bot, message.chat, query.from_user.id):
+        raise UserError("admin.only")
+    t = texts(await service.language_of(message.chat.id))
+    if callback_data.confirm:
+        await service.storage.reset_chat_stats(message.chat.id)
+    text = t("reset.done") if callback_data.confirm else t("reset.kept")
+    # The question is answered: it becomes the answer (and loses its buttons).
+    await service.storage.enqueue(
+        (
+            OutboxOp(message.chat.id, "delete", {"message_id": message.message_id}),
+            OutboxOp(
+                message.chat.id,
+                "send",
+                {"text": text, "message_thread_id": message.message_thread_id}
+                if isinstance(message, Message) and message.message_thread_id
+                else {"text": text},
+            ),
+        )
+    )
+    service.outbox_ready.set()
+    await query.answer(text)
+
+
+# --- /notify and /settings -----------------------------------------------------
+
+
+async def notify(message: Message, service: GameService) -> None:
+    assert message.from_user is not None
+    user = user_info(message.from_user)
+    if not await service.remember_user(user):
+        raise NeedsStart(render.deep_link(service.bot_username, "hi"))
+    on = await service.storage.toggle_lobby_watch(message.chat.id, user.id)
+    t = await chat_texts(service, message)
+    key = "notify.on" if on else "notify.off"
+    await reply(service, message, t(key, name=escape(user.name)), quote=message.message_id)
+
+
+async def settings(
+    message: Message, command: CommandObject, service: GameService, bot: Bot
+) -> None:
+    """``/settings pictures on|off`` (admins). A stand-in until the /settings menu
+    (issue 12) takes this switch over."""
+    t = await chat_texts(service, message)
+    args = (command.args or "").split()
+    if not args:
+        on = await service.storage.chat_pictures(message.chat.id)
+        state = t("settings.on") if on else t("settings.off")
+        await reply(service, message, t("settings.show", pictures=state))
+        return
+    if len(args) != 2 or args[0].lower() != "pictures" or args[1].lower() not in ("on", "off"):
+        raise UserError("settings.usage")
+    await _require_admin(bot, message)
+    on = args[1].lower() == "on"
+    await service.storage.upsert_chat(message.chat.id, chat_title(message.chat))
+    await service.storage.set_chat_pictures(message.chat.id, on)
+    await reply(service, message, t("settings.pictures_on" if on else "settings.pictures_off"))
+
+
+async def group_only(message: Message, service: GameService) -> None:
+    raise UserError("error.group_only")
+
+
+def make_router() -> Router:
+    router = Router(name=__name__)
+    group = F.chat.type.in_({"group", "supergroup"})
+    private = F.chat.type == "private"
+    router.message.register(stats_in_group, Command("stats"), group)
+    router.message.register(stats_in_private, Command("stats"), private)
+    router.message.register(top, Command("top"), group)
+    router.message.register(history, Command("history"), group)
+    router.message.register(export, Command("export"), group)
+    router.message.register(reset_stats, Command("resetstats"), group)
+    router.message.register(notify, Command("notify"), group)
+    router.message.register(settings, Command("settings"), group)
+    router.message.register(
+        group_only,
+        Command("top", "history", "export", "resetstats", "notify", "settings"),
+        private,
+    )
+    router.callback_query.register(history_button, HistoryCb.filter())
+    router.callback_query.register(reset_button, ResetCb.filter())
+    return router

@@ -1,0 +1,26 @@
+"""/notify: a DM to each user who asked to hear about the next lobby in a chat."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import TYPE_CHECKING
+
+from bot.i18n import texts
+from storage import Game, OutboxOp
+
+if TYPE_CHECKING:
+    from bot.service import GameService
+
+
+async def tell_lobby_watchers(service: GameService, game: Game) -> None:
+    """Called when a lobby opens. Each watcher is told once (the request is used up), in
+    the group's language, through the outbox like every other message."""
+    watchers = await service.storage.take_lobby_watchers(game.chat_id)
+    watchers = [user_id for user_id in watchers if user_id != game.created_by]
+    if not watchers:
+        return
+    chat = await service.storage.get_chat(game.chat_id)
+    t = texts((chat.language if chat else None) or service.default_language)
+    text = t("notify.lobby_open", chat=escape(chat.title if chat else ""))
+    await service.storage.enqueue(tuple(OutboxOp(u, "send", {"text": text}) for u in watchers))
+    service.outbox_ready.set()

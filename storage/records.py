@@ -1,0 +1,356 @@
+"""Finished series, ratings, chat switches and lobby watchers (issue 14).
+
+A mixin of :class:`storage.Storage`: every method is one transaction through the same
+``_read`` / ``_write`` helpers. The SQL is plain and parameterised (no SQLite-only
+functions) so another backend can run it as is.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from storage.errors import CorruptRecordError
+from storage.models import PlayerRecord, Rating, SeatResult, SeriesEnd, SeriesSummary
+
+_T = TypeVar("_T")
+logger = logging.getLogger(__name__)
+
+_SEAT_RESULT_COLUMNS = (
+    "seat, user_id, bot_level, name, team, place, won, deals, points, penalties, best_deal,"
+    " declarations_true, declarations_false, combinations"
+)
+_SUMS = (
+    "COUNT(*), SUM(ss.won), SUM(ss.deals), SUM(ss.points), SUM(ss.penalties),"
+    " MAX(ss.best_deal), SUM(ss.declarations_true), SUM(ss.declarations_false),"
+    " SUM(ss.combinations)"
+)
+
+
+def record_series(
+    conn: sqlite3.Connection, game_id: int, chat_id: int, end: SeriesEnd, now: float
+) -> None:
+    """Store a finished series and update the ratings of everyone in it (same transaction
+    as the commit that finishes it, so a series is rated exactly once)."""
+    conn.execute(
+        "INSERT INTO series (game_id, chat_id, game, finished_at, deals, teams)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (game_id, chat_id, end.game, now, end.deals, end.teams),
+    )
+    conn.executemany(
+        f"INSERT INTO series_seats (game_id, {_SEAT_RESULT_COLUMNS})"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (
+                game_id,
+                r.seat,
+                r.user_id,
+                r.bot_level,
+                r.name,
+                r.team,
+                r.place,
+                int(r.won),
+                r.deals,
+                r.points,
+                r.penalties,
+                r.best_deal,
+                r.declarations_true,
+                r.declarations_false,
+                r.combinations,
+            )
+            for r in end.seats
+        ],
+    )
+    if len({r.team for r in end.seats}) < 2:
+        return  # nothing to rate against
+    # Imported here: openskill is needed only when a series ends, not to open storage.
+    from stats.ratings import Entrant, Skill, rate
+
+    current: dict[str, Skill] = {}
+    for r in end.seats:
+        rows = conn.execute(
+            "SELECT mu, sigma, series FROM ratings WHERE chat_id = ? AND game = ? AND player = ?",
+            (chat_id, end.game, r.player),
+        ).fetchall()
+        if rows:
+            current[r.player] = Skill(float(rows[0][0]), float(rows[0][1]), int(rows[0][2]))
+    try:
+        new = rate([Entrant(r.player, r.team, r.place) for r in end.seats], current)
+    except Exception:
+        # The series stays recorded; a rating bug must not stop the game from finishing.
+        logger.exception("game %s: rating the series failed; ratings left as they were", game_id)
+        return
+    names = {r.player: r.name for r in end.seats}
+    conn.executemany(
+        "INSERT INTO ratings (chat_id, game, player, name, mu, sigma, series)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (chat_id, game, player) DO UPDATE SET name = excluded.name,"
+        " mu = excluded.mu, sigma = excluded.sigma, series = excluded.series",
+        [
+            (chat_id, end.game, player, names[player], s.mu, s.sigma, s.series)
+            for player, s in new.items()
+        ],
+    )
+
+
+def migrate_records(conn: sqlite3.Connection, old_id: int, new_id: int) -> None:
+    """A group became a supergroup: its series, ratings, watchers and switches follow."""
+    conn.execute("UPDATE series SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+    conn.execute(
+        "INSERT INTO ratings (chat_id, game, player, name, mu, sigma, series)"
+        " SELECT ?, game, player, name, mu, sigma, series FROM ratings WHERE chat_id = ?"
+        " ON CONFLICT (chat_id, game, player) DO NOTHING",
+        (new_id, old_id),
+    )
+    conn.execute("DELETE FROM ratings WHERE chat_id = ?", (old_id,))
+    conn.execute(
+        "INSERT INTO lobby_watchers (chat_id, user_id, created_at)"
+        " SELECT ?, user_id, created_at FROM lobby_watchers WHERE chat_id = ?"
+        " ON CONFLICT (chat_id, user_id) DO NOTHING",
+        (new_id, old_id),
+    )
+    conn.execute("DELETE FROM lobby_watchers WHERE chat_id = ?", (old_id,))
+    conn.execute(
+        "UPDATE chats SET pictures = (SELECT o.pictures FROM chats o WHERE o.id = ?),"
+        " stats_reset_at = (SELECT o.stats_reset_at FROM chats o WHERE o.id = ?) WHERE id = ?",
+        (old_id, old_id, new_id),
+    )
+
+
+def _int(where: str, value: object) -> int:
+    if type(value) is not int:
+        raise CorruptRecordError(f"{where}: expected a whole number, not {value!r}")
+    return value
+
+
+def _seat_result(where: str, row: Sequence[Any]) -> SeatResult:
+    name = row[3]
+    if not isinstance(name, str):
+        raise CorruptRecordError(f"{where}: name must be text")
+    return SeatResult(
+        seat=_int(where, row[0]),
+        user_id=None if row[1] is None else _int(where, row[1]),
+        bot_level=row[2] if isinstance(row[2], str) else None,
+        name=name,
+        team=_int(where, row[4]),
+        place=_int(where, row[5]),
+        won=bool(row[6]),
+        deals=_int(where, row[7]),
+        points=_int(where, row[8]),
+        penalties=_int(where, row[9]),
+        best_deal=_int(where, row[10]),
+        declarations_true=_int(where, row[11]),
+        declarations_false=_int(where, row[12]),
+        combinations=_int(where, row[13]),
+    )
+
+
+class RecordsMixin:
+    """Storage methods for stats, ratings, history, chat switches and /notify."""
+
+    if TYPE_CHECKING:  # provided by storage.db.Storage
+
+        async def _read(self, body: Callable[[sqlite3.Connection], _T]) -> _T: ...
+        async def _write(self, body: Callable[[sqlite3.Connection], _T]) -> _T: ...
+
+    # --- stats ---------------------------------------------------------------
+
+    async def player_records(self, user_id: int, chat_id: int | None) -> list[PlayerRecord]:
+        """The user's record per game, in one chat or (``None``) over all chats; series a
+        chat finished before its /resetstats do not count."""
+
+        def body(conn: sqlite3.Connection) -> list[Any]:
+            where = "ss.user_id = ? AND s.finished_at > COALESCE(c.stats_reset_at, 0)"
+            params: list[object] = [user_id]
+            if chat_id is not None:
+                where += " AND s.chat_id = ?"
+                params.append(chat_id)
+            return conn.execute(
+                f"SELECT s.game, {_SUMS} FROM series_seats ss"
+                " JOIN series s ON s.game_id = ss.game_id"
+                " LEFT JOIN chats c ON c.id = s.chat_id"
+                f" WHERE {where} GROUP BY s.game ORDER BY s.game",
+                params,
+            ).fetchall()
+
+        rows = await self._read(body)
+        where = f"records of user {user_id}"
+        return [PlayerRecord(str(row[0]), *(_int(where, v or 0) for v in row[1:])) for row in rows]
+
+    async def ratings(self, chat_id: int, game: str | None = None) -> list[Rating]:
+        """The chat's ratings, best first (by mu - 3 sigma)."""
+
+        def body(conn: sqlite3.Connection) -> list[Any]:
+            sql = "SELECT game, player, name, mu, sigma, series FROM ratings WHERE chat_id = ?"
+            params: list[object] = [chat_id]
+            if game is not None:
+                sql += " AND game = ?"
+                params.append(game)
+            return conn.execute(sql, params).fetchall()
+
+        rows = await self._read(body)
+        result = []
+        for row in rows:
+            if not all(isinstance(v, int | float) for v in row[3:5]):
+                raise CorruptRecordError(f"ratings row (chat {chat_id}, {row[1]}): bad mu/sigma")
+            result.append(
+                Rating(
+                    str(row[0]),
+                    str(row[1]),
+                    str(row[2]),
+                    float(row[3]),
+                    float(row[4]),
+                    _int("ratings row", row[5]),
+                )
+            )
+        result.sort(key=lambda r: (-r.ordinal, r.player))
+        return result
+
+    async def recent_series(self, chat_id: int, limit: int = 10) -> list[SeriesSummary]:
+        """The chat's last finished series, newest first, each with its seats."""
+
+        def body(conn: sqlite3.Connection) -> tuple[list[Any], list[Any]]:
+            series = conn.execute(
+                "SELECT game_id, chat_id, game, finished_at, deals FROM series"
+                " WHERE chat_id = ? ORDER BY finished_at DESC, game_id DESC LIMIT ?",
+                (chat_id, limit),
+            ).fetchall()
+            seats = conn.execute(
+                f"SELECT game_id, {_SEAT_RESULT_COLUMNS} FROM series_seats WHERE game_id IN"
+                " (SELECT game_id FROM series WHERE chat_id = ?"
+                " ORDER BY finished_at DESC, game_id DESC LIMIT ?) ORDER BY game_id, seat",
+                (chat_id, limit),
+            ).fetchall()
+            return series, seats
+
+        series_rows, seat_rows = await self._read(body)
+        by_game: dict[int, list[SeatResult]] = {}
+        for row in seat_rows:
+            by_game.setdefault(row[0], []).append(
+                _seat_result(f"series_seats row (game {row[0]})", row[1:])
+            )
+        return [
+            SeriesSummary(
+                game_id=_int("series row", row[0]),
+                chat_id=_int("series row", row[1]),
+                game=str(row[2]),
+                finished_at=float(row[3]),
+                deals=_int("series row", row[4]),
+                seats=tuple(by_game.get(row[0], ())),
+            )
+            for row in series_rows
+        ]
+
+    async def series_result(self, game_id: int) -> SeriesSummary | None:
+        def body(conn: sqlite3.Connection) -> tuple[list[Any], list[Any]]:
+            series = conn.execute(
+                "SELECT game_id, chat_id, game, finished_at, deals FROM series WHERE game_id = ?",
+                (game_id,),
+            ).fetchall()
+            seats = conn.execute(
+                f"SELECT {_SEAT_RESULT_COLUMNS} FROM series_seats WHERE game_id = ? ORDER BY seat",
+                (game_id,),
+            ).fetchall()
+            return series, seats
+
+        series_rows, seat_rows = await self._read(body)
+        if not series_rows:
+            return None
+        row = series_rows[0]
+        where = f"series row {game_id}"
+        return SeriesSummary(
+            game_id=_int(where, row[0]),
+            chat_id=_int(where, row[1]),
+            game=str(row[2]),
+            finished_at=float(row[3]),
+            deals=_int(where, row[4]),
+            seats=tuple(_seat_result(where, r) for r in seat_rows),
+        )
+
+    async def last_played_game(self, chat_id: int, thread_id: int | None = None) -> int | None:
+        """The chat's newest game with at least one finished deal (an open game in
+        ``thread_id`` first), for /export."""
+
+        def body(conn: sqlite3.Connection) -> list[Any]:
+            return conn.execute(
+                "SELECT g.id FROM games g WHERE g.chat_id = ?"
+                " AND EXISTS (SELECT 1 FROM tallies t WHERE t.game_id = g.id)"
+                " ORDER BY CASE WHEN g.status IN ('lobby', 'playing')"
+                " AND COALESCE(g.thread_id, 0) = ? THEN 0 ELSE 1 END, g.updated_at DESC,"
+                " g.id DESC LIMIT 1",
+                (chat_id, thread_id or 0),
+            ).fetchall()
+
+        rows = await self._read(body)
+        return _int("games row", rows[0][0]) if rows else None
+
+    async def reset_chat_stats(self, chat_id: int) -> None:
+        """/resetstats: the chat's ratings and stats start again; game records stay."""
+        now = time.time()
+
+        def body(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM ratings WHERE chat_id = ?", (chat_id,))
+            conn.execute("DELETE FROM stats WHERE chat_id = ?", (chat_id,))
+            conn.execute(
+                "INSERT INTO chats (id, stats_reset_at) VALUES (?, ?)"
+                " ON CONFLICT (id) DO UPDATE SET stats_reset_at = excluded.stats_reset_at",
+                (chat_id, now),
+            )
+
+        await self._write(body)
+
+    # --- chat switches -------------------------------------------------------
+
+    async def set_chat_pictures(self, chat_id: int, on: bool) -> None:
+        def body(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT INTO chats (id, pictures) VALUES (?, ?)"
+                " ON CONFLICT (id) DO UPDATE SET pictures = excluded.pictures",
+                (chat_id, int(on)),
+            )
+
+        await self._write(body)
+
+    async def chat_pictures(self, chat_id: int) -> bool:
+        """Whether series results in this chat carry a picture (on unless switched off)."""
+
+        def body(conn: sqlite3.Connection) -> list[Any]:
+            return conn.execute("SELECT pictures FROM chats WHERE id = ?", (chat_id,)).fetchall()
+
+        rows = await self._read(body)
+        return bool(rows[0][0]) if rows else True
+
+    # --- /notify ---------------------------------------------------------------
+
+    async def toggle_lobby_watch(self, chat_id: int, user_id: int) -> bool:
+        """Switch the user's "tell me when the next lobby opens here"; True if now on."""
+        now = time.time()
+
+        def body(conn: sqlite3.Connection) -> bool:
+            cursor = conn.execute(
+                "DELETE FROM lobby_watchers WHERE chat_id = ? AND user_id = ?", (chat_id, user_id)
+            )
+            if cursor.rowcount:
+                return False
+            conn.execute(
+                "INSERT INTO lobby_watchers (chat_id, user_id, created_at) VALUES (?, ?, ?)",
+                (chat_id, user_id, now),
+            )
+            return True
+
+        return await self._write(body)
+
+    async def take_lobby_watchers(self, chat_id: int) -> list[int]:
+        """The users waiting for a lobby in this chat; they are told once, so this forgets
+        them (in the same transaction)."""
+
+        def body(conn: sqlite3.Connection) -> list[int]:
+            rows = conn.execute(
+                "DELETE FROM lobby_watchers WHERE chat_id = ? RETURNING user_id", (chat_id,)
+            ).fetchall()
+            return sorted(int(r[0]) for r in rows)
+
+        return await self._write(body)
