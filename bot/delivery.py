@@ -29,7 +29,8 @@ from aiogram.exceptions import (
 )
 from aiogram.types import InlineKeyboardMarkup
 
-from storage import OutboxItem, Storage
+from bot import metrics
+from storage import Backend, OutboxItem
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ class DeliveryWorker:
     def __init__(
         self,
         bot: Bot,
-        storage: Storage,
+        storage: Backend,
         wake: asyncio.Event,
         *,
         on_forbidden: Callable[[int], Awaitable[None]],
@@ -221,6 +222,7 @@ class DeliveryWorker:
             message_id = await self._send(item)
         except TelegramRetryAfter as exc:
             self.stats.flood_waits += 1
+            metrics.FLOOD_WAITS.inc()
             self._bucket(item.chat_id).paused_until = self.clock() + exc.retry_after
             await self.storage.outbox_retry(
                 item.id,

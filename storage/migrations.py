@@ -163,6 +163,16 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         "CREATE INDEX outbox_due ON outbox (not_before)",
         "CREATE INDEX outbox_by_game_role ON outbox (game_id, role) WHERE game_id IS NOT NULL",
     ),
+    # 2: Telegram updates already handled (webhook re-deliveries are dropped; storage/updates.py).
+    (
+        """
+        CREATE TABLE updates (
+            update_id  INTEGER PRIMARY KEY,
+            handled_at REAL    NOT NULL
+        )
+        """,
+        "CREATE INDEX updates_by_time ON updates (handled_at)",
+    ),
 )
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)
