@@ -85,6 +85,12 @@ async def register_commands(bot: Bot, default_language: str) -> None:
         await bot.set_my_commands(group, BotCommandScopeAllGroupChats(), language_code=language)
 
 
+async def _send(delivery: DeliveryWorker, storage: Backend) -> None:
+    if storage.shared:  # another instance may have been sending until a moment ago
+        delivery.take_over()
+    await delivery.run()
+
+
 async def _timers(service: GameService, storage: Backend) -> None:
     pruned_at = 0.0
     while True:
@@ -157,7 +163,10 @@ class App:
             dispatcher.include_router(build_router())
             role = SenderRole(
                 storage,
-                {"delivery": delivery.run, "timers": lambda: _timers(service, storage)},
+                {
+                    "delivery": lambda: _send(delivery, storage),
+                    "timers": lambda: _timers(service, storage),
+                },
                 service.outbox_ready.set,
             )
             self.dispatcher, self.service, self.delivery, self.role = (
@@ -166,6 +175,7 @@ class App:
                 delivery,
                 role,
             )
+            await role.step()  # a lone instance is the sender before it serves anything
             tasks = [asyncio.create_task(role.run(), name="sender-role")]
             http = metrics.add_routes(web.Application(), storage, lambda: role.active)
             if settings.webhook_url:

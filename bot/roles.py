@@ -41,19 +41,24 @@ class SenderRole:
     def active(self) -> bool:
         return bool(self._tasks)
 
+    async def step(self) -> None:
+        """One election: take the role if it is free, give it up if it was lost."""
+        try:
+            leading = await self.storage.try_lead()
+        except Exception:
+            log.exception("sender election failed")
+            leading = False
+        if leading and not self._tasks:
+            await self._start()
+        elif not leading and self._tasks:
+            log.warning("this instance is no longer the sender")
+            await self._stop()
+
     async def run(self) -> None:
+        """Hold elections until cancelled; the role is given up on the way out."""
         try:
             while True:
-                try:
-                    leading = await self.storage.try_lead()
-                except Exception:
-                    log.exception("sender election failed")
-                    leading = False
-                if leading and not self._tasks:
-                    await self._start()
-                elif not leading and self._tasks:
-                    log.warning("this instance is no longer the sender")
-                    await self._stop()
+                await self.step()
                 await asyncio.sleep(self.interval)
         finally:
             await self._stop()
