@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 import time
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
@@ -193,8 +194,13 @@ class App:
                     max_connections=WEBHOOK_CONNECTIONS,
                 )
                 log.info("webhook mode: serving %s", settings.webhook_listen)
+                if self.handle_signals:
+                    loop = asyncio.get_running_loop()
+                    for signum in (signal.SIGTERM, signal.SIGINT):
+                        loop.add_signal_handler(signum, self._stopped.set)
                 self.ready.set()
                 await self._stopped.wait()
+                log.info("webhook mode: stopping")
             else:
                 if settings.metrics_listen:
                     stop_http = await metrics.serve(http, *split_listen(settings.metrics_listen))
