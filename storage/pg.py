@@ -117,7 +117,7 @@ class PgStorage:
         where = redact(url)
         try:
             pool = await asyncpg.create_pool(
-                url, min_size=1, max_size=pool_size, timeout=CONNECT_TIMEOUT
+                url, min_size=1, max_size=pool_size, timeout=CONNECT_TIMEOUT, reset=_no_reset
             )
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
             raise StorageError(f"cannot connect to {where}: {exc}") from None
@@ -186,12 +186,16 @@ class PgStorage:
     async def game_lock(self, game_id: int) -> AsyncIterator[int | None]:
         """Hold the game's advisory lock; yields its committed version (None: no game).
 
-        An advisory *transaction* lock: it ends with the transaction, so an instance
-        that dies while holding it frees it when PostgreSQL notices the dead connection.
+        A session advisory lock on a connection of its own (no transaction kept open); an
+        instance that dies while holding it frees it with its connection. The version is
+        read by a statement of its own, after the lock: its snapshot then sees what the
+        previous holder committed.
         """
-        async with self._locks.acquire() as conn, conn.transaction():
-            await conn.execute("SELECT pg_advisory_xact_lock($1)", game_id)
+        async with self._locks.acquire() as conn:
+            await conn.execute("SELECT pg_advisory_lock($1)", game_id)
             yield await conn.fetchval("SELECT version FROM games WHERE id = $1", game_id)
+        # Released by the pool: it resets every connection it takes back (that includes
+        # pg_advisory_unlock_all) and closes one whose reset fails.
 
     async def game_version(self, game_id: int) -> int | None:
         async with self._pool.acquire() as conn:
@@ -446,25 +450,36 @@ class PgStorage:
     # --- games ---------------------------------------------------------------
 
     async def _games(self, conn: Conn, where: str, *params: object) -> list[Game]:
-        # `where` is always a literal from this module; values go through `params`.
+        # One statement (games joined with their seats) is one snapshot: no transaction
+        # needed around it. `where` is a literal from this module (its column names are
+        # the games table's, which no seats column shares); values go through `params`.
         rows = await conn.fetch(
-            sql(f"SELECT {_GAME_COLUMNS} FROM games WHERE {where} ORDER BY id"), *params
+            sql(
+                # "games." qualifies the first column, id (seats has none of the others).
+                f"SELECT games.{_GAME_COLUMNS}, {_SEAT_COLUMNS} FROM games"
+                f" LEFT JOIN seats ON seats.game_id = games.id WHERE {where}"
+                " ORDER BY games.id, seats.seat"
+            ),
+            *params,
         )
-        if not rows:
-            return []
-        ids = [row[0] for row in rows]
-        seat_rows = await conn.fetch(
-            f"SELECT {_SEAT_COLUMNS} FROM seats WHERE game_id = ANY($1::bigint[])"
-            " ORDER BY game_id, seat",
-            ids,
-        )
-        seats: dict[int, list[Seat]] = {game_id: [] for game_id in ids}
-        for seat_row in seat_rows:
-            seats[seat_row[0]].append(_seat(seat_row))
-        return [_game(row, tuple(seats[row[0]])) for row in rows]
+        width = _GAME_COLUMNS.count(",") + 1
+        games: list[Game] = []
+        current: list[Any] = []
+        seats: list[Seat] = []
+        for row in rows:
+            values = list(row)
+            if current and values[0] != current[0]:
+                games.append(_game(current, tuple(seats)))
+                seats = []
+            current = values[:width]
+            if values[width] is not None:
+                seats.append(_seat(values[width:]))
+        if current:
+            games.append(_game(current, tuple(seats)))
+        return games
 
     async def _game(self, conn: Conn, game_id: int) -> Game | None:
-        games = await self._games(conn, "id = ?", game_id)
+        games = await self._games(conn, "games.id = ?", game_id)
         return games[0] if games else None
 
     async def _open_game(self, conn: Conn, chat_id: int, thread_id: int | None) -> Game | None:
@@ -519,20 +534,24 @@ class PgStorage:
         return game
 
     async def get_game(self, game_id: int) -> Game | None:
-        return await self._read(lambda conn: self._game(conn, game_id))
+        async with self._pool.acquire() as conn:
+            return await self._game(conn, game_id)
 
     async def open_game(self, chat_id: int, thread_id: int | None) -> Game | None:
-        return await self._read(lambda conn: self._open_game(conn, chat_id, thread_id))
+        async with self._pool.acquire() as conn:
+            return await self._open_game(conn, chat_id, thread_id)
 
     async def active_games(self) -> list[Game]:
-        return await self._read(lambda conn: self._games(conn, _OPEN))
+        async with self._pool.acquire() as conn:
+            return await self._games(conn, _OPEN)
 
     async def games_of_user(self, user_id: int) -> list[Game]:
-        return await self._read(
-            lambda conn: self._games(
-                conn, f"{_OPEN} AND id IN (SELECT game_id FROM seats WHERE user_id = ?)", user_id
+        async with self._pool.acquire() as conn:
+            return await self._games(
+                conn,
+                f"{_OPEN} AND games.id IN (SELECT game_id FROM seats WHERE user_id = ?)",
+                user_id,
             )
-        )
 
     async def commit(self, game_id: int, expected_version: int, change: GameChange) -> Game:
         """As :meth:`storage.db.Storage.commit`: one atomic, version-checked change."""
@@ -549,25 +568,25 @@ class PgStorage:
 
     async def _commit(self, conn: Conn, game_id: int, expected: int, change: GameChange) -> Game:
         now = time.time()
-        before = await conn.fetchrow(
-            "SELECT version, status, chat_id, winners FROM games WHERE id = $1", game_id
-        )
-        if before is None:
-            raise GameNotFoundError(f"no game {game_id}")
-        version, old_status, chat_id, old_winners = before
         # The compare-and-set that makes concurrent writers safe across instances: a
         # second writer waits for the first's row lock, then finds the version moved.
-        status = await conn.execute(
+        # RETURNING gives the row as it was before this change (none of these columns
+        # is set here), in the same round trip.
+        before = await conn.fetchrow(
             "UPDATE games SET version = version + 1, updated_at = $1 WHERE id = $2"
-            " AND version = $3",
+            " AND version = $3 RETURNING status, chat_id, winners",
             now,
             game_id,
             expected,
         )
-        if _count(status) != 1:
+        if before is None:
+            version = await conn.fetchval("SELECT version FROM games WHERE id = $1", game_id)
+            if version is None:
+                raise GameNotFoundError(f"no game {game_id}")
             raise StaleVersionError(
                 f"game {game_id} is at version {version}, not {expected}; reload and retry"
             )
+        old_status, chat_id, old_winners = before
         new_version = expected + 1
 
         sets: list[str] = []
@@ -707,20 +726,18 @@ class PgStorage:
             )
 
     async def due_deadlines(self, now: float) -> list[Game]:
-        return await self._read(
-            lambda conn: self._games(
+        async with self._pool.acquire() as conn:
+            return await self._games(
                 conn,
                 "status = 'playing' AND (deadline_due_at <= ?"
                 " OR (deadline_reminded = 0 AND deadline_remind_at <= ?))",
                 now,
                 now,
             )
-        )
 
     async def expired_lobbies(self, now: float) -> list[Game]:
-        return await self._read(
-            lambda conn: self._games(conn, "status = 'lobby' AND lobby_expires_at <= ?", now)
-        )
+        async with self._pool.acquire() as conn:
+            return await self._games(conn, "status = 'lobby' AND lobby_expires_at <= ?", now)
 
     # --- move log / records --------------------------------------------------
 
@@ -941,6 +958,11 @@ class PgStorage:
         async with self._pool.acquire() as conn:
             value = await conn.fetchval("SELECT MIN(created_at) FROM outbox")
         return None if value is None else float(value)
+
+
+async def _no_reset(conn: Conn) -> None:
+    """The query pool's connections keep no session state (transactions are always closed,
+    locks and LISTEN live on other connections): skip the reset round trip on release."""
 
 
 async def _claim(conn: Conn, update_id: int) -> None:
