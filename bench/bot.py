@@ -1,6 +1,8 @@
 """Bot throughput: updates/s, tap-to-answer latency and memory per game, vs a minimal bot.
 
 Usage: .venv/bin/python bench/bot.py [--games N] [--seconds S] [--quick] [--think T]
+       .venv/bin/python bench/bot.py --scale [--think T]      # SQLite x1, PostgreSQL x1, x2
+       .venv/bin/python bench/bot.py --backend postgresql --instances 2 [--think T]
 
 Drives N concurrent two-player games (default 200) through the fake Bot API server
 (tests/fake_telegram), with the real bot (bot.app.App: handlers, game service, SQLite,
@@ -416,11 +418,53 @@ async def main() -> None:
         default=0.0,
         help="mean seconds before each tap, as a person pauses (default 0: saturating)",
     )
+    parser.add_argument(
+        "--backend",
+        choices=("sqlite", "postgresql"),
+        help="run the bot as separate webhook-mode processes on this database (bench/bot_scale.py)",
+    )
+    parser.add_argument("--instances", type=int, default=1, help="bot processes (with --backend)")
+    parser.add_argument(
+        "--scale",
+        action="store_true",
+        help="sqlite x1, postgresql x1 and postgresql x2 side by side (bench/bot_scale.py)",
+    )
+    parser.add_argument(
+        "--database-url", help="an empty PostgreSQL database (default: a throw-away cluster)"
+    )
     args = parser.parse_args()
     global THINK
     THINK = args.think
     games, seconds = (50, 5.0) if args.quick else (args.games, args.seconds)
     logging.basicConfig(level=logging.WARNING)
+    if args.scale or args.backend:
+        from bench.bot_scale import report_scale, run_scale
+
+        configs = (
+            [("sqlite", 1), ("postgresql", 1), ("postgresql", 2)]
+            if args.scale
+            else [(args.backend, args.instances)]
+        )
+        results = []
+        for backend, instances in configs:
+            with tempfile.TemporaryDirectory(prefix="bench-scale-", dir=ROOT) as tmp:
+                results.append(
+                    await run_scale(
+                        backend,
+                        instances,
+                        games,
+                        seconds,
+                        Path(tmp),
+                        token=TOKEN,
+                        think=THINK,
+                        database_url=args.database_url,
+                        figures_cls=Figures,
+                        taps_cls=Taps,
+                    )
+                )
+            gc.collect()
+        report_scale(results, THINK)
+        return
     with tempfile.TemporaryDirectory(prefix="bench-bot-", dir=ROOT) as tmp:
         ours = await run_ours(games, seconds, Path(tmp))
     gc.collect()

@@ -1,4 +1,4 @@
-"""``python -m bot``: start the bot by long polling."""
+"""``python -m bot``: start the bot (long polling, or webhook mode when WEBHOOK_URL is set)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,12 @@ def main() -> int:
         print(f"cannot reach TELEGRAM_API_URL: {exc.message}", file=sys.stderr)
         return 1
     except StorageError as exc:
-        print(f"database error ({settings.database_path}): {exc}", file=sys.stderr)
+        key = "DATABASE_URL" if settings.database_url else "DATABASE_PATH"
+        print(f"database error ({key}): {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # e.g. WEBHOOK_LISTEN / METRICS_LISTEN address in use
+        key = "WEBHOOK_LISTEN" if settings.webhook_url else "METRICS_LISTEN"
+        print(f"config error: {key} cannot be served: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         pass

@@ -5,6 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
+import time
+from collections.abc import Awaitable, Callable
+from urllib.parse import urlsplit
 
 from aiogram import Bot, Dispatcher
 from aiogram.client.default import DefaultBotProperties
@@ -20,15 +24,20 @@ from aiogram.types import (
     Update,
     User,
 )
+from aiogram.webhook.aiohttp_server import SimpleRequestHandler
+from aiohttp import web
 
+from bot import metrics
 from bot.attachments import Attachments
-from bot.config import Settings
+from bot.config import Settings, split_listen
 from bot.delivery import DeliveryWorker, Limits
 from bot.handlers import build_router
 from bot.handlers.stats import STATS_GROUP_COMMANDS, STATS_PRIVATE_COMMANDS
 from bot.i18n import LANGUAGES, texts
+from bot.roles import SenderRole
 from bot.service import GameService
-from storage import Storage
+from bot.updates import OnceMiddleware
+from storage import Backend, open_storage
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +55,10 @@ GROUP_COMMANDS = (
 )
 PRIVATE_COMMANDS = ("start", "rules", "help", *STATS_PRIVATE_COMMANDS)
 TICK_SECONDS = 0.5
+ALLOWED_UPDATES = ["message", "callback_query"]
+# Telegram re-delivers an unanswered update for up to a day; ids are kept a bit longer.
+UPDATE_MEMORY_SECONDS = 2 * 86400
+WEBHOOK_CONNECTIONS = 40  # Telegram's default; updates of one chat still come in order
 
 
 # aiogram parses every API answer as ``Response[T]``. pydantic caches such generic classes
@@ -76,17 +89,27 @@ async def register_commands(bot: Bot, default_language: str) -> None:
         await bot.set_my_commands(group, BotCommandScopeAllGroupChats(), language_code=language)
 
 
-async def _timers(service: GameService) -> None:
+async def _send(delivery: DeliveryWorker, storage: Backend) -> None:
+    if storage.shared:  # another instance may have been sending until a moment ago
+        delivery.take_over()
+    await delivery.run()
+
+
+async def _timers(service: GameService, storage: Backend) -> None:
+    pruned_at = 0.0
     while True:
         try:
             await service.tick()
+            if time.time() - pruned_at > UPDATE_MEMORY_SECONDS / 10:
+                pruned_at = time.time()
+                await storage.prune_updates(pruned_at - UPDATE_MEMORY_SECONDS)
         except Exception:
             log.exception("timer tick failed; trying again")
         await asyncio.sleep(TICK_SECONDS)
 
 
 class App:
-    """The running bot; :meth:`run` polls until stopped."""
+    """The running bot; :meth:`run` serves updates (long polling or webhook) until stopped."""
 
     def __init__(
         self, settings: Settings, limits: Limits | None = None, *, handle_signals: bool = True
@@ -97,21 +120,26 @@ class App:
         self.dispatcher: Dispatcher | None = None
         self.service: GameService | None = None
         self.delivery: DeliveryWorker | None = None
+        self.role: SenderRole | None = None
         self.ready = asyncio.Event()
+        self._stopped = asyncio.Event()
 
     async def _started(self) -> None:
         self.ready.set()
 
     async def stop(self) -> None:
-        """Stop polling; :meth:`run` then finishes its shutdown."""
-        if self.dispatcher is not None:
-            await self.dispatcher.stop_polling()
+        """Stop serving; :meth:`run` then finishes its shutdown."""
+        self._stopped.set()
+        if self.dispatcher is not None and not self.settings.webhook_url:
+            with contextlib.suppress(RuntimeError):  # polling not started yet
+                await self.dispatcher.stop_polling()
 
     async def run(self) -> None:
         settings = self.settings
-        storage = await Storage.open(settings.database_path)
+        storage = await open_storage(settings.storage_url)
         bot = make_bot(settings)
         tasks: list[asyncio.Task[None]] = []
+        stop_http: Callable[[], Awaitable[None]] | None = None
         try:
             me = await bot.get_me()
             log.info("running as @%s", me.username)
@@ -136,21 +164,62 @@ class App:
             )
             await register_commands(bot, settings.default_language)
             dispatcher = Dispatcher(service=service)
+            dispatcher.update.outer_middleware(OnceMiddleware(storage))
             dispatcher.include_router(build_router())
-            self.dispatcher, self.service, self.delivery = dispatcher, service, delivery
-            tasks = [
-                asyncio.create_task(delivery.run(), name="delivery"),
-                asyncio.create_task(_timers(service), name="timers"),
-            ]
-            dispatcher.startup.register(self._started)
-            await dispatcher.start_polling(
-                bot,
-                allowed_updates=["message", "callback_query"],
-                handle_signals=self.handle_signals,
-                close_bot_session=False,
-                polling_timeout=10,
+            role = SenderRole(
+                storage,
+                {
+                    "delivery": lambda: _send(delivery, storage),
+                    "timers": lambda: _timers(service, storage),
+                },
+                service.outbox_ready.set,
             )
+            self.dispatcher, self.service, self.delivery, self.role = (
+                dispatcher,
+                service,
+                delivery,
+                role,
+            )
+            await role.step()  # a lone instance is the sender before it serves anything
+            tasks = [asyncio.create_task(role.run(), name="sender-role")]
+            http = metrics.add_routes(web.Application(), storage, lambda: role.active)
+            if settings.webhook_url:
+                assert settings.webhook_secret is not None  # config refuses it otherwise
+                secret = settings.webhook_secret.get_secret_value()
+                handler = SimpleRequestHandler(
+                    dispatcher, bot, handle_in_background=False, secret_token=secret
+                )
+                handler.register(http, path=urlsplit(settings.webhook_url).path or "/")
+                stop_http = await metrics.serve(http, *split_listen(settings.webhook_listen))
+                await bot.set_webhook(
+                    settings.webhook_url,
+                    secret_token=secret,
+                    allowed_updates=ALLOWED_UPDATES,
+                    max_connections=WEBHOOK_CONNECTIONS,
+                )
+                log.info("webhook mode: serving %s", settings.webhook_listen)
+                if self.handle_signals:
+                    loop = asyncio.get_running_loop()
+                    for signum in (signal.SIGTERM, signal.SIGINT):
+                        loop.add_signal_handler(signum, self._stopped.set)
+                self.ready.set()
+                await self._stopped.wait()
+                log.info("webhook mode: stopping")
+            else:
+                if settings.metrics_listen:
+                    stop_http = await metrics.serve(http, *split_listen(settings.metrics_listen))
+                dispatcher.startup.register(self._started)
+                await bot.delete_webhook()
+                await dispatcher.start_polling(
+                    bot,
+                    allowed_updates=ALLOWED_UPDATES,
+                    handle_signals=self.handle_signals,
+                    close_bot_session=False,
+                    polling_timeout=10,
+                )
         finally:
+            if stop_http is not None:
+                await stop_http()
             for task in tasks:
                 task.cancel()
             for task in tasks:

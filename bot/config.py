@@ -6,8 +6,10 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from storage import parse_database_url
 
 _TOKEN = re.compile(r"^\d{1,20}:[A-Za-z0-9_-]{5,}$")
 
@@ -34,6 +36,60 @@ class Settings(BaseSettings):
     away_stand_in: Literal["off", "easy", "normal", "hard"] = "normal"
     # Pause before a computer player moves, so the table reads naturally.
     computer_pause_seconds: float = Field(default=1.2, ge=0, le=30)
+    # Running at scale (README): sqlite:PATH or postgresql://…; unset means DATABASE_PATH.
+    database_url: str | None = None
+    # Webhook mode when set: the public https URL Telegram posts updates to.
+    webhook_url: str | None = None
+    webhook_listen: str = "0.0.0.0:8080"
+    webhook_secret: SecretStr | None = None
+    # host:port for /healthz and /metrics in polling mode (webhook mode serves them itself).
+    metrics_listen: str | None = None
+
+    @property
+    def storage_url(self) -> str:
+        return self.database_url or f"sqlite:{self.database_path}"
+
+    @field_validator("database_url")
+    @classmethod
+    def _database_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        parse_database_url(value)  # its ValueError names what is wrong
+        return value.strip()
+
+    @field_validator("webhook_url")
+    @classmethod
+    def _webhook_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        if not re.match(r"^https?://[^\s/]+", value.strip()):
+            raise ValueError("must be the public https URL Telegram posts updates to")
+        return value.strip()
+
+    @field_validator("webhook_listen", "metrics_listen")
+    @classmethod
+    def _listen(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        split_listen(value)
+        return value.strip()
+
+    @field_validator("webhook_secret")
+    @classmethod
+    def _secret(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None or not value.get_secret_value():
+            return None
+        if not re.fullmatch(r"[A-Za-z0-9_-]{1,256}", value.get_secret_value()):
+            raise ValueError("must be 1-256 characters: letters, digits, _ and -")
+        return value
+
+    @model_validator(mode="after")
+    def _webhook_needs_secret(self) -> Settings:
+        if self.webhook_url and self.webhook_secret is None:
+            raise ValueError(
+                "WEBHOOK_SECRET is not set: webhook mode needs it (WEBHOOK_URL is set)"
+            )
+        return self
 
     @field_validator("bot_token")
     @classmethod
@@ -55,13 +111,23 @@ class Settings(BaseSettings):
         return value.upper() if isinstance(value, str) else value
 
 
+def split_listen(value: str) -> tuple[str, int]:
+    """``host:port`` to its parts; ValueError says what is wrong."""
+    host, sep, port = value.strip().rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError("must be host:port, e.g. 0.0.0.0:8080")
+    return host.strip("[]"), int(port)
+
+
 def load_settings(env_file: str | Path | None = ".env") -> Settings:
     """Read settings; raise :class:`ConfigError` with one line naming the bad key."""
     try:
         return Settings(_env_file=env_file)  # type: ignore[call-arg]
     except ValidationError as exc:
         error = exc.errors()[0]
-        key = str(error["loc"][0]).upper() if error["loc"] else "?"
+        if not error["loc"]:  # a rule across keys: its message starts with the key
+            raise ConfigError(error["msg"].removeprefix("Value error, ")) from None
+        key = str(error["loc"][0]).upper()
         if error["type"] == "missing":
             raise ConfigError(f"{key} is not set (put it in .env; see .env.example)") from None
         # Never echo the value: it may be the secret token.

@@ -29,8 +29,9 @@ from aiogram.exceptions import (
 )
 from aiogram.types import InlineKeyboardMarkup
 
+from bot import metrics
 from bot.attachments import Attachments, is_attachment
-from storage import OutboxItem, Storage
+from storage import Backend, OutboxItem
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +95,7 @@ class DeliveryWorker:
     def __init__(
         self,
         bot: Bot,
-        storage: Storage,
+        storage: Backend,
         wake: asyncio.Event,
         *,
         on_forbidden: Callable[[int], Awaitable[None]],
@@ -118,6 +119,7 @@ class DeliveryWorker:
         self._global = Bucket(self.limits.global_capacity, self.limits.global_rate)
         self._in_flight: dict[int, asyncio.Task[None]] = {}
         self._stopping = False
+        self.cautious_start = False  # see take_over
 
     def _bucket(self, chat_id: int) -> Bucket:
         bucket = self._buckets.get(chat_id)
@@ -127,8 +129,19 @@ class DeliveryWorker:
                 bucket = Bucket(lim.private_capacity, lim.private_rate)
             else:
                 bucket = Bucket(lim.group_capacity, lim.group_rate)
+            if self.cautious_start:
+                bucket.tokens, bucket.stamp = min(1.0, bucket.capacity), self.clock()
             self._buckets[chat_id] = bucket
         return bucket
+
+    def take_over(self) -> None:
+        """This instance has just become the sender: another may have sent up to its
+        limits a moment ago, so every chat starts with one message, not a full burst
+        (with the refill rates below Telegram's, the two together stay within them)."""
+        self.cautious_start = True
+        self._buckets.clear()
+        self._global = Bucket(self.limits.global_capacity, self.limits.global_rate)
+        self._global.tokens, self._global.stamp = 1.0, self.clock()
 
     async def run(self) -> None:
         """Drain the outbox until cancelled."""
@@ -224,6 +237,7 @@ class DeliveryWorker:
             message_id = await self._send(item)
         except TelegramRetryAfter as exc:
             self.stats.flood_waits += 1
+            metrics.FLOOD_WAITS.inc()
             self._bucket(item.chat_id).paused_until = self.clock() + exc.retry_after
             await self.storage.outbox_retry(
                 item.id,

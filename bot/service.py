@@ -19,7 +19,7 @@ from typing import Any
 
 from aiogram.types import InlineKeyboardMarkup
 
-from bot import render
+from bot import metrics, render
 from bot.i18n import Texts, texts
 from bot.lobby_watch import tell_lobby_watchers
 from bot.picture import with_series_picture
@@ -36,6 +36,7 @@ from engine import (
 )
 from engine.ai import LEVELS, make_player, safe_move
 from storage import (
+    Backend,
     Deadline,
     DealStart,
     DealTally,
@@ -46,7 +47,6 @@ from storage import (
     OutboxOp,
     Seat,
     StaleVersionError,
-    Storage,
     StorageError,
 )
 
@@ -111,7 +111,7 @@ def _markup(markup: InlineKeyboardMarkup | None) -> dict[str, Any] | None:
 class GameService:
     def __init__(
         self,
-        storage: Storage,
+        storage: Backend,
         *,
         bot_username: str,
         default_language: str = "ru",
@@ -136,6 +136,7 @@ class GameService:
         # A game's lock exists only while someone holds or awaits it: [lock, users].
         self._locks: dict[int, tuple[asyncio.Lock, int]] = {}
         self._live: dict[int, LiveGame] = {}
+        self._current: set[int] = set()  # games locked here and checked against a shared db
         self.outbox_ready = asyncio.Event()
 
     # --- loading and committing ------------------------------------------------
@@ -147,8 +148,18 @@ class GameService:
         lock, users = self._locks.get(game_id) or (asyncio.Lock(), 0)
         self._locks[game_id] = (lock, users + 1)
         try:
-            async with lock:
-                yield
+            # With a shared database the game is also locked for the other instances, and a
+            # cached game that one of them changed since is dropped (storage/pg.py).
+            async with lock, self.storage.game_lock(game_id) as version:
+                if version is not None:
+                    cached = self._live.get(game_id)
+                    if cached is not None and cached.game.version != version:
+                        self._live.pop(game_id, None)
+                    self._current.add(game_id)
+                try:
+                    yield
+                finally:
+                    self._current.discard(game_id)
         finally:
             lock, users = self._locks[game_id]
             if users > 1:
@@ -162,8 +173,10 @@ class GameService:
 
     async def _load(self, game_id: int) -> LiveGame:
         live = self._live.get(game_id)
-        if live is not None:
+        if live is not None and (not self.storage.shared or game_id in self._current):
             return live
+        if live is not None and await self.storage.game_version(game_id) == live.game.version:
+            return live  # another instance may change the game: checked against the database
         if not 0 < game_id < 2**63:  # forged: SQLite integers are 64-bit
             raise UserError("error.no_game")
         game = await self.storage.get_game(game_id)
@@ -198,6 +211,8 @@ class GameService:
             self._live.pop(live.game.id, None)
             raise
         live.game = game
+        if change.move is not None:
+            metrics.MOVES.inc()
         if game.status not in OPEN:
             self._live.pop(game.id, None)
         self.outbox_ready.set()
@@ -526,11 +541,17 @@ class GameService:
             assert live.series is not None
             if card not in live.series.deals[-1].hand(seat.seat):
                 raise UserError("error.not_your_card")
+            stored = await self.storage.get_selection(game_id, user_id, live.game.version)
+            if stored is not None:  # a shared database: another instance may have a selection
+                live.selections[user_id] = [Card.parse(c) for c in stored]
             chosen = live.selections.setdefault(user_id, [])
             if card in chosen:
                 chosen.remove(card)
             else:
                 chosen.append(card)
+            await self.storage.set_selection(
+                game_id, user_id, live.game.version, [c.code() for c in chosen]
+            )
             await self.storage.enqueue((self.hand_op(live, seat),))
             self.outbox_ready.set()
 

@@ -1,6 +1,7 @@
-"""SQLite storage (aiosqlite): games, move logs, tallies, messages and the outbox.
+"""Storage: games, move logs, tallies, messages and the outbox.
 
-The contract with the bot is docs/storage-api.md.
+SQLite (aiosqlite, the embedded default) or PostgreSQL (asyncpg, several instances),
+chosen by URL (storage/url.py). The contract with the bot is docs/storage-api.md.
 """
 
 from storage.db import SYNCHRONOUS, Storage
@@ -37,8 +38,12 @@ from storage.models import (
     User,
     UserStats,
 )
+from storage.pg import PgStorage
+from storage.updates import CURRENT_UPDATE, DuplicateUpdateError, UpdateClaim
+from storage.url import Backend, open_storage, parse_database_url
 
 __all__ = [
+    "CURRENT_UPDATE",
     "GAME_STATUSES",
     "MIGRATIONS",
     "OPEN_STATUSES",
@@ -46,11 +51,13 @@ __all__ = [
     "SYNCHRONOUS",
     "UNSET",
     "_UNSET",
+    "Backend",
     "Chat",
     "CorruptRecordError",
     "Deadline",
     "DealStart",
     "DealTally",
+    "DuplicateUpdateError",
     "Game",
     "GameChange",
     "GameExistsError",
@@ -60,6 +67,7 @@ __all__ = [
     "NewerDatabaseError",
     "OutboxItem",
     "OutboxOp",
+    "PgStorage",
     "PlayerRecord",
     "Rating",
     "Seat",
@@ -69,6 +77,9 @@ __all__ = [
     "StaleVersionError",
     "Storage",
     "StorageError",
+    "UpdateClaim",
     "User",
     "UserStats",
+    "open_storage",
+    "parse_database_url",
 ]

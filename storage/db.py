@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import json
 import logging
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final, TypeAlias, TypeVar
 
@@ -40,6 +42,7 @@ from storage.models import (
     UserStats,
 )
 from storage.records import RecordsMixin, migrate_records, record_series
+from storage.updates import DuplicateUpdateError, pending_claim
 
 logger = logging.getLogger(__name__)
 
@@ -229,6 +232,8 @@ class Storage(RecordsMixin):
     and a read could see a commit that is about to roll back.
     """
 
+    shared: Final = False  # one process owns the file: its in-memory games stay current
+
     def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
         self._conn = conn
         self._path = path
@@ -326,12 +331,22 @@ class Storage(RecordsMixin):
         return result
 
     async def _write(self, body: _Body[_T]) -> _T:
-        """Run ``body`` in the next group commit; returns once it is committed."""
+        """Run ``body`` in the next group commit; returns once it is committed.
+
+        While an update is being handled (storage/updates.py), its first write also
+        records the update id, in the same savepoint.
+        """
+        claim = pending_claim()
+        if claim is not None:
+            body = functools.partial(_claimed, claim.update_id, body)
         future: asyncio.Future[_T] = asyncio.get_running_loop().create_future()
         self._writes.append((body, future))
         if self._writer is None or self._writer.done():
             self._writer = asyncio.create_task(self._write_loop())
-        return await future
+        value = await future
+        if claim is not None:
+            claim.claimed = True
+        return value
 
     async def _write_loop(self) -> None:
         while self._writes:
@@ -392,6 +407,68 @@ class Storage(RecordsMixin):
                 conn.execute("ROLLBACK")
             raise
         return outcomes
+
+    # --- coordination (one process: these are trivial; see storage/pg.py) -------
+
+    @contextlib.asynccontextmanager
+    async def game_lock(self, game_id: int) -> AsyncIterator[int | None]:
+        """Only one process uses a SQLite file: the bot's in-process lock is enough."""
+        yield None
+
+    async def game_version(self, game_id: int) -> int | None:
+        game = await self.get_game(game_id)
+        return None if game is None else game.version
+
+    async def try_lead(self) -> bool:
+        return True  # the only instance sends and runs the timers
+
+    async def resign(self) -> None:
+        return None
+
+    async def listen_outbox(self, callback: Callable[[], None]) -> None:
+        return None  # writers are in this process and wake the sender themselves
+
+    async def get_selection(self, game_id: int, user_id: int, version: int) -> list[str] | None:
+        return None  # one process: the bot keeps card selections in memory
+
+    async def set_selection(
+        self, game_id: int, user_id: int, version: int, cards: list[str]
+    ) -> None:
+        return None
+
+    async def ping(self) -> bool:
+        try:
+            await self._read(lambda conn: _all(conn, "SELECT 1"))
+        except Exception:
+            return False
+        return True
+
+    async def update_seen(self, update_id: int) -> bool:
+        rows = await self._read(
+            lambda conn: _all(conn, "SELECT 1 FROM updates WHERE update_id = ?", (update_id,))
+        )
+        return bool(rows)
+
+    async def mark_update(self, update_id: int) -> None:
+        def body(conn: sqlite3.Connection) -> None:
+            conn.execute(
+                "INSERT INTO updates (update_id, handled_at) VALUES (?, ?)"
+                " ON CONFLICT (update_id) DO NOTHING",
+                (update_id, time.time()),
+            )
+
+        await self._write(body)
+
+    async def prune_updates(self, before: float) -> int:
+        def body(conn: sqlite3.Connection) -> int:
+            return conn.execute("DELETE FROM updates WHERE handled_at < ?", (before,)).rowcount
+
+        return await self._write(body)
+
+    async def outbox_oldest(self) -> float | None:
+        """When the oldest pending outbox row was queued (for /metrics)."""
+        rows = await self._read(lambda conn: _all(conn, "SELECT MIN(created_at) FROM outbox"))
+        return None if rows[0][0] is None else float(rows[0][0])
 
     # --- chats & users -------------------------------------------------------
 
@@ -1141,6 +1218,17 @@ class Storage(RecordsMixin):
 
         row = await self._read(body)
         return int(row[0])
+
+
+def _claimed(update_id: int, body: _Body[_T], conn: sqlite3.Connection) -> _T:
+    """Record ``update_id`` as handled, then run ``body``: both or neither are committed."""
+    try:
+        conn.execute(
+            "INSERT INTO updates (update_id, handled_at) VALUES (?, ?)", (update_id, time.time())
+        )
+    except sqlite3.IntegrityError:
+        raise DuplicateUpdateError(f"update {update_id} was already handled") from None
+    return body(conn)
 
 
 def _message(row: Sequence[Any]) -> MessageRef:

@@ -227,6 +227,16 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         )
         """,
     ),
+    # 3: Telegram updates already handled (webhook re-deliveries are dropped; storage/updates.py).
+    (
+        """
+        CREATE TABLE updates (
+            update_id  INTEGER PRIMARY KEY,
+            handled_at REAL    NOT NULL
+        )
+        """,
+        "CREATE INDEX updates_by_time ON updates (handled_at)",
+    ),
 )
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)

@@ -44,6 +44,18 @@ def test_callback_data_round_trips() -> None:
         ({"BOT_TOKEN": "1:abcdefgh", "TURN_TIMEOUT_SECONDS": "soon"}, "TURN_TIMEOUT_SECONDS"),
         ({"BOT_TOKEN": "1:abcdefgh", "DEFAULT_LANGUAGE": "de"}, "DEFAULT_LANGUAGE"),
         ({"BOT_TOKEN": "1:abcdefgh", "TELEGRAM_API_URL": "ftp:/x"}, "TELEGRAM_API_URL"),
+        ({"BOT_TOKEN": "1:abcdefgh", "DATABASE_URL": "mysql://x/y"}, "DATABASE_URL is invalid"),
+        (
+            {"BOT_TOKEN": "1:abcdefgh", "WEBHOOK_URL": "https://bot.example.org/hook"},
+            "WEBHOOK_SECRET is not set",
+        ),
+        ({"BOT_TOKEN": "1:abcdefgh", "WEBHOOK_LISTEN": "8080"}, "WEBHOOK_LISTEN is invalid"),
+        ({"BOT_TOKEN": "1:abcdefgh", "METRICS_LISTEN": "x:y"}, "METRICS_LISTEN is invalid"),
+        # Nothing listens on port 1: the database is unreachable. The password is not shown.
+        (
+            {"BOT_TOKEN": "1:abcdefgh", "DATABASE_URL": "postgresql://u:nonsense@127.0.0.1:1/db"},
+            "database error (DATABASE_URL): cannot connect to postgresql://u:***@127.0.0.1:1/db",
+        ),
     ],
 )
 def test_a_broken_setting_stops_the_bot_with_one_line_naming_the_key(

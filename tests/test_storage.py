@@ -1,4 +1,8 @@
-"""Storage round trips, migrations, version checks and decoding, on real SQLite files."""
+"""Storage round trips, migrations, version checks and decoding.
+
+The contract tests (those taking ``db``) run against both backends: real SQLite files and
+a real PostgreSQL server (tests/conftest.py starts a throw-away one, or skips loudly).
+"""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ import storage.migrations as migrations
 from storage import (
     SCHEMA_VERSION,
     UNSET,
+    Backend,
     Chat,
     CorruptRecordError,
     Deadline,
@@ -36,7 +41,9 @@ from storage import (
     StorageError,
     User,
     UserStats,
+    open_storage,
 )
+from tests.conftest import empty_pg
 from tests.storage_play import new_game, next_change, play_to_end, series_of
 
 SEATS = (Seat(0, 11, None, "Ann"), Seat(1, None, "easy", "Bot"), Seat(2, 12, None, "Bob"))
@@ -44,8 +51,21 @@ DECK = tuple(engine.card_codes(engine.shuffled_deck(7)))
 
 
 @pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Storage]:
+async def sqlite_db(tmp_path: Path) -> AsyncIterator[Storage]:
     storage = await Storage.open(tmp_path / "bot.sqlite3")
+    yield storage
+    await storage.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
+    """The storage contract: every backend behind the same methods."""
+    if request.param == "sqlite":
+        url = f"sqlite:{tmp_path / 'bot.sqlite3'}"
+    else:
+        url = request.getfixturevalue("pg_shared_url")
+        await empty_pg(url)
+    storage = await open_storage(url)
     yield storage
     await storage.close()
 
@@ -60,8 +80,8 @@ def _tables(path: Path) -> list[tuple[str, str]]:
 # --- opening and migrations -------------------------------------------------
 
 
-async def test_open_sets_wal_foreign_keys_busy_timeout_and_full_sync(db: Storage) -> None:
-    conn = db._conn
+async def test_open_sets_wal_foreign_keys_busy_timeout_and_full_sync(sqlite_db: Storage) -> None:
+    conn = sqlite_db._conn
     assert (await conn.execute_fetchall("PRAGMA journal_mode"))[0][0] == "wal"
     assert (await conn.execute_fetchall("PRAGMA foreign_keys"))[0][0] == 1
     assert (await conn.execute_fetchall("PRAGMA busy_timeout"))[0][0] >= 1000
@@ -145,7 +165,7 @@ async def test_a_database_from_a_newer_schema_is_refused_and_left_untouched(
 # --- chats, users ---------------------------------------------------------------
 
 
-async def test_chat_round_trip_keeps_language_and_rules_across_upserts(db: Storage) -> None:
+async def test_chat_round_trip_keeps_language_and_rules_across_upserts(db: Backend) -> None:
     assert await db.get_chat(-5) is None
     assert await db.upsert_chat(-5, "Cards") == Chat(-5, "Cards", None, {}, None)
     await db.set_chat_language(-5, "en")
@@ -156,7 +176,7 @@ async def test_chat_round_trip_keeps_language_and_rules_across_upserts(db: Stora
     assert await db.get_chat(-5) == Chat(-5, "Cards!", "en", {"max_lead": 4, "note": "тест"}, None)
 
 
-async def test_user_round_trip_keeps_started_across_upserts(db: Storage) -> None:
+async def test_user_round_trip_keeps_started_across_upserts(db: Backend) -> None:
     assert await db.get_user(7) is None
     assert await db.upsert_user(7, "Ann", "ann", "ru") == User(7, "Ann", "ann", "ru", False)
     await db.set_user_started(7, True)
@@ -168,7 +188,7 @@ async def test_user_round_trip_keeps_started_across_upserts(db: Storage) -> None
 # --- games ------------------------------------------------------------------------
 
 
-async def test_create_game_round_trips_every_field_and_its_outbox(db: Storage) -> None:
+async def test_create_game_round_trips_every_field_and_its_outbox(db: Backend) -> None:
     op = OutboxOp(-5, "send", {"text": "Lobby", "message_thread_id": 9}, role="lobby")
     game = await db.create_game(-5, 9, {"max_lead": 3}, 11, SEATS, 1234.5, (op,))
     assert (game.chat_id, game.thread_id, game.status, game.version) == (-5, 9, "lobby", 0)
@@ -187,7 +207,7 @@ async def test_create_game_round_trips_every_field_and_its_outbox(db: Storage) -
     assert item.game_id == game.id  # filled in: the caller could not know the new id
 
 
-async def test_only_one_open_game_per_chat_and_thread(db: Storage) -> None:
+async def test_only_one_open_game_per_chat_and_thread(db: Backend) -> None:
     first = await db.create_game(-5, None, {}, 11, SEATS, None)
     with pytest.raises(GameExistsError) as info:
         await db.create_game(-5, None, {}, 12, SEATS, None)
@@ -216,7 +236,7 @@ async def test_the_unique_index_itself_refuses_a_second_open_game(tmp_path: Path
         )
 
 
-async def test_commit_round_trips_every_field_of_a_change(db: Storage) -> None:
+async def test_commit_round_trips_every_field_of_a_change(db: Backend) -> None:
     game = await db.create_game(-5, None, {}, 11, SEATS, 99.0)
     seats = (Seat(0, 11, None, "Ann", away=True, autoplayed=2), Seat(1, 12, None, "Bob"))
     deadline = Deadline(1, 500.0, 450.0)
@@ -262,7 +282,7 @@ async def test_commit_round_trips_every_field_of_a_change(db: Storage) -> None:
     assert await db.active_games() == []
 
 
-async def test_stale_version_is_refused_and_changes_nothing(db: Storage) -> None:
+async def test_stale_version_is_refused_and_changes_nothing(db: Backend) -> None:
     game = await db.create_game(-5, None, {}, 11, SEATS, None)
     game = await db.commit(game.id, 0, GameChange(status="playing", new_deal=DealStart(0, 0, DECK)))
     size = await db.outbox_size()
@@ -287,7 +307,7 @@ async def test_stale_version_is_refused_and_changes_nothing(db: Storage) -> None
         await db.commit(game.id + 100, 0, GameChange())
 
 
-async def test_a_commit_failing_half_way_rolls_everything_back(db: Storage) -> None:
+async def test_a_commit_failing_half_way_rolls_everything_back(db: Backend) -> None:
     game = await db.create_game(-5, None, {}, 11, SEATS, None)
     with pytest.raises(StorageError, match="constraint"):
         await db.commit(
@@ -307,7 +327,7 @@ async def test_a_commit_failing_half_way_rolls_everything_back(db: Storage) -> N
     assert (await db.commit(game.id, 0, GameChange(status="playing"))).version == 1
 
 
-async def test_a_tally_and_a_finished_series_update_chat_stats(db: Storage) -> None:
+async def test_a_tally_and_a_finished_series_update_chat_stats(db: Backend) -> None:
     await db.upsert_user(12, "Bobby", None, None)  # the users table's name wins
     game = await db.create_game(-5, None, {}, 11, SEATS, None)
     game = await db.commit(game.id, 0, GameChange(new_deal=DealStart(0, 0, DECK)))
@@ -327,7 +347,7 @@ async def test_a_tally_and_a_finished_series_update_chat_stats(db: Storage) -> N
     assert await db.chat_stats(-6) == []
 
 
-async def test_due_deadlines_and_expired_lobbies(db: Storage) -> None:
+async def test_due_deadlines_and_expired_lobbies(db: Backend) -> None:
     lobby = await db.create_game(-1, None, {}, 11, SEATS, 100.0)
     await db.create_game(-2, None, {}, 11, SEATS, None)
     due = await db.create_game(-3, None, {}, 11, SEATS, None)
@@ -352,7 +372,7 @@ async def test_due_deadlines_and_expired_lobbies(db: Storage) -> None:
 # --- move log and records -------------------------------------------------------
 
 
-async def test_export_of_a_finished_game_replays_to_the_stored_tallies(db: Storage) -> None:
+async def test_export_of_a_finished_game_replays_to_the_stored_tallies(db: Backend) -> None:
     rng = random.Random(5)
     game = await play_to_end(db, await new_game(db, rng, -5), rng)
     assert game.status == "finished"
@@ -370,7 +390,7 @@ async def test_export_of_a_finished_game_replays_to_the_stored_tallies(db: Stora
 
 
 async def test_an_unfinished_game_exports_a_record_that_rebuilds_the_live_state(
-    db: Storage,
+    db: Backend,
 ) -> None:
     rng = random.Random(9)
     game = await new_game(db, rng, -5)
@@ -387,7 +407,7 @@ async def test_an_unfinished_game_exports_a_record_that_rebuilds_the_live_state(
 # --- messages, outbox ---------------------------------------------------------------
 
 
-async def test_message_refs_round_trip(db: Storage) -> None:
+async def test_message_refs_round_trip(db: Backend) -> None:
     game = await db.create_game(-5, None, {}, 11, SEATS, None)
     assert await db.get_message(game.id, "table") is None
     await db.set_message(game.id, "table", -5, 100)
@@ -402,7 +422,7 @@ async def test_message_refs_round_trip(db: Storage) -> None:
     assert await db.game_messages(game.id) == [MessageRef(game.id, "hand:11", 11, 7)]
 
 
-async def test_outbox_enqueue_pending_retry_and_done(db: Storage) -> None:
+async def test_outbox_enqueue_pending_retry_and_done(db: Backend) -> None:
     game = await db.create_game(-5, None, {}, 11, SEATS, None)
     await db.enqueue(
         (
@@ -435,7 +455,7 @@ async def test_outbox_enqueue_pending_retry_and_done(db: Storage) -> None:
 
 
 async def test_outbox_drop_superseded_keeps_only_the_newest_edit_per_game_message(
-    db: Storage,
+    db: Backend,
 ) -> None:
     ops = (
         OutboxOp(-5, "edit", {"n": 1}, 1, "table"),
@@ -453,7 +473,7 @@ async def test_outbox_drop_superseded_keeps_only_the_newest_edit_per_game_messag
     assert await db.outbox_drop_superseded() == 0
 
 
-async def test_migrate_chat_moves_games_messages_outbox_and_stats(db: Storage) -> None:
+async def test_migrate_chat_moves_games_messages_outbox_and_stats(db: Backend) -> None:
     await db.upsert_chat(-5, "Old group")
     await db.set_chat_language(-5, "en")
     await db.set_chat_rules(-5, {"max_lead": 4})
@@ -489,7 +509,7 @@ async def test_migrate_chat_moves_games_messages_outbox_and_stats(db: Storage) -
 
 
 async def test_migrate_chat_refuses_when_both_chats_have_an_open_game_and_changes_nothing(
-    db: Storage,
+    db: Backend,
 ) -> None:
     old = await db.create_game(-5, None, {}, 11, SEATS, None)
     new = await db.create_game(-100, None, {}, 11, SEATS, None)
@@ -555,7 +575,7 @@ async def test_a_row_that_cannot_be_decoded_raises_corrupt_record_error(
 # --- cancellation ---------------------------------------------------------------------
 
 
-async def test_a_cancelled_commit_leaves_no_transaction_open(db: Storage) -> None:
+async def test_a_cancelled_commit_leaves_no_transaction_open(db: Backend) -> None:
     game = await db.create_game(-5, None, {}, 11, SEATS, None)
     for attempt in range(20):
         task = asyncio.create_task(
@@ -573,4 +593,5 @@ async def test_a_cancelled_commit_leaves_no_transaction_open(db: Storage) -> Non
         # Whatever happened, the version and the outbox agree: the commit is all or nothing.
         assert await db.outbox_size() == game.version
     game = await db.commit(game.id, game.version, GameChange())
-    assert not db._conn.in_transaction
+    if isinstance(db, Storage):
+        assert not db._conn.in_transaction

@@ -277,7 +277,14 @@ def same_move(a: dict[str, object] | None, b: dict[str, object]) -> bool:
     return a is not None and key(a) == key(b)
 
 
-async def check_game(storage: Storage, db: Path, fake: FakeTelegram, table: Table) -> None:
+async def check_game(
+    storage: Storage,
+    db: Path | None,
+    fake: FakeTelegram,
+    table: Table,
+    versions: list[int] | None = None,
+) -> None:
+    """``versions``: the move log's versions, when the database is not the SQLite ``db``."""
     game = await storage.get_game(table.game_id)
     assert game is not None and game.status == "finished", game
     record = await storage.export_record(table.game_id)
@@ -287,13 +294,15 @@ async def check_game(storage: Storage, db: Path, fake: FakeTelegram, table: Tabl
     # No move applied twice or lost: the move log is one row per version, contiguous from
     # the first move to the last commit (every commit after the start is a move here), and
     # the record replays it move for move.
-    with contextlib.closing(sqlite3.connect(db)) as conn:
-        versions = [
-            v
-            for (v,) in conn.execute(
-                "SELECT version FROM moves WHERE game_id = ? ORDER BY version", (game.id,)
-            )
-        ]
+    if versions is None:
+        assert db is not None
+        with contextlib.closing(sqlite3.connect(db)) as conn:
+            versions = [
+                v
+                for (v,) in conn.execute(
+                    "SELECT version FROM moves WHERE game_id = ? ORDER BY version", (game.id,)
+                )
+            ]
     assert versions == list(range(versions[0], game.version + 1))
     assert len(versions) == sum(len(d["moves"]) for d in record["deals"])
 

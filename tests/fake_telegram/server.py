@@ -33,6 +33,7 @@ from .limits import (
 )
 from .text import ApiError, bad_request, check_reply_markup, render_text
 from .users import FakeUser
+from .webhook import WebhookDelivery
 
 QUERY_TOO_OLD = "Bad Request: query is too old and response timeout expired or query ID is invalid"
 NOT_MODIFIED = (
@@ -152,6 +153,14 @@ class FakeTelegram:
         self.bot_settings: dict[str, dict[str, Any]] = {}
         self.all_updates: list[dict[str, Any]] = []
         self.webhook_url: str | None = None
+        # Webhook mode (tests/fake_telegram/webhook.py): the secret setWebhook gave, the
+        # instances' URLs updates go to in turn (None: webhook_url itself), and pacing.
+        self.webhook_secret: str | None = None
+        self.webhook_targets: list[str] | None = None
+        self.webhook_timeout = 30.0
+        self.webhook_retry_delay = 0.2
+        self.webhook_max_connections = 40
+        self.webhook = WebhookDelivery(self)
 
         self._pending: list[dict[str, Any]] = []
         self._update_ids = itertools.count(700_000_001)
@@ -218,6 +227,7 @@ class FakeTelegram:
 
     async def stop(self) -> None:
         self._closing = True
+        await self.webhook.stop()
         await self._notify()
         for cb in self.callbacks.values():
             if not cb.future.done():
@@ -419,6 +429,7 @@ class FakeTelegram:
         return update
 
     async def _notify(self) -> None:
+        self.webhook.wake()
         if self._cond is None:
             return
         async with self._cond:
@@ -798,12 +809,18 @@ class FakeTelegram:
 
     async def _delete_webhook(self, p: dict[str, Any]) -> bool:
         self.webhook_url = None
+        await self.webhook.stop()
         if p.get("drop_pending_updates"):
             self._pending.clear()
         return True
 
     async def _set_webhook(self, p: dict[str, Any]) -> bool:
         self.webhook_url = str(p.get("url") or "") or None
+        self.webhook_secret = p.get("secret_token") or None
+        if self.webhook_url:
+            self.webhook.start()
+        else:
+            await self.webhook.stop()
         return True
 
     async def _get_webhook_info(self, p: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,267 @@
+"""Bot instances as separate processes: SQLite x1 vs PostgreSQL x1 vs PostgreSQL xN.
+
+Used by ``bench/bot.py --backend B --instances N`` (one configuration) and
+``bench/bot.py --scale`` (SQLite x1, PostgreSQL x1, PostgreSQL x2 side by side).
+
+Each instance is ``python -m bot`` in webhook mode; the fake Bot API (in this process)
+delivers updates to the instances in turn, as a load balancer would, with Telegram's
+flood limits ON and the bots' own default pacing, so 429s are counted. Two-player games
+are driven in a closed loop per game like bench/bot.py's: the driver mirrors each game
+with the engine (its own moves, the decks read from the database) and taps the cards of
+a legal move and then the play button. Figures: updates/s (callback queries answered in
+the timed window), tap-to-answer p50/p95 (update created -> answerCallbackQuery at the
+fake), 429s the fake sent. PostgreSQL is a throw-away cluster (tests/pg_cluster.py) or
+``--database-url``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import socket
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import engine
+from bot.callbacks import CardCb, LobbyCb, PlayCb
+from storage import open_storage
+from tests.fake_telegram import FakeChat, FakeTelegram, FakeUser
+
+ROOT = Path(__file__).resolve().parent.parent
+SECRET = "bench-secret"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Table:
+    group: FakeChat
+    users: list[FakeUser]
+    game_id: int = 0
+    series: engine.Series | None = None
+
+
+async def _start_instances(
+    fake: FakeTelegram, url: str, count: int, token: str, tmp: Path
+) -> list[asyncio.subprocess.Process]:
+    procs = []
+    ports = [_free_port() for _ in range(count)]
+    fake.webhook_targets = [f"http://127.0.0.1:{p}/hook" for p in ports]
+    for n, port in enumerate(ports):
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("BOT_", "WEBHOOK_"))},
+            "BOT_TOKEN": token,
+            "DATABASE_URL": url,
+            "TELEGRAM_API_URL": fake.api_url,
+            "DEFAULT_LANGUAGE": "en",
+            "TURN_TIMEOUT_SECONDS": "3600",
+            "LOG_LEVEL": "WARNING",
+            "WEBHOOK_URL": f"http://127.0.0.1:{port}/hook",
+            "WEBHOOK_LISTEN": f"127.0.0.1:{port}",
+            "WEBHOOK_SECRET": SECRET,
+        }
+        log = (tmp / f"instance{n}.log").open("ab")
+        procs.append(
+            await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "bot", cwd=tmp, env=env, stdout=log, stderr=log
+            )
+        )
+    for port in ports:
+        await fake.wait_for(_healthy(port), timeout=120, interval=0.2)
+    return procs
+
+
+def _healthy(port: int) -> Any:
+    async def check() -> bool:
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            return False
+        writer.close()
+        return True
+
+    return check
+
+
+async def run_scale(
+    backend: str,
+    instances: int,
+    games: int,
+    seconds: float,
+    tmp: Path,
+    *,
+    token: str,
+    think: float,
+    database_url: str | None,
+    figures_cls: Any,
+    taps_cls: Any,
+) -> Any:
+    """One configuration; returns bench/bot.py's Figures (plus ``floods``)."""
+    from tests.pg_cluster import Cluster, start_cluster
+
+    cluster: Cluster | None = None
+    if backend == "sqlite":
+        url = f"sqlite:{tmp / 'scale.sqlite3'}"
+    elif database_url:
+        url = database_url
+    else:
+        cluster = start_cluster()
+        url = await cluster.new_database()
+    fig = figures_cls(f"{backend} x{instances}", games)
+    procs: list[asyncio.subprocess.Process] = []
+    try:
+        async with FakeTelegram(token=token) as fake:
+            fake.enforce_limits = True  # Telegram's limits: the bots must keep to them
+            fake.callback_answer_timeout = 600
+            fake.validate_updates = False
+            procs = await _start_instances(fake, url, instances, token, tmp)
+            storage = await open_storage(url)
+            try:
+                fig = await _drive(fake, storage, fig, games, seconds, think, taps_cls)
+            finally:
+                await storage.close()
+            fig.floods = len(fake.flood_violations)
+    finally:
+        for proc in procs:
+            if proc.returncode is None:
+                proc.terminate()
+        for proc in procs:
+            try:
+                await asyncio.wait_for(proc.wait(), 20)
+            except TimeoutError:
+                proc.kill()
+        if cluster is not None:
+            cluster.stop()
+    return fig
+
+
+async def _drive(
+    fake: FakeTelegram,
+    storage: Any,
+    fig: Any,
+    games: int,
+    seconds: float,
+    think: float,
+    taps_cls: Any,
+) -> Any:
+    taps = taps_cls(fake)
+    tables = [
+        Table(fake.add_group(f"G{n}", members=users), users)
+        for n in range(games)
+        for users in [[fake.add_user(f"A{n}"), fake.add_user(f"B{n}")]]
+    ]
+
+    async def pause(rng: random.Random) -> None:
+        if think > 0:
+            await asyncio.sleep(rng.expovariate(1 / think))
+
+    async def open_game(table: Table) -> None:
+        first, second = table.users
+        command = await first.send(table.group, "/newgame")
+
+        async def lobby() -> int:
+            game = await storage.open_game(table.group.id, None)
+            return game.id if game is not None and game.status == "lobby" else 0
+
+        table.game_id = await fake.wait_for(lobby, timeout=600, interval=0.05)
+        await taps.tap(second, command, LobbyCb(game=table.game_id, action="join").pack())
+        await taps.tap(first, command, LobbyCb(game=table.game_id, action="start").pack())
+        table.series = engine.from_record(await storage.export_record(table.game_id))
+
+    async def move(table: Table, rng: random.Random) -> bool:
+        series = table.series
+        assert series is not None
+        if series.finished:
+            return False
+        if series.current is None:  # the bot dealt the next deal: read its deck
+            record = await storage.export_record(table.game_id)
+            series = table.series = engine.from_record(record)
+        deal = series.current
+        assert deal is not None and deal.turn is not None
+        version = await storage.game_version(table.game_id)
+        user = next(u for u in table.users if u.id == _seat_user(table, deal.turn))
+        anchor = user.dm.messages[0]
+        chosen = rng.choice(deal.legal_moves())
+        for card in chosen.cards:
+            await pause(rng)
+            await taps.tap(
+                user, anchor, CardCb(game=table.game_id, v=version, card=card.code()).pack()
+            )
+        await pause(rng)
+        kind = "l" if chosen.beat is None else ("b" if chosen.beat else "d")
+        codes = ".".join(c.code() for c in sorted(chosen.cards))
+        data = PlayCb(game=table.game_id, v=version, kind=kind, cards=codes).pack()
+        await taps.tap(user, anchor, data)
+        series.apply(chosen)
+        fig.moves += 1
+        return True
+
+    seats: dict[int, list[int]] = {}
+
+    def _seat_user(table: Table, seat: int) -> int:
+        return seats[table.game_id][seat]
+
+    async def remember_seats(table: Table) -> None:
+        game = await storage.get_game(table.game_id)
+        seats[table.game_id] = [s.user_id for s in game.seats]
+
+    gate = asyncio.Semaphore(20)
+
+    async def setup(table: Table) -> None:
+        async with gate:
+            for user in table.users:
+                await user.start_bot()
+            await fake.wait_for(lambda: not fake.pending_updates, timeout=600, interval=0.1)
+            await open_game(table)
+            await remember_seats(table)
+
+    await asyncio.gather(*(setup(t) for t in tables))
+    stop = asyncio.Event()
+
+    async def drive(table: Table, rng: random.Random) -> None:
+        while not stop.is_set():
+            if not await move(table, rng):
+                fig.series += 1
+                await fake.wait_for(
+                    lambda: _finished(storage, table.game_id), timeout=600, interval=0.1
+                )
+                await open_game(table)
+                await remember_seats(table)
+
+    drivers = [asyncio.create_task(drive(t, random.Random(n))) for n, t in enumerate(tables)]
+    await asyncio.sleep(min(2.0, seconds / 4))
+    start = time.monotonic()
+    taps.window = (start, float("inf"))
+    await asyncio.sleep(seconds)
+    taps.window = (start, time.monotonic())
+    stop.set()
+    await asyncio.wait_for(asyncio.gather(*drivers), 300)
+    return taps.figures(fig)
+
+
+async def _finished(storage: Any, game_id: int) -> bool:
+    game = await storage.get_game(game_id)
+    return game is not None and game.status != "playing"
+
+
+def report_scale(figures: list[Any], think: float) -> None:
+    pace = f"each tap after ~{think:g} s of thought" if think else "closed loop"
+    print(
+        f"{figures[0].games} concurrent two-player games ({pace}); bot instances are"
+        " separate processes in webhook mode; Telegram's limits on at the fake"
+    )
+    print(f"{'':<16}{'updates/s':>10}{'p50 ms':>9}{'p95 ms':>9}{'answered':>10}{'429s':>7}")
+    for f in figures:
+        print(
+            f"{f.name:<16}{f.rate:>10.1f}{f.pct(0.5):>9.1f}{f.pct(0.95):>9.1f}"
+            f"{f.answered:>10}{f.floods:>7}"
+        )
+    print("goal: postgresql x2 updates/s >= sqlite x1, p95 < 100 ms at a human pace")

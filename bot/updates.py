@@ -1,0 +1,55 @@
+"""Each Telegram update is applied once, even when it is delivered twice.
+
+Webhook mode answers Telegram only after an update is handled, so an instance that dies
+mid-update gets it re-delivered (to any instance). The update id is stored in the same
+transaction as the update's first change (storage/updates.py): a re-delivered update
+that already changed something is dropped here, one that did not is handled normally.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiogram import BaseMiddleware
+from aiogram.types import TelegramObject, Update
+
+from bot import metrics
+from storage import CURRENT_UPDATE, Backend, DuplicateUpdateError, UpdateClaim
+
+log = logging.getLogger(__name__)
+
+
+class OnceMiddleware(BaseMiddleware):
+    """Outer middleware on ``Dispatcher.update``: dedupe by update_id, count, time taps."""
+
+    def __init__(self, storage: Backend) -> None:
+        self.storage = storage
+
+    async def __call__(
+        self,
+        handler: Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]],
+        event: TelegramObject,
+        data: dict[str, Any],
+    ) -> Any:
+        assert isinstance(event, Update)
+        started = time.perf_counter()
+        # No look-up first: an update that changed nothing may run again harmlessly, and
+        # one that did is stopped by its first write (one round trip less per update).
+        claim = UpdateClaim(event.update_id)
+        token = CURRENT_UPDATE.set(claim)
+        try:
+            result = await handler(event, data)
+        except DuplicateUpdateError:
+            # Another delivery of this update committed first: this one changed nothing.
+            metrics.DUPLICATES.inc()
+            log.info("update %s was handled meanwhile; dropped", event.update_id)
+            return None
+        finally:
+            CURRENT_UPDATE.reset(token)
+        metrics.UPDATES.labels(event.event_type).inc()
+        if event.callback_query is not None:
+            metrics.TAP_SECONDS.observe(time.perf_counter() - started)
+        return result

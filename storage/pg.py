@@ -1,0 +1,986 @@
+"""The PostgreSQL backend (asyncpg): the storage contract for several bot instances.
+
+Same contract (docs/storage-api.md), same tables and the same row decoders as the SQLite
+backend (storage/db.py); queries are written with ``?`` placeholders like SQLite's and
+turned into ``$n`` by :func:`sql`. Differences that matter:
+
+- each method is one transaction on a pooled connection (no group commit: PostgreSQL
+  commits concurrent transactions in parallel);
+- :meth:`PgStorage.game_lock` holds a per-game advisory transaction lock, so one
+  instance at a time changes a game (the version check still guards every commit);
+- :meth:`PgStorage.try_lead` takes a session advisory lock: exactly one instance runs the
+  outbox sender and the timers, and when its connection dies the lock is free again;
+- commits that queue outbox rows ``NOTIFY`` the sender, wherever it runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import re
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any, Final, TypeVar
+
+import asyncpg
+
+from storage.db import (
+    _GAME_COLUMNS,
+    _OPEN,
+    _OUTBOX_COLUMNS,
+    _SEAT_COLUMNS,
+    _chat,
+    _deadline_params,
+    _dumps,
+    _game,
+    _int,
+    _loads,
+    _loads_dict,
+    _loads_ints,
+    _message,
+    _outbox_item,
+    _seat,
+    _str,
+    _user,
+)
+from storage.errors import (
+    CorruptRecordError,
+    GameExistsError,
+    GameNotFoundError,
+    StaleVersionError,
+    StorageError,
+)
+from storage.models import (
+    _UNSET,
+    GAME_STATUSES,
+    OUTBOX_METHODS,
+    Chat,
+    Deadline,
+    DealStart,
+    DealTally,
+    Game,
+    GameChange,
+    LoggedMove,
+    MessageRef,
+    OutboxItem,
+    OutboxOp,
+    Seat,
+    User,
+    UserStats,
+)
+from storage.pg_migrations import LEADER_LOCK, PG_SCHEMA_VERSION, pg_migrate
+from storage.updates import DuplicateUpdateError, pending_claim
+
+logger = logging.getLogger(__name__)
+
+OUTBOX_CHANNEL: Final = "burkozel_outbox"
+CONNECT_TIMEOUT: Final = 10.0
+
+_T = TypeVar("_T")
+Conn = Any  # asyncpg.Connection / pool proxy; asyncpg ships no usable generic types
+
+
+@functools.lru_cache(maxsize=512)
+def sql(text: str) -> str:
+    """SQLite-style ``?`` placeholders to PostgreSQL's ``$1, $2, …`` (no ``?`` in literals)."""
+    counter = iter(range(1, 10_000))
+    return re.sub(r"\?", lambda _: f"${next(counter)}", text)
+
+
+def _count(status: str) -> int:
+    """Rows touched, from asyncpg's command tag ("UPDATE 1", "DELETE 3", "INSERT 0 2")."""
+    return int(status.rsplit(" ", 1)[-1])
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", url)
+
+
+class PgStorage:
+    """Everything the bot must not forget, in a PostgreSQL database shared by instances."""
+
+    shared: Final = True  # other processes change games too: caches must be checked
+
+    def __init__(self, pool: asyncpg.Pool, locks: asyncpg.Pool, url: str) -> None:
+        self._pool = pool
+        self._locks = locks  # game-lock holders: never starve the query pool
+        self._url = url
+        self._leader: Conn | None = None
+        self._listener: Conn | None = None
+
+    # --- life cycle ----------------------------------------------------------
+
+    @classmethod
+    async def open(cls, url: str, *, pool_size: int = 10) -> PgStorage:
+        where = redact(url)
+        try:
+            pool = await asyncpg.create_pool(
+                url, min_size=1, max_size=pool_size, timeout=CONNECT_TIMEOUT, reset=_no_reset
+            )
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
+            raise StorageError(f"cannot connect to {where}: {exc}") from None
+        try:
+            async with pool.acquire() as conn:
+                applied = await pg_migrate(conn, where)
+                version = await conn.fetchval("SHOW server_version")
+            locks = await asyncpg.create_pool(url, min_size=0, max_size=pool_size)
+        except BaseException:
+            await pool.close()
+            raise
+        logger.info(
+            "PostgreSQL %s (asyncpg %s); database %s at schema %d%s",
+            version,
+            asyncpg.__version__,
+            where,
+            PG_SCHEMA_VERSION,
+            f" (applied migrations {applied})" if applied else "",
+        )
+        return cls(pool, locks, url)
+
+    async def close(self) -> None:
+        for conn in (self._leader, self._listener):
+            if conn is not None and not conn.is_closed():
+                with contextlib.suppress(Exception):
+                    await conn.close()
+        self._leader = self._listener = None
+        await self._locks.close()
+        await self._pool.close()
+
+    async def ping(self) -> bool:
+        """Whether the database answers (for /healthz)."""
+        try:
+            async with self._pool.acquire(timeout=2) as conn:
+                await conn.fetchval("SELECT 1")
+        except Exception:
+            return False
+        return True
+
+    # --- transactions ----------------------------------------------------------
+
+    async def _read(self, body: Callable[[Conn], Awaitable[_T]]) -> _T:
+        """``body`` in one read-only snapshot (REPEATABLE READ)."""
+        async with (
+            self._pool.acquire() as conn,
+            conn.transaction(isolation="repeatable_read", readonly=True),
+        ):
+            return await body(conn)
+
+    async def _write(self, body: Callable[[Conn], Awaitable[_T]], *, notify: bool = False) -> _T:
+        """``body`` in one write transaction; records the update being handled, if any."""
+        claim = pending_claim()
+        async with self._pool.acquire() as conn, conn.transaction():
+            if claim is not None:
+                await _claim(conn, claim.update_id)
+            value = await body(conn)
+            if notify:
+                await conn.execute("SELECT pg_notify($1, '')", OUTBOX_CHANNEL)
+        if claim is not None:
+            claim.claimed = True
+        return value
+
+    # --- coordination between instances ---------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def game_lock(self, game_id: int) -> AsyncIterator[int | None]:
+        """Hold the game's advisory lock; yields its committed version (None: no game).
+
+        A session advisory lock on a connection of its own (no transaction kept open); an
+        instance that dies while holding it frees it with its connection. The version is
+        read by a statement of its own, after the lock: its snapshot then sees what the
+        previous holder committed.
+        """
+        async with self._locks.acquire() as conn:
+            await conn.execute("SELECT pg_advisory_lock($1)", game_id)
+            yield await conn.fetchval("SELECT version FROM games WHERE id = $1", game_id)
+        # Released by the pool: it resets every connection it takes back (that includes
+        # pg_advisory_unlock_all) and closes one whose reset fails.
+
+    async def game_version(self, game_id: int) -> int | None:
+        async with self._pool.acquire() as conn:
+            value = await conn.fetchval("SELECT version FROM games WHERE id = $1", game_id)
+        return None if value is None else int(value)
+
+    async def try_lead(self) -> bool:
+        """Try to become (or check that we still are) the one sender/timer instance.
+
+        A session advisory lock on a connection of its own: held while that connection
+        lives, so a dead leader's lock is released as soon as its connection drops.
+        """
+        conn = self._leader
+        if conn is not None:
+            try:
+                await conn.fetchval("SELECT 1", timeout=5)
+                return True
+            except Exception:
+                logger.warning("lost the leader connection; standing down")
+                with contextlib.suppress(Exception):
+                    conn.terminate()
+                self._leader = None
+                return False
+        try:
+            conn = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
+            won = await conn.fetchval("SELECT pg_try_advisory_lock($1)", LEADER_LOCK)
+        except Exception:
+            logger.warning("cannot reach the database to take the sender role", exc_info=True)
+            return False
+        if not won:
+            await conn.close()
+            return False
+        self._leader = conn
+        return True
+
+    async def resign(self) -> None:
+        conn, self._leader = self._leader, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await conn.close()
+
+    async def listen_outbox(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` whenever any instance commits outbox rows."""
+        if self._listener is None or self._listener.is_closed():
+            self._listener = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
+            await self._listener.add_listener(OUTBOX_CHANNEL, lambda *_: callback())
+
+    # --- card selections (shared, since the next tap may reach another instance) ---
+
+    async def get_selection(self, game_id: int, user_id: int, version: int) -> list[str]:
+        """The cards ``user_id`` has selected at this game version (empty if none)."""
+        async with self._pool.acquire() as conn:
+            cards = await conn.fetchval(
+                "SELECT cards FROM selections WHERE game_id = $1 AND user_id = $2 AND version = $3",
+                game_id,
+                user_id,
+                version,
+            )
+        if cards is None:
+            return []
+        value = _loads(f"selections row (game {game_id}, user {user_id})", "cards", cards)
+        if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+            raise CorruptRecordError(f"selections row (game {game_id}): not a list of cards")
+        return value
+
+    async def set_selection(
+        self, game_id: int, user_id: int, version: int, cards: list[str]
+    ) -> None:
+        async def body(conn: Conn) -> None:
+            await conn.execute(
+                "INSERT INTO selections (game_id, user_id, version, cards)"
+                " VALUES ($1, $2, $3, $4) ON CONFLICT (game_id, user_id) DO UPDATE SET"
+                " version = excluded.version, cards = excluded.cards",
+                game_id,
+                user_id,
+                version,
+                _dumps(cards),
+            )
+
+        await self._write(body)
+
+    # --- handled updates --------------------------------------------------------
+
+    async def update_seen(self, update_id: int) -> bool:
+        async with self._pool.acquire() as conn:
+            return bool(
+                await conn.fetchval("SELECT 1 FROM updates WHERE update_id = $1", update_id)
+            )
+
+    async def mark_update(self, update_id: int) -> None:
+        async with self._pool.acquire() as conn:
+            await conn.execute(
+                "INSERT INTO updates (update_id, handled_at) VALUES ($1, $2)"
+                " ON CONFLICT (update_id) DO NOTHING",
+                update_id,
+                time.time(),
+            )
+
+    async def prune_updates(self, before: float) -> int:
+        async with self._pool.acquire() as conn:
+            return _count(await conn.execute("DELETE FROM updates WHERE handled_at < $1", before))
+
+    # --- chats & users -------------------------------------------------------
+
+    async def upsert_chat(self, chat_id: int, title: str) -> Chat:
+        async def body(conn: Conn) -> Chat | None:
+            await conn.execute(
+                sql(
+                    "INSERT INTO chats (id, title) VALUES (?, ?)"
+                    " ON CONFLICT (id) DO UPDATE SET title = excluded.title"
+                ),
+                chat_id,
+                title,
+            )
+            return await self._chat(conn, chat_id)
+
+        chat = await self._write(body)
+        assert chat is not None
+        return chat
+
+    async def get_chat(self, chat_id: int) -> Chat | None:
+        async with self._pool.acquire() as conn:
+            return await self._chat(conn, chat_id)
+
+    async def _chat(self, conn: Conn, chat_id: int) -> Chat | None:
+        row = await conn.fetchrow(
+            sql("SELECT id, title, language, rules, migrated_to FROM chats WHERE id = ?"), chat_id
+        )
+        return None if row is None else _chat(row)
+
+    async def set_chat_language(self, chat_id: int, language: str) -> None:
+        async def body(conn: Conn) -> None:
+            await conn.execute(
+                sql(
+                    "INSERT INTO chats (id, language) VALUES (?, ?)"
+                    " ON CONFLICT (id) DO UPDATE SET language = excluded.language"
+                ),
+                chat_id,
+                language,
+            )
+
+        await self._write(body)
+
+    async def set_chat_rules(self, chat_id: int, rules: dict[str, Any]) -> None:
+        async def body(conn: Conn) -> None:
+            await conn.execute(
+                sql(
+                    "INSERT INTO chats (id, rules) VALUES (?, ?)"
+                    " ON CONFLICT (id) DO UPDATE SET rules = excluded.rules"
+                ),
+                chat_id,
+                _dumps(rules),
+            )
+
+        await self._write(body)
+
+    async def migrate_chat(self, old_id: int, new_id: int) -> None:
+        """As :meth:`storage.db.Storage.migrate_chat`."""
+        if old_id == new_id:
+            return
+
+        async def body(conn: Conn) -> None:
+            await conn.execute(
+                sql("INSERT INTO chats (id) VALUES (?) ON CONFLICT (id) DO NOTHING"), old_id
+            )
+            await conn.execute(
+                sql(
+                    "INSERT INTO chats (id, title, language, rules)"
+                    " SELECT ?, title, language, rules FROM chats WHERE id = ?"
+                    " ON CONFLICT (id) DO UPDATE SET"
+                    " language = COALESCE(chats.language, excluded.language),"
+                    " rules = CASE WHEN chats.rules = '{}' THEN excluded.rules"
+                    " ELSE chats.rules END"
+                ),
+                new_id,
+                old_id,
+            )
+            await conn.execute(sql("UPDATE chats SET migrated_to = ? WHERE id = ?"), new_id, old_id)
+            for table in ("games", "messages", "outbox"):
+                await conn.execute(
+                    sql(f"UPDATE {table} SET chat_id = ? WHERE chat_id = ?"), new_id, old_id
+                )
+            await conn.execute(
+                sql(
+                    "INSERT INTO stats (chat_id, user_id, name, series_played, series_won,"
+                    " deals_played, penalties)"
+                    " SELECT ?, user_id, name, series_played, series_won, deals_played, penalties"
+                    " FROM stats WHERE chat_id = ?"
+                    " ON CONFLICT (chat_id, user_id) DO UPDATE SET"
+                    " series_played = stats.series_played + excluded.series_played,"
+                    " series_won = stats.series_won + excluded.series_won,"
+                    " deals_played = stats.deals_played + excluded.deals_played,"
+                    " penalties = stats.penalties + excluded.penalties"
+                ),
+                new_id,
+                old_id,
+            )
+            await conn.execute(sql("DELETE FROM stats WHERE chat_id = ?"), old_id)
+
+        try:
+            await self._write(body, notify=True)
+        except asyncpg.IntegrityConstraintViolationError as exc:
+            raise StorageError(
+                f"cannot move chat {old_id} to {new_id}: both have an open game in the same"
+                f" thread ({exc})"
+            ) from exc
+
+    async def upsert_user(
+        self, user_id: int, name: str, username: str | None, language: str | None
+    ) -> User:
+        async def body(conn: Conn) -> User | None:
+            await conn.execute(
+                sql(
+                    "INSERT INTO users (id, name, username, language) VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (id) DO UPDATE SET name = excluded.name,"
+                    " username = excluded.username, language = excluded.language"
+                ),
+                user_id,
+                name,
+                username,
+                language,
+            )
+            return await self._user(conn, user_id)
+
+        user = await self._write(body)
+        assert user is not None
+        return user
+
+    async def get_user(self, user_id: int) -> User | None:
+        async with self._pool.acquire() as conn:
+            return await self._user(conn, user_id)
+
+    async def _user(self, conn: Conn, user_id: int) -> User | None:
+        row = await conn.fetchrow(
+            sql("SELECT id, name, username, language, started FROM users WHERE id = ?"), user_id
+        )
+        return None if row is None else _user(row)
+
+    async def set_user_started(self, user_id: int, started: bool) -> None:
+        async def body(conn: Conn) -> None:
+            await conn.execute(
+                sql(
+                    "INSERT INTO users (id, name, started) VALUES (?, '', ?)"
+                    " ON CONFLICT (id) DO UPDATE SET started = excluded.started"
+                ),
+                user_id,
+                int(started),
+            )
+
+        await self._write(body)
+
+    # --- games ---------------------------------------------------------------
+
+    async def _games(self, conn: Conn, where: str, *params: object) -> list[Game]:
+        # One statement (games joined with their seats) is one snapshot: no transaction
+        # needed around it. `where` is a literal from this module (its column names are
+        # the games table's, which no seats column shares); values go through `params`.
+        rows = await conn.fetch(
+            sql(
+                # "games." qualifies the first column, id (seats has none of the others).
+                f"SELECT games.{_GAME_COLUMNS}, {_SEAT_COLUMNS} FROM games"
+                f" LEFT JOIN seats ON seats.game_id = games.id WHERE {where}"
+                " ORDER BY games.id, seats.seat"
+            ),
+            *params,
+        )
+        width = _GAME_COLUMNS.count(",") + 1
+        games: list[Game] = []
+        current: list[Any] = []
+        seats: list[Seat] = []
+        for row in rows:
+            values = list(row)
+            if current and values[0] != current[0]:
+                games.append(_game(current, tuple(seats)))
+                seats = []
+            current = values[:width]
+            if values[width] is not None:
+                seats.append(_seat(values[width:]))
+        if current:
+            games.append(_game(current, tuple(seats)))
+        return games
+
+    async def _game(self, conn: Conn, game_id: int) -> Game | None:
+        games = await self._games(conn, "games.id = ?", game_id)
+        return games[0] if games else None
+
+    async def _open_game(self, conn: Conn, chat_id: int, thread_id: int | None) -> Game | None:
+        games = await self._games(
+            conn, f"chat_id = ? AND COALESCE(thread_id, 0) = ? AND {_OPEN}", chat_id, thread_id or 0
+        )
+        return games[0] if games else None
+
+    async def create_game(
+        self,
+        chat_id: int,
+        thread_id: int | None,
+        rules: dict[str, Any],
+        created_by: int,
+        seats: tuple[Seat, ...],
+        lobby_expires_at: float | None,
+        outbox: tuple[OutboxOp, ...] = (),
+    ) -> Game:
+        now = time.time()
+
+        async def body(conn: Conn) -> Game | None:
+            existing = await self._open_game(conn, chat_id, thread_id)
+            if existing is not None:
+                raise GameExistsError(existing)
+            game_id = await conn.fetchval(
+                sql(
+                    "INSERT INTO games (chat_id, thread_id, status, rules, version, created_by,"
+                    " created_at, updated_at, lobby_expires_at)"
+                    " VALUES (?, ?, 'lobby', ?, 0, ?, ?, ?, ?) RETURNING id"
+                ),
+                chat_id,
+                thread_id,
+                _dumps(rules),
+                created_by,
+                now,
+                now,
+                lobby_expires_at,
+            )
+            await self._write_seats(conn, game_id, seats)
+            await self._write_outbox(conn, outbox, now, game_id)
+            return await self._game(conn, game_id)
+
+        try:
+            game = await self._write(body, notify=bool(outbox))
+        except asyncpg.UniqueViolationError:
+            # Another instance opened a game here between our check and our insert.
+            existing = await self.open_game(chat_id, thread_id)
+            if existing is None:
+                raise
+            raise GameExistsError(existing) from None
+        assert game is not None
+        return game
+
+    async def get_game(self, game_id: int) -> Game | None:
+        async with self._pool.acquire() as conn:
+            return await self._game(conn, game_id)
+
+    async def open_game(self, chat_id: int, thread_id: int | None) -> Game | None:
+        async with self._pool.acquire() as conn:
+            return await self._open_game(conn, chat_id, thread_id)
+
+    async def active_games(self) -> list[Game]:
+        async with self._pool.acquire() as conn:
+            return await self._games(conn, _OPEN)
+
+    async def games_of_user(self, user_id: int) -> list[Game]:
+        async with self._pool.acquire() as conn:
+            return await self._games(
+                conn,
+                f"{_OPEN} AND games.id IN (SELECT game_id FROM seats WHERE user_id = ?)",
+                user_id,
+            )
+
+    async def commit(self, game_id: int, expected_version: int, change: GameChange) -> Game:
+        """As :meth:`storage.db.Storage.commit`: one atomic, version-checked change."""
+        try:
+            return await self._write(
+                lambda conn: self._commit(conn, game_id, expected_version, change),
+                notify=bool(change.outbox),
+            )
+        except asyncpg.IntegrityConstraintViolationError as exc:
+            raise StorageError(
+                f"game {game_id}: change at version {expected_version} refused by a database"
+                f" constraint, nothing written ({exc})"
+            ) from exc
+
+    async def _commit(self, conn: Conn, game_id: int, expected: int, change: GameChange) -> Game:
+        now = time.time()
+        # The compare-and-set that makes concurrent writers safe across instances: a
+        # second writer waits for the first's row lock, then finds the version moved.
+        # RETURNING gives the row as it was before this change (none of these columns
+        # is set here), in the same round trip.
+        before = await conn.fetchrow(
+            "UPDATE games SET version = version + 1, updated_at = $1 WHERE id = $2"
+            " AND version = $3 RETURNING status, chat_id, winners",
+            now,
+            game_id,
+            expected,
+        )
+        if before is None:
+            version = await conn.fetchval("SELECT version FROM games WHERE id = $1", game_id)
+            if version is None:
+                raise GameNotFoundError(f"no game {game_id}")
+            raise StaleVersionError(
+                f"game {game_id} is at version {version}, not {expected}; reload and retry"
+            )
+        old_status, chat_id, old_winners = before
+        new_version = expected + 1
+
+        sets: list[str] = []
+        params: list[object] = []
+        if change.status is not None:
+            if change.status not in GAME_STATUSES:
+                raise StorageError(f"unknown game status {change.status!r}")
+            sets.append("status = ?")
+            params.append(change.status)
+        if change.first_dealer is not None:
+            sets.append("first_dealer = ?")
+            params.append(change.first_dealer)
+        if change.deadline is not _UNSET:
+            if change.deadline is not None and not isinstance(change.deadline, Deadline):
+                raise TypeError(f"deadline must be a Deadline or None, not {change.deadline!r}")
+            sets.append(
+                "deadline_seat = ?, deadline_due_at = ?, deadline_remind_at = ?,"
+                " deadline_reminded = ?"
+            )
+            params.extend(_deadline_params(change.deadline))
+        if change.lobby_expires_at is not _UNSET:
+            sets.append("lobby_expires_at = ?")
+            params.append(change.lobby_expires_at)
+        if change.winners is not None:
+            sets.append("winners = ?")
+            params.append(_dumps(list(change.winners)))
+        if sets:
+            await conn.execute(
+                sql(f"UPDATE games SET {', '.join(sets)} WHERE id = ?"), *params, game_id
+            )
+        if change.seats is not None:
+            await conn.execute("DELETE FROM seats WHERE game_id = $1", game_id)
+            await self._write_seats(conn, game_id, change.seats)
+        if change.new_deal is not None:
+            deal = change.new_deal
+            await conn.execute(
+                "INSERT INTO deals (game_id, deal_index, dealer, deck) VALUES ($1, $2, $3, $4)",
+                game_id,
+                deal.deal_index,
+                deal.dealer,
+                _dumps(list(deal.deck)),
+            )
+        if change.move is not None:
+            await conn.execute(
+                "INSERT INTO moves (game_id, version, deal_index, move) VALUES ($1, $2, $3, $4)",
+                game_id,
+                new_version,
+                change.move.deal_index,
+                _dumps(change.move.move),
+            )
+        seats: tuple[Seat, ...] | None = None
+        if change.tally is not None:
+            tally = change.tally
+            await conn.execute(
+                "INSERT INTO tallies (game_id, deal_index, points, penalties)"
+                " VALUES ($1, $2, $3, $4)",
+                game_id,
+                tally.deal_index,
+                _dumps(list(tally.points)),
+                _dumps(list(tally.penalties)),
+            )
+            seats = await self._seats(conn, game_id)
+            if len(tally.penalties) != len(seats):
+                raise StorageError(
+                    f"game {game_id}: tally has {len(tally.penalties)} penalties for"
+                    f" {len(seats)} seats"
+                )
+            await self._add_stats(
+                conn,
+                chat_id,
+                [(s, 1, tally.penalties[s.seat], 0, 0) for s in seats if s.user_id is not None],
+            )
+        if change.status == "finished" and old_status != "finished":
+            if seats is None:
+                seats = await self._seats(conn, game_id)
+            winners = change.winners
+            if winners is None and old_winners is not None:
+                winners = _loads_ints(f"games row {game_id}", "winners", old_winners)
+            won = set(winners or ())
+            await self._add_stats(
+                conn,
+                chat_id,
+                [(s, 0, 0, 1, int(s.seat in won)) for s in seats if s.user_id is not None],
+            )
+        await self._write_outbox(conn, change.outbox, now, game_id)
+        game = await self._game(conn, game_id)
+        assert game is not None
+        return game
+
+    async def _seats(self, conn: Conn, game_id: int) -> tuple[Seat, ...]:
+        rows = await conn.fetch(
+            f"SELECT {_SEAT_COLUMNS} FROM seats WHERE game_id = $1 ORDER BY seat", game_id
+        )
+        return tuple(_seat(row) for row in rows)
+
+    async def _write_seats(self, conn: Conn, game_id: int, seats: Iterable[Seat]) -> None:
+        await conn.executemany(
+            sql(f"INSERT INTO seats ({_SEAT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+            [
+                (game_id, s.seat, s.user_id, s.bot_level, s.name, int(s.away), s.autoplayed)
+                for s in seats
+            ],
+        )
+
+    async def _add_stats(
+        self, conn: Conn, chat_id: int, rows: list[tuple[Seat, int, int, int, int]]
+    ) -> None:
+        await conn.executemany(
+            sql(
+                "INSERT INTO stats (chat_id, user_id, name, deals_played, penalties,"
+                " series_played, series_won) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (chat_id, user_id) DO UPDATE SET name = excluded.name,"
+                " deals_played = stats.deals_played + excluded.deals_played,"
+                " penalties = stats.penalties + excluded.penalties,"
+                " series_played = stats.series_played + excluded.series_played,"
+                " series_won = stats.series_won + excluded.series_won"
+            ),
+            [(chat_id, s.user_id, s.name, d, p, sp, sw) for s, d, p, sp, sw in rows],
+        )
+
+    async def _write_outbox(
+        self, conn: Conn, ops: Iterable[OutboxOp], now: float, game_id: int | None = None
+    ) -> None:
+        rows = []
+        for op in ops:
+            if op.method not in OUTBOX_METHODS:
+                raise StorageError(f"unknown outbox method {op.method!r}")
+            game = op.game_id if op.game_id is not None else game_id
+            rows.append((op.chat_id, op.method, _dumps(op.payload), game, op.role, now, now))
+        if rows:
+            await conn.executemany(
+                sql(
+                    "INSERT INTO outbox (chat_id, method, payload, game_id, role, not_before,"
+                    " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                ),
+                rows,
+            )
+
+    async def due_deadlines(self, now: float) -> list[Game]:
+        async with self._pool.acquire() as conn:
+            return await self._games(
+                conn,
+                "status = 'playing' AND (deadline_due_at <= ?"
+                " OR (deadline_reminded = 0 AND deadline_remind_at <= ?))",
+                now,
+                now,
+            )
+
+    async def expired_lobbies(self, now: float) -> list[Game]:
+        async with self._pool.acquire() as conn:
+            return await self._games(conn, "status = 'lobby' AND lobby_expires_at <= ?", now)
+
+    # --- move log / records --------------------------------------------------
+
+    async def deals(self, game_id: int) -> list[DealStart]:
+        async with self._pool.acquire() as conn:
+            return await self._deals(conn, game_id)
+
+    async def _deals(self, conn: Conn, game_id: int) -> list[DealStart]:
+        rows = await conn.fetch(
+            "SELECT deal_index, dealer, deck FROM deals WHERE game_id = $1 ORDER BY deal_index",
+            game_id,
+        )
+        result = []
+        for row in rows:
+            where = f"deals row (game {game_id}, deal {row[0]})"
+            deck = _loads(where, "deck", row[2])
+            if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
+                raise CorruptRecordError(f"{where}: column deck must hold a list of card codes")
+            result.append(
+                DealStart(
+                    _int(where, "deal_index", row[0]), _int(where, "dealer", row[1]), tuple(deck)
+                )
+            )
+        return result
+
+    async def moves(self, game_id: int) -> list[LoggedMove]:
+        async with self._pool.acquire() as conn:
+            return await self._moves(conn, game_id)
+
+    async def _moves(self, conn: Conn, game_id: int) -> list[LoggedMove]:
+        rows = await conn.fetch(
+            "SELECT version, deal_index, move FROM moves WHERE game_id = $1 ORDER BY version",
+            game_id,
+        )
+        return [
+            LoggedMove(
+                _int(f"moves row (game {game_id}, version {row[0]})", "deal_index", row[1]),
+                _loads_dict(f"moves row (game {game_id}, version {row[0]})", "move", row[2]),
+            )
+            for row in rows
+        ]
+
+    async def tallies(self, game_id: int) -> list[DealTally]:
+        async with self._pool.acquire() as conn:
+            rows = await conn.fetch(
+                "SELECT deal_index, points, penalties FROM tallies WHERE game_id = $1"
+                " ORDER BY deal_index",
+                game_id,
+            )
+        result = []
+        for row in rows:
+            where = f"tallies row (game {game_id}, deal {row[0]})"
+            result.append(
+                DealTally(
+                    _int(where, "deal_index", row[0]),
+                    _loads_ints(where, "points", row[1]),
+                    _loads_ints(where, "penalties", row[2]),
+                )
+            )
+        return result
+
+    async def export_record(self, game_id: int) -> dict[str, Any]:
+        """The game as an engine ``burkozel-record/1`` record, read in one snapshot."""
+
+        async def body(conn: Conn) -> tuple[Game, list[DealStart], list[LoggedMove]]:
+            game = await self._game(conn, game_id)
+            if game is None:
+                raise GameNotFoundError(f"no game {game_id}")
+            return game, await self._deals(conn, game_id), await self._moves(conn, game_id)
+
+        game, deals, moves = await self._read(body)
+        by_deal: dict[int, list[dict[str, Any]]] = {d.deal_index: [] for d in deals}
+        for move in moves:
+            if move.deal_index not in by_deal:
+                raise CorruptRecordError(
+                    f"game {game_id}: a move belongs to deal {move.deal_index}, which has no deck"
+                )
+            by_deal[move.deal_index].append(move.move)
+        return {
+            "format": "burkozel-record/1",
+            "players": len(game.seats),
+            "rules": dict(game.rules),
+            "deals": [
+                {"dealer": d.dealer, "deck": list(d.deck), "moves": by_deal[d.deal_index]}
+                for d in deals
+            ],
+        }
+
+    # --- stats ---------------------------------------------------------------
+
+    async def chat_stats(self, chat_id: int) -> list[UserStats]:
+        async with self._pool.acquire() as conn:
+            rows = await conn.fetch(
+                "SELECT s.user_id, COALESCE(NULLIF(u.name, ''), s.name), s.series_played,"
+                " s.series_won, s.deals_played, s.penalties"
+                " FROM stats s LEFT JOIN users u ON u.id = s.user_id WHERE s.chat_id = $1"
+                " ORDER BY s.series_won DESC, s.penalties ASC, s.user_id",
+                chat_id,
+            )
+        result = []
+        for row in rows:
+            where = f"stats row (chat {chat_id}, user {row[0]})"
+            counts = [
+                _int(where, col, v)
+                for col, v in zip(
+                    ("series_played", "series_won", "deals_played", "penalties"),
+                    list(row)[2:],
+                    strict=True,
+                )
+            ]
+            result.append(
+                UserStats(_int(where, "user_id", row[0]), _str(where, "name", row[1]), *counts)
+            )
+        return result
+
+    # --- messages the games own ----------------------------------------------
+
+    async def set_message(self, game_id: int, role: str, chat_id: int, message_id: int) -> None:
+        await self._write(lambda conn: _set_message(conn, game_id, role, chat_id, message_id))
+
+    async def get_message(self, game_id: int, role: str) -> MessageRef | None:
+        async with self._pool.acquire() as conn:
+            row = await conn.fetchrow(
+                "SELECT game_id, role, chat_id, message_id FROM messages"
+                " WHERE game_id = $1 AND role = $2",
+                game_id,
+                role,
+            )
+        return None if row is None else _message(row)
+
+    async def game_messages(self, game_id: int) -> list[MessageRef]:
+        async with self._pool.acquire() as conn:
+            rows = await conn.fetch(
+                "SELECT game_id, role, chat_id, message_id FROM messages WHERE game_id = $1"
+                " ORDER BY role",
+                game_id,
+            )
+        return [_message(row) for row in rows]
+
+    async def forget_message(self, game_id: int, role: str) -> None:
+        async def body(conn: Conn) -> None:
+            await conn.execute(
+                "DELETE FROM messages WHERE game_id = $1 AND role = $2", game_id, role
+            )
+
+        await self._write(body)
+
+    # --- outbox --------------------------------------------------------------
+
+    async def enqueue(self, ops: tuple[OutboxOp, ...]) -> None:
+        await self._write(lambda conn: self._write_outbox(conn, ops, time.time()), notify=bool(ops))
+
+    async def pending(self, now: float, limit: int = 100) -> list[OutboxItem]:
+        async with self._pool.acquire() as conn:
+            rows = await conn.fetch(
+                f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE not_before <= $1 ORDER BY id LIMIT $2",
+                now,
+                limit,
+            )
+        return [_outbox_item(row) for row in rows]
+
+    async def outbox_heads(self, limit: int = 10_000) -> list[OutboxItem]:
+        async with self._pool.acquire() as conn:
+            rows = await conn.fetch(
+                f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE id IN"
+                " (SELECT MIN(id) FROM outbox GROUP BY chat_id) ORDER BY id LIMIT $1",
+                limit,
+            )
+        return [_outbox_item(row) for row in rows]
+
+    async def outbox_done(self, item_id: int, message_id: int | None = None) -> None:
+        async def body(conn: Conn) -> None:
+            row = await conn.fetchrow(
+                "DELETE FROM outbox WHERE id = $1 RETURNING chat_id, game_id, role", item_id
+            )
+            if row is None:
+                return
+            chat_id, game_id, role = row
+            if message_id is not None and game_id is not None and role is not None:
+                await _set_message(conn, game_id, role, chat_id, message_id)
+
+        await self._write(body)
+
+    async def outbox_retry(
+        self, item_id: int, not_before: float, error: str, *, count_attempt: bool = True
+    ) -> None:
+        async def body(conn: Conn) -> None:
+            await conn.execute(
+                "UPDATE outbox SET attempts = attempts + $1, not_before = $2, last_error = $3"
+                " WHERE id = $4",
+                1 if count_attempt else 0,
+                not_before,
+                error,
+                item_id,
+            )
+
+        await self._write(body)
+
+    async def outbox_drop_superseded(self) -> int:
+        async def body(conn: Conn) -> int:
+            return _count(
+                await conn.execute(
+                    "DELETE FROM outbox WHERE method = 'edit' AND game_id IS NOT NULL"
+                    " AND role IS NOT NULL AND id < (SELECT MAX(newer.id) FROM outbox AS newer"
+                    " WHERE newer.method = 'edit' AND newer.game_id = outbox.game_id"
+                    " AND newer.role = outbox.role)"
+                )
+            )
+
+        return await self._write(body)
+
+    async def outbox_size(self) -> int:
+        async with self._pool.acquire() as conn:
+            return int(await conn.fetchval("SELECT COUNT(*) FROM outbox"))
+
+    async def outbox_oldest(self) -> float | None:
+        """When the oldest pending outbox row was queued (for /metrics)."""
+        async with self._pool.acquire() as conn:
+            value = await conn.fetchval("SELECT MIN(created_at) FROM outbox")
+        return None if value is None else float(value)
+
+
+async def _no_reset(conn: Conn) -> None:
+    """The query pool's connections keep no session state (transactions are always closed,
+    locks and LISTEN live on other connections): skip the reset round trip on release."""
+
+
+async def _claim(conn: Conn, update_id: int) -> None:
+    try:
+        await conn.execute(
+            "INSERT INTO updates (update_id, handled_at) VALUES ($1, $2)", update_id, time.time()
+        )
+    except asyncpg.UniqueViolationError:
+        raise DuplicateUpdateError(f"update {update_id} was already handled") from None
+
+
+async def _set_message(conn: Conn, game_id: int, role: str, chat_id: int, message_id: int) -> None:
+    await conn.execute(
+        "INSERT INTO messages (game_id, role, chat_id, message_id) VALUES ($1, $2, $3, $4)"
+        " ON CONFLICT (game_id, role) DO UPDATE SET chat_id = excluded.chat_id,"
+        " message_id = excluded.message_id",
+        game_id,
+        role,
+        chat_id,
+        message_id,
+    )
