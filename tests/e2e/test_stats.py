@@ -107,8 +107,20 @@ async def test_a_finished_series_brings_one_picture_stats_rating_history_and_exp
     try:
         game = await storage.get_game(1)
         assert game is not None
+        tallies = await storage.tallies(1)
     finally:
         await storage.close()
+    # /stats as the service recorded it equals a count over the stored tallies.
+    won = int(0 in (game.winners or ()))
+    deals = len(tallies)
+    points = sum(t.points[0] for t in tallies)
+    penalties = sum(t.penalties[0] for t in tallies)
+    assert f"Series won: {won} of 1" in stats.text
+    assert (
+        f"Deals: {deals} · average {points / deals:.1f} points a deal ·"
+        f" {penalties / deals:.2f} penalties a deal · best deal"
+        f" {max(t.points[0] for t in tallies)} points"
+    ) in stats.text
     for name, content in documents:
         assert name.endswith("_g1.json") and name.startswith("Пики-Трефы-3")
         # The command line accepts the file as sent.
