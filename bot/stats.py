@@ -20,6 +20,7 @@ from storage import Game, PlayerRecord, Rating, SeatResult, SeriesEnd, SeriesSum
 log = logging.getLogger(__name__)
 
 HISTORY_LIMIT = 10
+TOP_LIMIT = 20  # rows per game, so /top stays far below Telegram's 4096 characters
 
 
 def series_end_of(game: Game, series: Series) -> SeriesEnd | None:
@@ -57,13 +58,21 @@ def game_name(t: Texts, game: str) -> str:
     return t(f"game.{game}") if game in GAMES else escape(game)
 
 
+NAME_LIMIT = 24  # characters of a name in lists, so ten series fit in one message
+
+
+def short(name: str, limit: int = NAME_LIMIT) -> str:
+    return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
+
+
 def player_name(t: Texts, player: str, name: str) -> str:
-    """A person by their name; a computer player by its level (its rating is shared)."""
+    """A person by their (shortened) name; a computer player by its level (its rating is
+    shared by every computer of that level)."""
     if player.startswith("ai:"):
         level = player[3:]
         known = level in ("easy", "normal", "hard")
-        return t("top.computer", level=t(f"computer.{level}") if known else escape(level))
-    return escape(name)
+        return t("top.computer", level=t(f"computer.{level}") if known else escape(short(level)))
+    return escape(short(name))
 
 
 def seat_label(t: Texts, seat: SeatResult) -> str:
@@ -113,7 +122,7 @@ def top_text(t: Texts, ratings: Sequence[Rating]) -> str:
         rows = [r for r in ratings if r.game == game]
         rated = [r for r in rows if r.series >= SHOWN_AFTER]
         lines += ["", f"<b>{game_name(t, game)}</b>"]
-        for place, r in enumerate(rated, start=1):
+        for place, r in enumerate(rated[:TOP_LIMIT], start=1):
             lines.append(
                 t(
                     "top.row",
@@ -123,11 +132,14 @@ def top_text(t: Texts, ratings: Sequence[Rating]) -> str:
                     series=r.series,
                 )
             )
-        waiting = [r for r in rows if r.series < SHOWN_AFTER]
+        waiting = sorted(
+            (r for r in rows if r.series < SHOWN_AFTER), key=lambda r: (-r.series, r.player)
+        )
         if waiting:
             names = ", ".join(
-                f"{player_name(t, r.player, r.name)} ({r.series}/{SHOWN_AFTER})" for r in waiting
-            )
+                f"{player_name(t, r.player, r.name)} ({r.series}/{SHOWN_AFTER})"
+                for r in waiting[:TOP_LIMIT]
+            ) + (", …" if len(waiting) > TOP_LIMIT else "")
             lines.append(t("top.waiting", names=names))
     lines += ["", t("top.note", n=SHOWN_AFTER)]
     return "\n".join(lines)

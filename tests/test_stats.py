@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
@@ -115,7 +115,7 @@ async def test_stats_and_ratings_after_two_and_three_player_series_match_an_inde
     await check_against_stored_records(db, games)
 
 
-async def test_a_tie_for_the_fewest_penalties_shares_first_place_and_both_win(
+async def test_r14_a_tie_for_the_fewest_penalties_shares_first_place_and_both_win(
     db: Storage,
 ) -> None:
     seats = (ANN, BOB, CAT)
@@ -357,3 +357,24 @@ async def test_a_rating_failure_still_finishes_and_records_the_series(
     assert game is not None and game.status == "finished"
     assert await db.series_result(game_id) is not None
     assert await db.ratings(CHAT) == []
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(2, 4), st.integers(0, 10_000))
+def test_r14_random_series_summaries_add_up_and_place_the_winners_first(
+    players: int, seed: int
+) -> None:
+    deals = engine_deals(players, seed)
+    seats = [Seat(i, 100 + i, None, f"P{i}") for i in range(players)]
+    totals = [sum(d[1][s] for d in deals) for s in range(players)]
+    winners = tuple(s for s, t in enumerate(totals) if t == min(totals))
+    end = series_end({}, seats, [d[0] for d in deals], [d[1] for d in deals], winners)
+    assert end.deals == len(deals)
+    for r in end.seats:
+        assert r.penalties == totals[r.seat]
+        assert r.points == sum(d[0][r.seat] for d in deals)
+        assert r.best_deal == max(d[0][r.seat] for d in deals)
+        assert r.won == (r.seat in winners) == (r.place == 0)
+        # A place is one more than the number of distinct better totals (dense ranking).
+        assert r.place == len({t for t in totals if t < totals[r.seat]})
+    assert sum(r.points for r in end.seats) == 120 * len(deals)  # R12

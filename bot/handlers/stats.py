@@ -136,7 +136,7 @@ async def history_button(
     # Only a game of this chat (a forged id must not fetch another chat's record).
     if game is None or game.chat_id != message.chat.id:
         raise UserError("error.forged")
-    thread = message.message_thread_id if isinstance(message, Message) else None
+    thread = thread_of(message) if isinstance(message, Message) else None
     title = chat_title(message.chat)
     await service.storage.enqueue((await export_op(service, game.chat_id, title, thread, game.id),))
     service.outbox_ready.set()
@@ -144,6 +144,13 @@ async def history_button(
 
 
 # --- /resetstats ---------------------------------------------------------------
+
+
+def _in_thread(message: object, payload: dict[str, object]) -> dict[str, object]:
+    thread = thread_of(message) if isinstance(message, Message) else None
+    if thread is not None:
+        payload["message_thread_id"] = thread
+    return payload
 
 
 async def reset_stats(message: Message, service: GameService, bot: Bot) -> None:
@@ -180,13 +187,7 @@ async def reset_button(
     await service.storage.enqueue(
         (
             OutboxOp(message.chat.id, "delete", {"message_id": message.message_id}),
-            OutboxOp(
-                message.chat.id,
-                "send",
-                {"text": text, "message_thread_id": message.message_thread_id}
-                if isinstance(message, Message) and message.message_thread_id
-                else {"text": text},
-            ),
+            OutboxOp(message.chat.id, "send", _in_thread(message, {"text": text})),
         )
     )
     service.outbox_ready.set()

@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 from PIL import Image
@@ -105,10 +107,32 @@ async def test_a_finished_series_brings_one_picture_stats_rating_history_and_exp
     try:
         game = await storage.get_game(1)
         assert game is not None
+        tallies = await storage.tallies(1)
     finally:
         await storage.close()
+    # /stats as the service recorded it equals a count over the stored tallies.
+    won = int(0 in (game.winners or ()))
+    deals = len(tallies)
+    points = sum(t.points[0] for t in tallies)
+    penalties = sum(t.penalties[0] for t in tallies)
+    assert f"Series won: {won} of 1" in stats.text
+    assert (
+        f"Deals: {deals} · average {points / deals:.1f} points a deal ·"
+        f" {penalties / deals:.2f} penalties a deal · best deal"
+        f" {max(t.points[0] for t in tallies)} points"
+    ) in stats.text
     for name, content in documents:
         assert name.endswith("_g1.json") and name.startswith("Пики-Трефы-3")
+        # The command line accepts the file as sent.
+        path = tmp_path / name
+        path.write_bytes(content)
+        cli = subprocess.run(
+            [sys.executable, "-m", "engine", "replay", str(path)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert json.loads(cli.stdout)["winners"] == list(game.winners or ())
         report = engine.replay(json.loads(content))
         assert report.finished and report.winners == game.winners
         for seat, total in zip(game.seats, report.totals, strict=True):
@@ -221,3 +245,39 @@ async def test_resetstats_is_for_admins_with_a_confirmation_and_notify_toggles(
         assert len(await storage.recent_series(group.id)) == 1
     finally:
         await storage.close()
+
+
+async def test_a_series_result_left_in_the_outbox_goes_out_with_its_picture_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    """The picture is drawn when the row is delivered, from stored tallies: a bot that
+    stopped between finishing the series and sending the result still sends the photo."""
+    from bot.picture import with_series_picture
+    from storage import OutboxOp, Seat
+    from tests.test_stats import engine_deals, play_series
+
+    db = tmp_path / "bot.sqlite3"
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice = fake.add_user("Alice")
+        group = fake.add_group(TITLE, members=[alice])
+        storage = await Storage.open(db)
+        try:
+            seats = (
+                Seat(0, alice.id, None, "Alice"),
+                Seat(1, None, "hard", "🤖 Computer 1 (hard)"),
+            )
+            game_id = await play_series(storage, seats, engine_deals(2, 21), chat=group.id)
+            await storage.upsert_chat(group.id, TITLE)
+            op = OutboxOp(group.id, "send", {"text": "🏆 <b>The series is over!</b>"}, game_id)
+            await storage.enqueue((with_series_picture(op),))
+        finally:
+            await storage.close()
+        async with running_bot(fake, db):
+            photo = await fake.wait_for(
+                lambda: next((m for m in group.bot_messages() if m.photo), None),
+                description="the series picture",
+            )
+        assert photo.text == "🏆 The series is over!"
+        assert Image.open(io.BytesIO(photo.photo)).format == "PNG"
+        assert fake.invalid_requests == []
