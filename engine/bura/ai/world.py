@@ -1,0 +1,83 @@
+"""Worlds consistent with one seat's view: the hidden cards dealt out at random.
+
+Hidden are the other hands, the stock order and every face-down discard the seat did
+not make (D3). Face-down discards are drawn with a lean towards low cards, since a
+player discards what it least wants to keep; the rest is uniform.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from engine.bura.deal import BuraDeal, PileCard, TablePlay
+from engine.bura.rules import BuraRules
+from engine.bura.view import BuraView
+from engine.cards import DECK, Card
+
+DISCARD_TEMPERATURE = 6.0  # weight of a card as a closed discard: exp(-points / T)
+
+
+def _take_low(pool: list[Card], rng: random.Random) -> Card:
+    weights = [math.exp(-c.points / DISCARD_TEMPERATURE) for c in pool]
+    card = rng.choices(pool, weights)[0]
+    pool.remove(card)
+    return card
+
+
+def sample_world(view: BuraView, rules: BuraRules, rng: random.Random) -> BuraDeal:
+    me = view.seat
+    seen = set(view.seen_cards()) | {c for c, _owner in view.my_closed}
+    known: set[Card] = set(view.hand) | seen | {view.trump_card}
+    # Everyone saw who drew the turned trump: unless played since, that hand holds it.
+    holder = view.trump_card_drawn_by
+    trump_held = holder is not None and holder != me and view.trump_card not in seen
+    if trump_held and holder is not None and not view.hand_sizes[holder]:
+        known.discard(view.trump_card)  # discarded face down: somewhere in a pile
+        trump_held = False
+    pool = [c for c in DECK if c not in known]
+    rng.shuffle(pool)
+    mine_by_pile: dict[int, list[Card]] = {}
+    for card, owner in view.my_closed:
+        mine_by_pile.setdefault(owner, []).append(card)
+
+    piles: list[list[PileCard]] = []
+    for pile in view.piles:
+        cards = [PileCard(c, pile.owner, False) for c in pile.open_cards]
+        for by in pile.closed_by:
+            card = mine_by_pile[pile.owner].pop() if by == me else _take_low(pool, rng)
+            cards.append(PileCard(card, by, True))
+        piles.append(cards)
+    plays: list[TablePlay] = []
+    for play in view.table:
+        cards_ = play.cards
+        if cards_ is None:
+            cards_ = tuple(_take_low(pool, rng) for _ in range(play.count))
+        closed = rules.discards == "closed" and play.beat is False
+        plays.append(TablePlay(play.seat, cards_, play.beat, play.stop, closed))
+    hands: list[list[Card]] = []
+    for seat, size in enumerate(view.hand_sizes):
+        if seat == me:
+            hands.append(list(view.hand))
+        elif trump_held and seat == holder:
+            hands.append([view.trump_card, *(pool.pop() for _ in range(size - 1))])
+        else:
+            hands.append([pool.pop() for _ in range(size)])
+    stock = pool
+    if view.trump_card_in_stock:
+        stock.append(view.trump_card)
+    assert len(stock) == view.stock_size, "world: card count mismatch"
+
+    world = object.__new__(BuraDeal)
+    world.players, world.rules, world.dealer, world.deck = view.players, rules, view.dealer, ()
+    world.trump_card, world.trump = view.trump_card, view.trump
+    world.hands, world.stock, world.plays, world.piles = hands, stock, plays, piles
+    world.leader, world.trick_leader = view.leader, view.trick_leader
+    world.phase, world.turn = view.phase, view.turn
+    claim = [p for p in plays if p.beat is not False]
+    world.claimant = view.claimant if view.claimant is not None else view.trick_leader
+    world.claim = claim[-1].cards if claim else ()
+    world.stakes, world.last_dave_by, world.dave_by = view.stakes, view.last_dave_by, view.dave_by
+    world.trump_drawn_by = view.trump_card_drawn_by
+    world.trick_number, world.history, world.result_ = view.trick_number, [], None
+    return world
