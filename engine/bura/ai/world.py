@@ -16,6 +16,7 @@ from engine.bura.view import BuraView
 from engine.cards import DECK, Card
 
 DISCARD_TEMPERATURE = 6.0  # weight of a card as a closed discard: exp(-points / T)
+TRUMP_KEEP_WEIGHT = 3.0  # players keep trumps: a trump is this much likelier in a hand
 
 
 def _take_low(pool: list[Card], rng: random.Random) -> Card:
@@ -23,6 +24,16 @@ def _take_low(pool: list[Card], rng: random.Random) -> Card:
     card = rng.choices(pool, weights)[0]
     pool.remove(card)
     return card
+
+
+def _take_kept(pool: list[Card], count: int, trump: object, rng: random.Random) -> list[Card]:
+    taken = []
+    for _ in range(count):
+        weights = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
+        card = rng.choices(pool, weights)[0]
+        pool.remove(card)
+        taken.append(card)
+    return taken
 
 
 def sample_world(view: BuraView, rules: BuraRules, rng: random.Random) -> BuraDeal:
@@ -60,9 +71,9 @@ def sample_world(view: BuraView, rules: BuraRules, rng: random.Random) -> BuraDe
         if seat == me:
             hands.append(list(view.hand))
         elif trump_held and seat == holder:
-            hands.append([view.trump_card, *(pool.pop() for _ in range(size - 1))])
+            hands.append([view.trump_card, *_take_kept(pool, size - 1, view.trump, rng)])
         else:
-            hands.append([pool.pop() for _ in range(size)])
+            hands.append(_take_kept(pool, size, view.trump, rng))
     stock = pool
     if view.trump_card_in_stock:
         stock.append(view.trump_card)
