@@ -8,7 +8,8 @@ Decks void from the deal (D9) are skipped: they are void for every line-up.
     .venv/bin/python bench/ai_bura.py --pairs 300 --jobs 2    # the report
     .venv/bin/python bench/ai_bura.py --a hard:60 --b greedy --rules moscow=on,dave=on
 
-Player specs: random, greedy, easy, normal, hard, or hard:W (W worlds).
+Player specs: random, greedy, easy, normal, hard, or hard:W[:S] (W worlds; S = all | key:
+search every decision, or only declaring, «Стоп!», shows and даве).
 "A deal won" is a deal whose result favours the player (its penalty edge > 0);
 void deals (run out, D9) favour nobody and are counted apart.
 """
@@ -37,10 +38,12 @@ from engine.cards import Card, shuffled_deck
 
 
 def make(spec: str, rules: BuraRules, seed: int) -> BuraPlayer:
-    level, _, worlds = spec.partition(":")
+    level, _, rest = spec.partition(":")
+    worlds, _, search = rest.partition(":")
     player = make_bura_player(level, rules, seed)
-    if worlds and isinstance(player, BuraStrongPlayer):
-        player.worlds = int(worlds)
+    if isinstance(player, BuraStrongPlayer):
+        player.worlds = int(worlds) if worlds else player.worlds
+        player.search = search or player.search
     return player
 
 

@@ -106,12 +106,20 @@ class BuraStrongPlayer:
     the pile to 31 against the double loss of a false declaration."""
 
     def __init__(
-        self, rules: BuraRules, seed: int = 0, worlds: int = 40, search: str = "all"
+        self,
+        rules: BuraRules,
+        seed: int = 0,
+        worlds: int = 40,
+        search: str = "all",
+        edge_weight: float = 0.25,
     ) -> None:
         self.rules = rules
         self.seed = seed
         self.worlds = worlds
         self.search = search  # "all" decisions, or "key": declare, даве, «Стоп!», shows
+        # Playouts score a deal won +1, lost -1, plus this share of the penalty edge:
+        # winning the deal comes first, its size second.
+        self.edge_weight = edge_weight
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
         options: list[Action | None] = [*canonical(legal)]
@@ -135,8 +143,8 @@ class BuraStrongPlayer:
                     deal.push(leader_choice)
                 else:
                     deal.push(option)
-                result = rollout(deal)
-                totals[i] += utility(result, view.seat, self.rules, view.players)
+                edge = utility(rollout(deal), view.seat, self.rules, view.players)
+                totals[i] += (edge > 0) - (edge < 0) + self.edge_weight * edge
         best = max(range(len(options)), key=lambda i: totals[i])
         return options[best]
 
