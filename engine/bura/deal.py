@@ -61,6 +61,7 @@ class PileCard:
     card: Card
     by: int
     closed: bool
+    trick: int = 0  # the trick it came with (0 = the first of the deal)
 
 
 @dataclass(frozen=True, slots=True)
@@ -432,7 +433,7 @@ class BuraDeal:
         """R9: the claimant takes the table, face down (D3); then they may declare (D5)."""
         winner = self.claimant
         self.piles[winner].extend(
-            PileCard(c, p.seat, p.closed) for p in self.plays for c in p.cards
+            PileCard(c, p.seat, p.closed, self.trick_number) for p in self.plays for c in p.cards
         )
         self.plays, self.claim = [], ()
         self.trick_number += 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.bura.deal import BuraDeal, BuraDealResult
+from engine.bura.deal import BuraDeal, BuraDealResult, PileCard
 from engine.cards import Card, Suit
 from engine.errors import IllegalMoveError
 
@@ -30,6 +30,7 @@ class SeenPile:
     owner: int
     open_cards: tuple[Card, ...]
     closed_by: tuple[int, ...]
+    closed_plays: tuple[tuple[int, int], ...]  # (seat, how many cards) per face-down discard
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +75,14 @@ class BuraView:
         return tuple(seen)
 
 
+def _closed_plays(pile: list[PileCard]) -> tuple[tuple[int, int], ...]:
+    groups: dict[tuple[int, int], int] = {}
+    for pc in pile:
+        if pc.closed:
+            groups[(pc.trick, pc.by)] = groups.get((pc.trick, pc.by), 0) + 1
+    return tuple((by, n) for (_trick, by), n in groups.items())
+
+
 def view_of(deal: BuraDeal, seat: int) -> BuraView:
     if not 0 <= seat < deal.players:
         raise IllegalMoveError(f"no seat {seat} at a {deal.players}-player table")
@@ -92,6 +101,7 @@ def view_of(deal: BuraDeal, seat: int) -> BuraView:
             owner,
             tuple(pc.card for pc in pile if not pc.closed),
             tuple(pc.by for pc in pile if pc.closed),
+            _closed_plays(pile),
         )
         for owner, pile in enumerate(deal.piles)
     )

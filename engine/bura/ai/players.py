@@ -11,7 +11,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from engine.bura.actions import Action, Dave, Show
+from engine.bura.actions import Action, Dave, Declare, Show
 from engine.bura.ai.policy import Situation, greedy
 from engine.bura.ai.world import sample_world
 from engine.bura.deal import BuraDeal, BuraDealResult
@@ -145,7 +145,12 @@ class BuraStrongPlayer:
                     deal.push(option)
                 edge = utility(rollout(deal), view.seat, self.rules, view.players)
                 totals[i] += (edge > 0) - (edge < 0) + self.edge_weight * edge
-        best = max(range(len(options)), key=lambda i: totals[i])
+        # Ties go to ending the deal now (a declaration): a playout's later win is less
+        # sure than it looks, since it knows the sampled world's stock order.
+        best = max(
+            range(len(options)),
+            key=lambda i: (totals[i], options[i] == Declare(view.seat, True)),
+        )
         return options[best]
 
 

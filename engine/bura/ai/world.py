@@ -11,22 +11,32 @@ import math
 import random
 
 from engine.bura.deal import BuraDeal, PileCard, TablePlay
-from engine.bura.rules import BuraRules
+from engine.bura.rules import HAND_SIZE, BuraRules
 from engine.bura.view import BuraView
-from engine.cards import DECK, Card
+from engine.cards import DECK, Card, Suit
 
 DISCARD_TEMPERATURE = 6.0  # weight of a card as a closed discard: exp(-points / T)
 TRUMP_KEEP_WEIGHT = 3.0  # players keep trumps: a trump is this much likelier in a hand
 
 
-def _take_low(pool: list[Card], rng: random.Random) -> Card:
-    weights = [math.exp(-c.points / DISCARD_TEMPERATURE) for c in pool]
+def _take_discard(pool: list[Card], count: int, trump: Suit, rng: random.Random) -> Card:
+    """One card of a face-down discard of ``count`` cards: a single card is the one its
+    owner wanted least (low, not trump); a discard of the whole hand is any hand."""
+    if count >= HAND_SIZE:
+        weights = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
+    else:
+        temperature = DISCARD_TEMPERATURE * count
+        weights = [
+            math.exp(-c.points / temperature)
+            * (1.0 / TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0)
+            for c in pool
+        ]
     card = rng.choices(pool, weights)[0]
     pool.remove(card)
     return card
 
 
-def _take_kept(pool: list[Card], count: int, trump: object, rng: random.Random) -> list[Card]:
+def _take_kept(pool: list[Card], count: int, trump: Suit, rng: random.Random) -> list[Card]:
     taken = []
     for _ in range(count):
         weights = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
@@ -55,15 +65,21 @@ def sample_world(view: BuraView, rules: BuraRules, rng: random.Random) -> BuraDe
     piles: list[list[PileCard]] = []
     for pile in view.piles:
         cards = [PileCard(c, pile.owner, False) for c in pile.open_cards]
-        for by in pile.closed_by:
-            card = mine_by_pile[pile.owner].pop() if by == me else _take_low(pool, rng)
-            cards.append(PileCard(card, by, True))
+        for group, (by, count) in enumerate(pile.closed_plays):
+            for _ in range(count):
+                if by == me:
+                    card = mine_by_pile[pile.owner].pop()
+                else:
+                    card = _take_discard(pool, count, view.trump, rng)
+                cards.append(PileCard(card, by, True, group))
         piles.append(cards)
     plays: list[TablePlay] = []
     for play in view.table:
         cards_ = play.cards
         if cards_ is None:
-            cards_ = tuple(_take_low(pool, rng) for _ in range(play.count))
+            cards_ = tuple(
+                _take_discard(pool, play.count, view.trump, rng) for _ in range(play.count)
+            )
         closed = rules.discards == "closed" and play.beat is False
         plays.append(TablePlay(play.seat, cards_, play.beat, play.stop, closed))
     hands: list[list[Card]] = []
