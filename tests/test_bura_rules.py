@@ -580,3 +580,22 @@ def test_rules_record_keys_and_values() -> None:
         BuraRules.from_dict({"max_lead": 4})
     with pytest.raises(RuleSetError, match="cannot be 31"):
         BuraRules.from_dict({"target": 31})
+
+
+@pytest.mark.parametrize("kind", ["robber_11", "robber_21", "penalty_12"])
+def test_d10_every_series_kind_ends_exactly_when_its_rule_says(kind: str) -> None:
+    from tests.bura_support import random_series
+
+    for seed in range(3):
+        series = random_series(2 + seed, seed, BuraRules(series=kind), max_deals=400)
+        assert series.finished
+        totals = series.totals
+        before = tuple(t - p for t, p in zip(totals, series.penalties[-1], strict=True))
+        assert not series_over(before, series.rules)[0]  # it went on until then
+        (winner,) = series.result().winners[:1]
+        if kind == "penalty_12":
+            assert max(totals) >= 12 and totals[winner] == min(totals)
+        else:
+            target = 11 if kind == "robber_11" else 21
+            rivals = [t for s, t in enumerate(totals) if s != winner]
+            assert totals[winner] >= target and all(totals[winner] - t >= 2 for t in rivals)
