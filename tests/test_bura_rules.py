@@ -599,3 +599,11 @@ def test_d10_every_series_kind_ends_exactly_when_its_rule_says(kind: str) -> Non
             target = 11 if kind == "robber_11" else 21
             rivals = [t for s, t in enumerate(totals) if s != winner]
             assert totals[winner] >= target and all(totals[winner] - t >= 2 for t in rivals)
+
+
+def test_d7_no_stop_once_the_rightful_leader_has_led() -> None:
+    deal = _after_first_trick(["KH QH 9S", "AC 7S 8D"], "6D JH", BuraRules())
+    deal.apply(lead(1, "AC"))
+    with pytest.raises(IllegalMoveError, match="turn to answer"):
+        deal.apply(lead(0, "KH QH JH", stop=True))
+    assert deal.actors() == (0,)
