@@ -1,4 +1,17 @@
-"""Bura records (``bura-record/1``): written from a series and replayed."""
+"""Bura records (``bura-record/1``): written from a series and replayed.
+
+``{"format": "bura-record/1", "players": n, "rules": {switch: value}, "deals": [...]}``;
+each deal is ``{"dealer", "deck", "moves"}``: ``deck`` the 36 codes top first (dealt
+as D1), ``dealer`` required on the first deal only (later ones follow D1/D9; a
+contradicting value is an error), ``moves`` as in :mod:`engine.bura.actions`. A deal
+void from the deal has ``"moves": []``; a deal whose moves end right after its last
+trick passed without a declaration (complete and void, D5 "Precisely").
+
+The replay report per deal: ``outcome`` (declared, false_declaration, bura, moscow,
+fold, void or incomplete), ``winner``, trick ``points`` per seat (closed cards
+included), ``stakes``, ``penalties`` (the deal's addition to ``totals``; ``None``
+while incomplete) and ``complete``.
+"""
 
 from __future__ import annotations
 

@@ -168,9 +168,9 @@ def make_bura_player(level: str, rules: BuraRules, seed: int = 0) -> BuraPlayer:
     if level == "easy":
         return BuraGreedyPlayer(rules, seed, noise=0.25)
     if level == "normal":
-        return BuraStrongPlayer(rules, seed, worlds=12)
+        return BuraStrongPlayer(rules, seed, worlds=8)
     if level == "hard":
-        return BuraStrongPlayer(rules, seed, worlds=40)
+        return BuraStrongPlayer(rules, seed, worlds=20)
     raise ValueError(f"unknown level {level!r} (choose {', '.join(BURA_LEVELS)})")
 
 
