@@ -1,4 +1,5 @@
-"""Command line: ``python -m engine replay FILE|-`` and ``python -m engine play``."""
+"""Command line: ``python -m engine replay FILE|-`` (any game, told apart by the record's
+``format``) and ``python -m engine play``."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from collections.abc import Sequence
 
 from engine.ai import LEVELS
 from engine.errors import RecordError, RuleSetError
+from engine.games import replay_json
 from engine.play import run
-from engine.record import replay
 from engine.rules import RuleSet
 
 
@@ -33,11 +34,11 @@ def _replay(path: str) -> int:
         print(f"error: record: not JSON ({exc.msg} at line {exc.lineno})", file=sys.stderr)
         return 2
     try:
-        result = replay(data)
+        result = replay_json(data)
     except RecordError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(json.dumps(result.to_json()))
+    print(json.dumps(result))
     return 0
 
 

@@ -144,7 +144,7 @@ def test_declared_beat_that_does_not_cover(tmp_path: Path) -> None:
         ),
         (
             lambda r: r.update(format="chess"),
-            "error: record: format must be 'burkozel-record/1'",
+            "error: record: format must be 'burkozel-record/1' or 'bura-record/1'",
         ),
     ],
 )

@@ -1,0 +1,198 @@
+"""Benchmark the Bura computer players with duplicate matches. Prints; never asserts.
+
+Every deck is played once per rotation of the line-up (2 players: twice, seats
+swapped), so the luck of the cards partly cancels out (draws still depend on play).
+Decks void from the deal (D9) are skipped: they are void for every line-up.
+
+    .venv/bin/python bench/ai_bura.py --quick                 # a small run
+    .venv/bin/python bench/ai_bura.py --pairs 300 --jobs 2    # the report
+    .venv/bin/python bench/ai_bura.py --a hard:60 --b greedy --rules moscow=on,dave=on
+
+Player specs: random, greedy, easy, normal, hard, or hard:W[:S] (W worlds; S = all | key:
+search every decision, or only declaring, «Стоп!», shows and даве).
+"A deal won" is a deal whose result favours the player (its penalty edge > 0);
+void deals (run out, D9) favour nobody and are counted apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from engine.bura.actions import Action
+from engine.bura.ai import BuraPlayer, BuraStrongPlayer, make_bura_player, play_deal
+from engine.bura.ai.players import utility
+from engine.bura.deal import BuraDeal
+from engine.bura.rules import BuraRules
+from engine.bura.view import BuraView
+from engine.cards import Card, shuffled_deck
+
+
+def make(spec: str, rules: BuraRules, seed: int) -> BuraPlayer:
+    level, _, rest = spec.partition(":")
+    worlds, _, search = rest.partition(":")
+    player = make_bura_player(level, rules, seed)
+    if isinstance(player, BuraStrongPlayer):
+        player.worlds = int(worlds) if worlds else player.worlds
+        player.search = search or player.search
+    return player
+
+
+class Timed:
+    """Wraps a player and records the time of each decision with a real choice."""
+
+    def __init__(self, player: BuraPlayer) -> None:
+        self.player = player
+        self.times: list[float] = []
+
+    def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+        start = time.perf_counter()
+        choice = self.player.choose(view, legal)
+        if len(legal) > 1 or view.turn != view.seat:
+            self.times.append(time.perf_counter() - start)
+        return choice
+
+
+def deck_for(index: int, players: int, rules: BuraRules) -> tuple[Card, ...]:
+    """The index-th deck that is not void from the deal."""
+    attempt = 0
+    while True:
+        deck = shuffled_deck(f"bura-bench-{index}-{attempt}")
+        if not BuraDeal.start(players, deck, 0, rules).finished:
+            return deck
+        attempt += 1
+
+
+@dataclass
+class Tally:
+    edges: list[float] = field(default_factory=list)  # per deal, for player A
+    won: int = 0
+    lost: int = 0
+    void: int = 0
+    outcomes: dict[str, int] = field(default_factory=dict)
+    times: list[float] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        self.edges += other.edges
+        self.won += other.won
+        self.lost += other.lost
+        self.void += other.void
+        for key, n in other.outcomes.items():
+            self.outcomes[key] = self.outcomes.get(key, 0) + n
+        self.times += other.times
+
+
+def play_decks(args: tuple[str, str, int, BuraRules, int, int]) -> Tally:
+    spec_a, spec_b, players, rules, first, count = args
+    tally = Tally()
+    for index in range(first, first + count):
+        deck = deck_for(index, players, rules)
+        for shift in range(players):
+            seat_a = shift  # A plays one seat, B the others
+            timed = Timed(make(spec_a, rules, index))
+            bots: dict[int, BuraPlayer] = {
+                s: make(spec_b, rules, index * 10 + s) for s in range(players)
+            }
+            bots[seat_a] = timed
+            deal = BuraDeal.start(players, deck, 0, rules)
+            play_deal(deal, bots)
+            result = deal.result()
+            edge = utility(result, seat_a, rules, players)
+            tally.edges.append(edge)
+            tally.times += timed.times
+            if result.outcome == "void":
+                tally.void += 1
+            elif edge > 0:
+                tally.won += 1
+            else:
+                tally.lost += 1
+            by = "-" if result.by is None else ("A" if result.by == seat_a else "B")
+            key = f"{result.outcome} by {by}"
+            tally.outcomes[key] = tally.outcomes.get(key, 0) + 1
+    return tally
+
+
+def run_match(
+    spec_a: str, spec_b: str, players: int, rules: BuraRules, pairs: int, jobs: int
+) -> Tally:
+    chunk = max(1, math.ceil(pairs / (jobs * 4)))
+    tasks = [
+        (spec_a, spec_b, players, rules, first, min(chunk, pairs - first))
+        for first in range(0, pairs, chunk)
+    ]
+    total = Tally()
+    if jobs > 1:
+        with ProcessPoolExecutor(jobs) as pool:
+            for part in pool.map(play_decks, tasks):
+                total.add(part)
+    else:
+        for task in tasks:
+            total.add(play_decks(task))
+    return total
+
+
+def report(spec_a: str, spec_b: str, players: int, pairs: int, tally: Tally, secs: float) -> None:
+    counted = tally.won + tally.lost
+    deals = counted + tally.void
+    rate = tally.won / counted if counted else 0.0
+    half = 1.96 * math.sqrt(rate * (1 - rate) / counted) if counted else 0.0
+    mean = statistics.fmean(tally.edges)
+    sd = statistics.pstdev(tally.edges) / math.sqrt(len(tally.edges))
+    print(f"== {spec_a} vs {spec_b}: {players} players, {pairs} decks x {players} rotations")
+    print(
+        f"  deals won by {spec_a}: {rate:.1%} of {counted} counted deals (95% CI ± {half:.1%});"
+        f" void {tally.void} of {deals}"
+    )
+    print(f"  mean penalty edge per deal: {mean:+.2f} ± {1.96 * sd:.2f}")
+    outcomes = ", ".join(f"{k} {n}" for k, n in sorted(tally.outcomes.items()))
+    print(f"  outcomes (A = {spec_a}): {outcomes}")
+    if tally.times:
+        times = sorted(tally.times)
+        p50 = times[len(times) // 2]
+        p95 = times[min(len(times) - 1, int(len(times) * 0.95))]
+        print(
+            f"  time per decision of {spec_a}: p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms,"
+            f" max {times[-1] * 1000:.0f} ms over {len(times)} decisions"
+        )
+    print(f"  wall time {secs:.0f} s", flush=True)
+
+
+def parse_rules(text: str) -> BuraRules:
+    pairs = [item.split("=", 1) for item in text.split(",") if item]
+    return BuraRules.from_dict({k: v for k, v in pairs})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=300, help="decks per match")
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--a", default="hard", help="the player measured")
+    parser.add_argument("--b", default="greedy", help="its opponents")
+    parser.add_argument("--rules", default="", help="switches, e.g. moscow=on,dave=on")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--quick", action="store_true", help="30 decks")
+    parser.add_argument("--baseline", action="store_true", help="also greedy vs random")
+    args = parser.parse_args()
+    pairs = 30 if args.quick else args.pairs
+    rules = parse_rules(args.rules)
+    print(f"bench/ai_bura.py: rules {rules.to_dict() or 'base'}, {pairs} decks per match")
+    matches = [(args.a, args.b)]
+    if args.baseline:
+        matches.append(("greedy", "random"))
+    for spec_a, spec_b in matches:
+        start = time.perf_counter()
+        tally = run_match(spec_a, spec_b, args.players, rules, pairs, args.jobs)
+        report(spec_a, spec_b, args.players, pairs, tally, time.perf_counter() - start)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,194 @@
+"""Bura computer players behind one small interface, and a driver for a whole deal.
+
+Each decides from its seat's :class:`~engine.bura.view.BuraView` alone; randomness is
+seeded from the player's seed plus that view, so a decision is a pure function of
+(seed, view), as for the Burkozel players.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from engine.bura.actions import Action, Dave, Declare, Show
+from engine.bura.ai.policy import Situation, greedy
+from engine.bura.ai.world import sample_world
+from engine.bura.deal import BuraDeal, BuraDealResult
+from engine.bura.rules import BuraRules
+from engine.bura.series import deal_penalties
+from engine.bura.view import BuraView
+
+BURA_LEVELS = ("random", "greedy", "easy", "normal", "hard")
+
+
+class BuraPlayer(Protocol):
+    def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+        """One of ``legal``; ``None`` lets a «Стоп!» chance pass (only when
+        ``view.turn != view.seat``)."""
+        ...
+
+
+def _key(action: Action) -> tuple[str, tuple[int, ...], str]:
+    cards = getattr(action, "cards", ())
+    return (type(action).__name__, tuple(sorted(c.index for c in cards)), repr(action))
+
+
+def canonical(legal: Sequence[Action]) -> list[Action]:
+    """``legal`` in an order that depends only on the actions, not on hidden hand order."""
+    if not legal:
+        raise ValueError("no legal actions to choose from")
+    return sorted(legal, key=_key)
+
+
+def decision_rng(seed: int, view: BuraView) -> random.Random:
+    # random.Random(str) hashes the text with SHA-512: stable across processes.
+    return random.Random(f"{seed}#{view!r}")
+
+
+def optional(view: BuraView) -> bool:
+    """Whether the seat may also let the moment pass (a «Стоп!» it need not say)."""
+    return view.turn != view.seat
+
+
+class BuraRandomPlayer:
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
+    def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+        options: list[Action | None] = [*canonical(legal)]
+        if optional(view):
+            options.append(None)
+        return decision_rng(self.seed, view).choice(options)
+
+
+class BuraGreedyPlayer:
+    """Rules of thumb (``engine.bura.ai.policy``); with ``noise`` a random move that often."""
+
+    def __init__(self, rules: BuraRules, seed: int = 0, noise: float = 0.0) -> None:
+        self.rules = rules
+        self.seed = seed
+        self.noise = noise
+
+    def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+        if self.noise:
+            rng = decision_rng(self.seed, view)
+            if rng.random() < self.noise:
+                return rng.choice(canonical(legal))
+        return greedy(Situation.of_view(view, self.rules), canonical(legal))
+
+
+def utility(result: BuraDealResult, seat: int, rules: BuraRules, players: int) -> float:
+    """How good a finished deal is for ``seat``: its edge in penalties (or deal wins)."""
+    add = deal_penalties(result, players, rules)
+    others = (sum(add) - add[seat]) / (players - 1)
+    if rules.series == "penalty_12":
+        return others - add[seat]
+    return add[seat] - others
+
+
+def rollout(deal: BuraDeal) -> BuraDealResult:
+    """Finish ``deal`` with the greedy policy for every seat (a «Стоп!» is always said)."""
+    while not deal.finished:
+        actors = deal.actors()
+        seat = actors[-1]  # a «Стоп!» holder comes before the rightful leader
+        choice = greedy(Situation.of_deal(deal, seat), deal.legal_actions(seat))
+        assert choice is not None
+        deal.push(choice)
+    return deal.result()
+
+
+class BuraStrongPlayer:
+    """Determinized Monte Carlo: sample ``worlds`` deals consistent with the view (the
+    face-down discards leaning to low cards), try every legal action (and, for a
+    «Стоп!», letting it pass) in each and finish with the greedy policy; pick the best
+    mean edge. Declaring is thus weighed by how often the sampled closed discards bring
+    the pile to 31 against the double loss of a false declaration."""
+
+    def __init__(
+        self,
+        rules: BuraRules,
+        seed: int = 0,
+        worlds: int = 40,
+        search: str = "all",
+        edge_weight: float = 0.25,
+    ) -> None:
+        self.rules = rules
+        self.seed = seed
+        self.worlds = worlds
+        self.search = search  # "all" decisions, or "key": declare, даве, «Стоп!», shows
+        # Playouts score a deal won +1, lost -1, plus this share of the penalty edge:
+        # winning the deal comes first, its size second.
+        self.edge_weight = edge_weight
+
+    def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+        options: list[Action | None] = [*canonical(legal)]
+        if optional(view):
+            options.append(None)
+        if len(options) == 1:
+            return options[0]
+        if self.search == "key" and not _key_decision(view, options):
+            return greedy(Situation.of_view(view, self.rules), canonical(legal))
+        rng = decision_rng(self.seed, view)
+        totals = [0.0] * len(options)
+        for _ in range(self.worlds):
+            world = sample_world(view, self.rules, rng)
+            for i, option in enumerate(options):
+                deal = world.copy()
+                if option is None:  # the rightful leader acts instead
+                    turn = deal.turn
+                    assert turn is not None
+                    leader_choice = greedy(Situation.of_deal(deal, turn), deal.legal_actions(turn))
+                    assert leader_choice is not None
+                    deal.push(leader_choice)
+                else:
+                    deal.push(option)
+                edge = utility(rollout(deal), view.seat, self.rules, view.players)
+                totals[i] += (edge > 0) - (edge < 0) + self.edge_weight * edge
+        # Ties go to ending the deal now (a declaration): a playout's later win is less
+        # sure than it looks, since it knows the sampled world's stock order.
+        best = max(
+            range(len(options)),
+            key=lambda i: (totals[i], options[i] == Declare(view.seat, True)),
+        )
+        return options[best]
+
+
+def _key_decision(view: BuraView, options: Sequence[Action | None]) -> bool:
+    if view.phase in ("declare", "dave") or None in options:
+        return True
+    return any(isinstance(a, Show | Dave) for a in options)
+
+
+def make_bura_player(level: str, rules: BuraRules, seed: int = 0) -> BuraPlayer:
+    if level == "random":
+        return BuraRandomPlayer(seed)
+    if level == "greedy":
+        return BuraGreedyPlayer(rules, seed)
+    if level == "easy":
+        return BuraGreedyPlayer(rules, seed, noise=0.25)
+    if level == "normal":
+        return BuraStrongPlayer(rules, seed, worlds=8)
+    if level == "hard":
+        return BuraStrongPlayer(rules, seed, worlds=20)
+    raise ValueError(f"unknown level {level!r} (choose {', '.join(BURA_LEVELS)})")
+
+
+def play_deal(deal: BuraDeal, players: Mapping[int, BuraPlayer]) -> None:
+    """Play ``deal`` to its end: at a lead moment a «Стоп!» holder is asked first and
+    may let it pass; then the seat to act chooses. Each sees only its own view."""
+    while not deal.finished:
+        actors = deal.actors()
+        turn = deal.turn
+        chosen: Action | None = None
+        for seat in actors:
+            if seat != turn:
+                chosen = players[seat].choose(deal.view(seat), deal.legal_actions(seat))
+                if chosen is not None:
+                    break
+        if chosen is None:
+            assert turn is not None
+            chosen = players[turn].choose(deal.view(turn), deal.legal_actions(turn))
+            if chosen is None:
+                raise ValueError(f"seat {turn} must act now")
+        deal.apply(chosen)

@@ -1,0 +1,109 @@
+"""The greedy Bura policy: a few rules of thumb over what one seat knows.
+
+It reads a :class:`Situation`, built from a seat's view (a real decision) or from a
+simulated deal for that seat (a Monte Carlo playout), so both use the same rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.bura.actions import Action, Answer, DaveReply, Declare, Lead, Show
+from engine.bura.deal import ANSWER, DAVE, DECLARE, BuraDeal
+from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, BuraRules
+from engine.bura.view import BuraView
+from engine.cards import Card, Suit
+
+# A face-down discard is usually a low card; this is what one is guessed to be worth.
+CLOSED_GUESS = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class Situation:
+    seat: int
+    phase: str
+    hand: tuple[Card, ...]
+    trump: Suit
+    table_points: int  # points of the open cards on the table
+    known_points: int  # open cards in the seat's own trick pile
+    closed_in_pile: int  # face-down cards in the seat's own pile (unknown to it)
+    hands_left: bool  # whether any card is left after this trick (else run-out void)
+    rules: BuraRules
+
+    @classmethod
+    def of_view(cls, view: BuraView, rules: BuraRules) -> Situation:
+        pile = view.piles[view.seat]
+        return cls(
+            view.seat,
+            view.phase,
+            view.hand,
+            view.trump,
+            sum(c.points for p in view.table for c in (p.cards or ())),
+            sum(c.points for c in pile.open_cards),
+            len(pile.closed_by),
+            bool(view.stock_size) or any(view.hand_sizes),
+            rules,
+        )
+
+    @classmethod
+    def of_deal(cls, deal: BuraDeal, seat: int) -> Situation:
+        pile = deal.piles[seat]
+        return cls(
+            seat,
+            deal.phase,
+            tuple(deal.hands[seat]),
+            deal.trump,
+            sum(c.points for p in deal.plays if not p.closed for c in p.cards),
+            sum(pc.card.points for pc in pile if not pc.closed),
+            sum(1 for pc in pile if pc.closed),
+            bool(deal.stock) or any(deal.hands),
+            deal.rules,
+        )
+
+
+def _keep_value(card: Card, trump: Suit) -> float:
+    """How much a card is worth keeping in hand: trumps most, then points, then rank."""
+    return (20.0 if card.suit is trump else 0.0) + card.points + card.rank * 0.1
+
+
+def greedy(sit: Situation, legal: Sequence[Action]) -> Action | None:
+    """The greedy choice among ``legal``; ``None`` never (it always takes a «Стоп!»)."""
+    shows = [a for a in legal if isinstance(a, Show)]
+    if shows:
+        return shows[-1]  # Москва if held, else бура: wins at once
+    if sit.phase == DECLARE:
+        estimate = sit.known_points + CLOSED_GUESS * sit.closed_in_pile
+        bust = sit.rules.target == "31_50" and estimate > BUST_LIMIT
+        go = estimate >= DECLARE_TARGET and not bust
+        return Declare(sit.seat, go)
+    if sit.phase == DAVE:
+        trumps = [c for c in sit.hand if c.suit is sit.trump]
+        strong = len(trumps) >= 2 or any(c.points >= 10 for c in trumps)
+        return DaveReply(sit.seat, strong)
+    if sit.phase == ANSWER:
+        return _answer(sit, legal)
+    stops = [a for a in legal if isinstance(a, Lead) and a.stop]
+    if stops:
+        return stops[0]
+    leads = [a for a in legal if isinstance(a, Lead)]
+    whole = [a for a in leads if len(a.cards) == 3]
+    if whole:  # an own молодка or малая Москва: lead all three
+        return whole[0]
+    return min(leads, key=lambda a: (len(a.cards) > 1, _keep_value(a.cards[0], sit.trump)))
+
+
+def _answer(sit: Situation, legal: Sequence[Action]) -> Action:
+    answers = [a for a in legal if isinstance(a, Answer)]
+    beats = [a for a in answers if a.beat]
+    trump = sit.trump
+    if beats:
+
+        def beat_cost(a: Answer) -> tuple[int, int]:
+            return (sum(c.suit is trump for c in a.cards), -sum(c.points for c in a.cards))
+
+        best = min(beats, key=beat_cost)
+        if beat_cost(best)[0] == 0 or sit.table_points >= 10:
+            return best
+    discards = [a for a in answers if not a.beat]
+    return min(discards, key=lambda a: sum(_keep_value(c, trump) for c in a.cards))

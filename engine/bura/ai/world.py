@@ -1,0 +1,110 @@
+"""Worlds consistent with one seat's view: the hidden cards dealt out at random.
+
+Hidden are the other hands, the stock order and every face-down discard the seat did
+not make (D3). Face-down discards are drawn with a lean towards low cards, since a
+player discards what it least wants to keep; the rest is uniform.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from engine.bura.deal import BuraDeal, PileCard, TablePlay
+from engine.bura.rules import HAND_SIZE, BuraRules
+from engine.bura.view import BuraView
+from engine.cards import DECK, Card, Suit
+
+DISCARD_TEMPERATURE = 6.0  # weight of a card as a closed discard: exp(-points / T)
+TRUMP_KEEP_WEIGHT = 3.0  # players keep trumps: a trump is this much likelier in a hand
+
+
+def _take_discard(pool: list[Card], count: int, trump: Suit, rng: random.Random) -> Card:
+    """One card of a face-down discard of ``count`` cards: a single card is the one its
+    owner wanted least (low, not trump); a discard of the whole hand is any hand."""
+    if count >= HAND_SIZE:
+        weights = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
+    else:
+        temperature = DISCARD_TEMPERATURE * count
+        weights = [
+            math.exp(-c.points / temperature)
+            * (1.0 / TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0)
+            for c in pool
+        ]
+    card = rng.choices(pool, weights)[0]
+    pool.remove(card)
+    return card
+
+
+def _take_kept(pool: list[Card], count: int, trump: Suit, rng: random.Random) -> list[Card]:
+    taken = []
+    for _ in range(count):
+        weights = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
+        card = rng.choices(pool, weights)[0]
+        pool.remove(card)
+        taken.append(card)
+    return taken
+
+
+def sample_world(view: BuraView, rules: BuraRules, rng: random.Random) -> BuraDeal:
+    me = view.seat
+    seen = set(view.seen_cards()) | {c for c, _owner in view.my_closed}
+    known: set[Card] = set(view.hand) | seen | {view.trump_card}
+    # Everyone saw who drew the turned trump: unless played since, that hand holds it.
+    holder = view.trump_card_drawn_by
+    trump_held = holder is not None and holder != me and view.trump_card not in seen
+    if trump_held and holder is not None and not view.hand_sizes[holder]:
+        known.discard(view.trump_card)  # discarded face down: somewhere in a pile
+        trump_held = False
+    pool = [c for c in DECK if c not in known]
+    rng.shuffle(pool)
+    mine_by_pile: dict[int, list[Card]] = {}
+    for card, owner in view.my_closed:
+        mine_by_pile.setdefault(owner, []).append(card)
+
+    piles: list[list[PileCard]] = []
+    for pile in view.piles:
+        cards = [PileCard(c, pile.owner, False) for c in pile.open_cards]
+        for group, (by, count) in enumerate(pile.closed_plays):
+            for _ in range(count):
+                if by == me:
+                    card = mine_by_pile[pile.owner].pop()
+                else:
+                    card = _take_discard(pool, count, view.trump, rng)
+                cards.append(PileCard(card, by, True, group))
+        piles.append(cards)
+    plays: list[TablePlay] = []
+    for play in view.table:
+        cards_ = play.cards
+        if cards_ is None:
+            cards_ = tuple(
+                _take_discard(pool, play.count, view.trump, rng) for _ in range(play.count)
+            )
+        closed = rules.discards == "closed" and play.beat is False
+        plays.append(TablePlay(play.seat, cards_, play.beat, play.stop, closed))
+    hands: list[list[Card]] = []
+    for seat, size in enumerate(view.hand_sizes):
+        if seat == me:
+            hands.append(list(view.hand))
+        elif trump_held and seat == holder:
+            hands.append([view.trump_card, *_take_kept(pool, size - 1, view.trump, rng)])
+        else:
+            hands.append(_take_kept(pool, size, view.trump, rng))
+    stock = pool
+    if view.trump_card_in_stock:
+        stock.append(view.trump_card)
+    assert len(stock) == view.stock_size, "world: card count mismatch"
+
+    world = object.__new__(BuraDeal)
+    world.players, world.rules, world.dealer, world.deck = view.players, rules, view.dealer, ()
+    world.trump_card, world.trump = view.trump_card, view.trump
+    world.hands, world.stock, world.plays, world.piles = hands, stock, plays, piles
+    world.leader, world.trick_leader = view.leader, view.trick_leader
+    world.phase, world.turn = view.phase, view.turn
+    claim = [p for p in plays if p.beat is not False]
+    world.claimant = view.claimant if view.claimant is not None else view.trick_leader
+    world.claim = claim[-1].cards if claim else ()
+    world.stakes, world.last_dave_by, world.dave_by = view.stakes, view.last_dave_by, view.dave_by
+    world.trump_drawn_by = view.trump_card_drawn_by
+    world.trick_number, world.history, world.result_ = view.trick_number, [], None
+    return world

@@ -1,0 +1,94 @@
+"""Bura's three-card combinations (D6–D8) and who may use them (D9 and "Precisely")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.bura.rules import HAND_SIZE, BuraRules
+from engine.cards import Card, Rank, Suit
+
+
+def is_bura(hand: Sequence[Card], trump: Suit) -> bool:
+    """D6: three trumps."""
+    return len(hand) == HAND_SIZE and all(c.suit is trump for c in hand)
+
+
+def is_moscow(hand: Sequence[Card], rules: BuraRules) -> bool:
+    """D8: three aces (with ``moscow: on``)."""
+    return rules.moscow == "on" and len(hand) == HAND_SIZE and all(c.rank is Rank.ACE for c in hand)
+
+
+def is_small_moscow(hand: Sequence[Card], trump: Suit, rules: BuraRules) -> bool:
+    """D8: малая Москва, three sixes including the trump six (with ``moscow: on``)."""
+    return (
+        rules.moscow == "on"
+        and len(hand) == HAND_SIZE
+        and all(c.rank is Rank.SIX for c in hand)
+        and any(c.suit is trump for c in hand)
+    )
+
+
+def is_molodka(hand: Sequence[Card], trump: Suit, rules: BuraRules) -> bool:
+    """D7: three cards of one suit, not trumps (with ``molodka: out_of_turn``)."""
+    return (
+        rules.molodka == "out_of_turn"
+        and len(hand) == HAND_SIZE
+        and hand[0].suit is not trump
+        and all(c.suit is hand[0].suit for c in hand)
+    )
+
+
+def winning_show(hands: Sequence[Sequence[Card]], trump: Suit, rules: BuraRules) -> tuple[int, str]:
+    """D6/D8 and Part C: every бура or Москва counts as shown at once; Москва wins,
+    otherwise the бура with the highest top trump. Returns (seat, "moscow" | "bura")."""
+    for seat, hand in enumerate(hands):
+        if is_moscow(hand, rules):
+            return seat, "moscow"
+    holders = [s for s, h in enumerate(hands) if is_bura(h, trump)]
+    if not holders:
+        raise ValueError("nobody holds бура or Москва")
+    return max(holders, key=lambda s: max(c.rank for c in hands[s])), "bura"
+
+
+def void_from_deal(hands: Sequence[Sequence[Card]], trump: Suit, rules: BuraRules) -> bool:
+    """D9: a combination switched on, in any hand straight from the deal."""
+    return any(
+        is_bura(h, trump)
+        or is_moscow(h, rules)
+        or is_small_moscow(h, trump, rules)
+        or is_molodka(h, trump, rules)
+        for h in hands
+    )
+
+
+def stop_refusal(
+    hands: Sequence[Sequence[Card]], seat: int, leader: int, trump: Suit, rules: BuraRules
+) -> str | None:
+    """Why ``seat`` may not say «Стоп!» now (D7/D8 "Precisely"), or ``None`` if it may."""
+    players = len(hands)
+    hand = hands[seat]
+    if seat == leader:
+        return "the rightful leader leads in turn; «Стоп!» is for another seat (D7)"
+    small = is_small_moscow(hand, trump, rules)
+    if not small and not is_molodka(hand, trump, rules):
+        if rules.molodka == "off" and rules.moscow == "off":
+            return "«Стоп!» is switched off (molodka: off, D7)"
+        return "«Стоп!» needs a молодка or малая Москва as the whole hand (D7, D8)"
+    others = [s for s in range(players) if s != seat]
+    for other in others:
+        if is_bura(hands[other], trump) or is_moscow(hands[other], rules):
+            return f"seat {other} holds бура or Москва, which come first (D8 precedence)"
+    if small:
+        return None
+    for other in others:
+        if is_small_moscow(hands[other], trump, rules):
+            return f"seat {other} holds малая Москва, which comes before молодка (D8)"
+    if is_molodka(hands[leader], trump, rules):
+        return "the rightful leader's own молодка keeps the lead (D7)"
+    for step in range(1, players):
+        other = (leader + step) % players
+        if other == seat:
+            return None
+        if is_molodka(hands[other], trump, rules):
+            return f"seat {other} holds a молодка first clockwise from the leader (D7)"
+    return None  # pragma: no cover - seat is reached before the loop ends

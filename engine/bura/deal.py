@@ -1,0 +1,482 @@
+"""One deal of Bura (RULES.md Part D): dealing, leads, «Стоп!», answers, declaring,
+shows, даве, drawing and the deal's outcome.
+
+Shared with Burkozel: cards, beating and points (``engine.cards``), the R7 answer
+matching (``engine.deal.covers``). Several seats may act at one moment (the rightful
+leader and a «Стоп!» holder): :meth:`BuraDeal.actors` names them. Every refusal
+raises :class:`IllegalMoveError` before anything changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
+from engine.bura.combos import (
+    is_bura,
+    is_moscow,
+    is_small_moscow,
+    stop_refusal,
+    void_from_deal,
+    winning_show,
+)
+from engine.bura.rules import (
+    BASE_BURA_RULES,
+    BUST_LIMIT,
+    DECLARE_TARGET,
+    HAND_SIZE,
+    BuraRules,
+)
+from engine.cards import Card, Suit, check_deck
+from engine.deal import covers
+from engine.errors import GameOverError, IllegalMoveError
+
+if TYPE_CHECKING:
+    from engine.bura.view import BuraView
+
+# Phases of a deal.
+LEAD, ANSWER, DECLARE, DAVE, OVER = "lead", "answer", "declare", "dave", "over"
+
+OUTCOMES = ("declared", "false_declaration", "bura", "moscow", "fold", "void")
+
+
+@dataclass(frozen=True, slots=True)
+class TablePlay:
+    """Cards one seat put on the table; ``closed`` marks a face-down discard (D3)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    beat: bool | None
+    stop: bool = False
+    closed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PileCard:
+    """A card in a trick pile: who played it and whether it lies face down (D3)."""
+
+    card: Card
+    by: int
+    closed: bool
+    trick: int = 0  # the trick it came with (0 = the first of the deal)
+
+
+@dataclass(frozen=True, slots=True)
+class BuraDealResult:
+    """How a deal ended (D5–D11). ``winner`` is ``None`` for a void deal and a false
+    declaration; ``by`` is the seat whose action ended it (declarer, shower, даве)."""
+
+    outcome: str
+    winner: int | None
+    by: int | None
+    points: tuple[int, ...]
+    stakes: int
+    run_out: bool = False  # a void deal played to the end (D9): the next deal doubles
+
+    @property
+    def counted(self) -> bool:
+        return self.outcome != "void"
+
+
+def _other_ranks_same(cards: Sequence[Card]) -> bool:
+    return all(c.rank is cards[0].rank for c in cards)
+
+
+def _one_suit(cards: Sequence[Card]) -> bool:
+    return all(c.suit is cards[0].suit for c in cards)
+
+
+class BuraDeal:
+    """The state of one Bura deal. Build it with :meth:`start`; advance it with :meth:`apply`."""
+
+    players: int
+    rules: BuraRules
+    dealer: int
+    deck: tuple[Card, ...]
+    trump_card: Card
+    trump: Suit
+    hands: list[list[Card]]
+    stock: list[Card]
+    leader: int
+    trick_leader: int
+    phase: str
+    turn: int | None
+    plays: list[TablePlay]
+    claimant: int
+    claim: tuple[Card, ...]
+    piles: list[list[PileCard]]
+    stakes: int
+    last_dave_by: int | None
+    dave_by: int | None
+    trump_drawn_by: int | None
+    trick_number: int
+    history: list[Action]
+    result_: BuraDealResult | None
+
+    @classmethod
+    def start(
+        cls,
+        players: int,
+        deck: Sequence[Card],
+        dealer: int,
+        rules: BuraRules = BASE_BURA_RULES,
+        stakes: int = 1,
+    ) -> BuraDeal:
+        """Deal from ``deck`` (index 0 = top) as D1: 3 rounds from the seat after the
+        dealer, the next card turned up as trump to the bottom of the stock."""
+        rules.check_players(players)
+        if not 0 <= dealer < players:
+            raise IllegalMoveError(f"dealer must be a seat from 0 to {players - 1}")
+        order = check_deck(deck)
+        self = object.__new__(cls)
+        self.players, self.rules, self.dealer, self.deck = players, rules, dealer, order
+        self.hands = [[] for _ in range(players)]
+        dealt = players * HAND_SIZE
+        for i, card in enumerate(order[:dealt]):
+            self.hands[(dealer + 1 + i) % players].append(card)
+        self.trump_card = order[dealt]
+        self.trump = self.trump_card.suit
+        self.stock = [*order[dealt + 1 :], self.trump_card]
+        self.leader = self.trick_leader = (dealer + 1) % players
+        self.phase, self.turn = LEAD, self.leader
+        self.plays, self.claimant, self.claim = [], self.leader, ()
+        self.piles = [[] for _ in range(players)]
+        self.stakes = stakes
+        self.last_dave_by = self.dave_by = self.trump_drawn_by = None
+        self.trick_number = 0
+        self.history = []
+        self.result_ = None
+        if void_from_deal(self.hands, self.trump, rules):  # D9: dealt again, stakes unchanged
+            self._end("void", None, None)
+        return self
+
+    def copy(self) -> BuraDeal:
+        other = object.__new__(BuraDeal)
+        other.__dict__.update(self.__dict__)
+        other.hands = [list(h) for h in self.hands]
+        other.stock = list(self.stock)
+        other.plays = list(self.plays)
+        other.piles = [list(p) for p in self.piles]
+        other.history = list(self.history)
+        return other
+
+    # --- what anyone may ask -------------------------------------------------
+
+    @property
+    def finished(self) -> bool:
+        return self.phase == OVER
+
+    def result(self) -> BuraDealResult:
+        if self.result_ is None:
+            raise GameOverError("the deal is still being played")
+        return self.result_
+
+    def points(self) -> tuple[int, ...]:
+        """Trick points per seat, closed cards included (for results, never for views)."""
+        return tuple(sum(p.card.points for p in pile) for pile in self.piles)
+
+    def view(self, seat: int) -> BuraView:
+        """What ``seat`` may see (D3): see :mod:`engine.bura.view`."""
+        from engine.bura.view import view_of
+
+        return view_of(self, seat)
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        return tuple(self.hands[seat])
+
+    def table_cards(self) -> list[Card]:
+        return [c for p in self.plays for c in p.cards]
+
+    def actors(self) -> tuple[int, ...]:
+        """The seats that have a legal action now (the rightful leader first)."""
+        if self.phase == OVER:
+            return ()
+        assert self.turn is not None
+        if self.phase != LEAD:
+            return (self.turn,)
+        stoppers = tuple(
+            s
+            for s in range(self.players)
+            if s != self.leader
+            and stop_refusal(self.hands, s, self.leader, self.trump, self.rules) is None
+        )
+        return (self.leader, *stoppers)
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every legal action of ``seat`` now (answers once as discard, once as beat if able)."""
+        if self.phase == OVER or not 0 <= seat < self.players:
+            return []
+        hand = self.hands[seat]
+        if self.phase == DECLARE:
+            return [Declare(seat, True), Declare(seat, False)] if seat == self.turn else []
+        if self.phase == DAVE:
+            return [DaveReply(seat, True), DaveReply(seat, False)] if seat == self.turn else []
+        actions: list[Action] = []
+        if self.phase == ANSWER:
+            if seat != self.turn:
+                return []
+            actions += self._shows(seat)
+            for combo in combinations(hand, len(self.claim)):
+                actions.append(Answer(seat, combo, False))
+                if covers(combo, self.claim, self.trump):
+                    actions.append(Answer(seat, combo, True))
+            return actions
+        if seat != self.leader:
+            if stop_refusal(self.hands, seat, self.leader, self.trump, self.rules) is None:
+                return [Lead(seat, tuple(hand), True)]
+            return []
+        actions += self._shows(seat)
+        if self._dave_refusal(seat) is None:
+            actions.append(Dave(seat))
+        limit = self._lead_limit(seat)
+        actions += [Lead(seat, (c,)) for c in hand]
+        for size in range(2, limit + 1):
+            for combo in combinations(hand, size):
+                if _one_suit(combo) or (
+                    self.rules.same_rank_leads == "on" and _other_ranks_same(combo)
+                ):
+                    actions.append(Lead(seat, combo))
+        if is_small_moscow(hand, self.trump, self.rules) and limit >= HAND_SIZE:
+            actions.append(Lead(seat, tuple(hand)))
+        return actions
+
+    def _shows(self, seat: int) -> list[Action]:
+        hand = self.hands[seat]
+        shows: list[Action] = []
+        if is_bura(hand, self.trump):
+            shows.append(Show(seat, "bura"))
+        if is_moscow(hand, self.rules):
+            shows.append(Show(seat, "moscow"))
+        return shows
+
+    def _lead_limit(self, seat: int) -> int:
+        """D2: at most 3 cards, never more than the smallest other hand."""
+        return min(HAND_SIZE, *(len(h) for s, h in enumerate(self.hands) if s != seat))
+
+    def _dave_refusal(self, seat: int) -> str | None:
+        if self.rules.dave != "on":
+            return "даве is switched off (D11)"
+        if self.players != 2:
+            return "даве is for 2 players only (D11)"
+        if seat != self.leader:
+            return "only the rightful leader may say даве, before leading (D11)"
+        if self.last_dave_by == seat:
+            return "say даве again only after the other player has (D11)"
+        return None
+
+    # --- moves ---------------------------------------------------------------
+
+    def check(self, action: Action) -> None:
+        """Raise :class:`IllegalMoveError` saying why ``action`` is not legal now."""
+        if self.phase == OVER:
+            raise GameOverError("the deal is over")
+        if not 0 <= action.seat < self.players:
+            raise IllegalMoveError(f"no seat {action.seat} at a {self.players}-player table")
+        if self.phase == DECLARE:
+            if isinstance(action, Declare):
+                if action.seat != self.turn:
+                    raise IllegalMoveError(
+                        f"only seat {self.turn}, who took the trick, may declare (D5)"
+                    )
+                return
+            # Any other move means no declaration: the draw follows (D5), then the move.
+            trial = self.copy()
+            trial._go_on()
+            trial.check(action)
+            return
+        if isinstance(action, Declare):
+            raise IllegalMoveError("declare only right after taking a trick (D5)")
+        if self.phase == DAVE:
+            if not isinstance(action, DaveReply):
+                raise IllegalMoveError(f"seat {self.turn} must first answer даве (D11)")
+            if action.seat != self.turn:
+                raise IllegalMoveError(f"it is seat {self.turn} who answers даве (D11)")
+            return
+        if isinstance(action, DaveReply):
+            raise IllegalMoveError("nobody has said даве (D11)")
+        if isinstance(action, Show):
+            self._check_show(action)
+        elif isinstance(action, Dave):
+            if self.phase != LEAD:
+                raise IllegalMoveError("даве is said before leading (D11)")
+            refusal = self._dave_refusal(action.seat)
+            if refusal:
+                raise IllegalMoveError(refusal)
+        elif isinstance(action, Lead):
+            self._check_lead(action)
+        else:
+            self._check_answer(action)
+
+    def _check_cards(self, seat: int, cards: tuple[Card, ...]) -> None:
+        if not cards:
+            raise IllegalMoveError("a move needs at least one card")
+        if len(set(cards)) != len(cards):
+            raise IllegalMoveError("the same card is played twice")
+        missing = [c.code() for c in cards if c not in self.hands[seat]]
+        if missing:
+            raise IllegalMoveError(f"seat {seat} does not hold {', '.join(missing)}")
+
+    def _check_show(self, action: Show) -> None:
+        seat = action.seat
+        if seat != self.turn:
+            raise IllegalMoveError(f"show on your own turn; it is seat {self.turn}'s (D6)")
+        hand = self.hands[seat]
+        if action.kind == "bura" and not is_bura(hand, self.trump):
+            raise IllegalMoveError(f"seat {seat} does not hold бура, three trumps (D6)")
+        if action.kind == "moscow":
+            if self.rules.moscow != "on":
+                raise IllegalMoveError("Москва is switched off (D8)")
+            if not is_moscow(hand, self.rules):
+                raise IllegalMoveError(f"seat {seat} does not hold Москва, three aces (D8)")
+
+    def _check_lead(self, action: Lead) -> None:
+        seat, cards = action.seat, action.cards
+        if self.phase != LEAD:
+            raise IllegalMoveError(f"it is seat {self.turn}'s turn to answer, not to lead")
+        if action.stop:
+            refusal = stop_refusal(self.hands, seat, self.leader, self.trump, self.rules)
+            if refusal:
+                raise IllegalMoveError(refusal)
+            if sorted(cards) != sorted(self.hands[seat]):
+                raise IllegalMoveError("«Стоп!» leads the whole hand of three (D7)")
+            self._check_cards(seat, cards)
+            return
+        if seat != self.leader:
+            raise IllegalMoveError(f"it is seat {self.leader}'s lead, not seat {seat}'s")
+        self._check_cards(seat, cards)
+        limit = self._lead_limit(seat)
+        if len(cards) > limit:
+            raise IllegalMoveError(f"a lead is at most {limit} card(s) now (D2)")
+        if len(cards) == 1 or _one_suit(cards):
+            return
+        if self.rules.same_rank_leads == "on" and _other_ranks_same(cards):
+            return
+        # D8 "Precisely": a rightful leader holding малая Москва may lead the three sixes.
+        if len(cards) == HAND_SIZE and is_small_moscow(cards, self.trump, self.rules):
+            return
+        raise IllegalMoveError("a lead of several cards must be of one suit (D2)")
+
+    def _check_answer(self, action: Answer) -> None:
+        if self.phase != ANSWER:
+            raise IllegalMoveError("nothing has been led yet: lead, don't answer")
+        if action.seat != self.turn:
+            raise IllegalMoveError(f"it is seat {self.turn}'s turn, not seat {action.seat}'s")
+        self._check_cards(action.seat, action.cards)
+        if len(action.cards) != len(self.claim):
+            raise IllegalMoveError(f"answer with exactly {len(self.claim)} card(s) (R7)")
+        if action.beat and not covers(action.cards, self.claim, self.trump):
+            raise IllegalMoveError("these cards do not beat every claimant card (R7)")
+
+    def apply(self, action: Action) -> None:
+        """Check and play ``action``; a refused action changes nothing."""
+        self.check(action)
+        self.push(action)
+
+    def push(self, action: Action) -> None:
+        """Play an action already known to be legal (e.g. from :meth:`legal_actions`)."""
+        if self.phase == DECLARE and not isinstance(action, Declare):
+            self._go_on()
+        self.history.append(action)
+        seat = action.seat
+        if isinstance(action, Declare):
+            if action.declare:
+                self._declare(seat)
+            else:
+                self._go_on()
+        elif isinstance(action, Show):
+            winner, kind = winning_show(self.hands, self.trump, self.rules)
+            self._end(kind, winner, seat)
+        elif isinstance(action, Dave):
+            self.phase, self.dave_by, self.turn = DAVE, seat, (seat + 1) % self.players
+        elif isinstance(action, DaveReply):
+            assert self.dave_by is not None
+            if action.accept:
+                self.stakes *= 2
+                self.last_dave_by = self.dave_by
+                self.phase, self.turn, self.dave_by = LEAD, self.leader, None
+            else:  # D11: a fold wins the deal for the даве sayer at the stakes before doubling
+                self._end("fold", self.dave_by, self.dave_by)
+        elif isinstance(action, Lead):
+            self._play(seat, action.cards, None, action.stop)
+            self.trick_leader = self.claimant = seat
+            self.claim = action.cards
+            self.phase = ANSWER
+            self.turn = (seat + 1) % self.players
+        else:
+            closed = not action.beat and self.rules.discards == "closed"
+            self._play(seat, action.cards, action.beat, False, closed)
+            if action.beat:
+                self.claimant, self.claim = seat, action.cards
+            nxt = (seat + 1) % self.players
+            if nxt == self.trick_leader:
+                self._take_trick()
+            else:
+                self.turn = nxt
+
+    def _play(
+        self,
+        seat: int,
+        cards: tuple[Card, ...],
+        beat: bool | None,
+        stop: bool,
+        closed: bool = False,
+    ) -> None:
+        hand = self.hands[seat]
+        for card in cards:
+            hand.remove(card)
+        self.plays.append(TablePlay(seat, cards, beat, stop, closed))
+
+    def _take_trick(self) -> None:
+        """R9: the claimant takes the table, face down (D3); then they may declare (D5)."""
+        winner = self.claimant
+        self.piles[winner].extend(
+            PileCard(c, p.seat, p.closed, self.trick_number) for p in self.plays for c in p.cards
+        )
+        self.plays, self.claim = [], ()
+        self.trick_number += 1
+        self.leader = self.trick_leader = winner
+        self.phase, self.turn = DECLARE, winner
+
+    def _go_on(self) -> None:
+        """No declaration: draw back to 3, winner first (D4, R10); void if all is played."""
+        winner = self.leader
+        order = [(winner + i) % self.players for i in range(self.players)]
+        stock, hands = self.stock, self.hands
+        while stock and any(len(hands[s]) < HAND_SIZE for s in order):
+            for s in order:
+                if stock and len(hands[s]) < HAND_SIZE:
+                    card = stock.pop(0)
+                    if card is self.trump_card:
+                        self.trump_drawn_by = s
+                    hands[s].append(card)
+        if not any(hands):  # D9: run out with no declaration
+            self._end("void", None, None, run_out=True)
+            return
+        self.phase, self.turn = LEAD, winner
+
+    def _declare(self, seat: int) -> None:
+        """D5: the pile, closed cards included, is turned up and counted."""
+        total = self.points()[seat]
+        good = total >= DECLARE_TARGET and (self.rules.target == "31" or total <= BUST_LIMIT)
+        if good:
+            self._end("declared", seat, seat)
+        else:
+            self._end("false_declaration", None, seat)
+
+    def _end(self, outcome: str, winner: int | None, by: int | None, run_out: bool = False) -> None:
+        self.result_ = BuraDealResult(outcome, winner, by, self.points(), self.stakes, run_out)
+        self.phase, self.turn, self.dave_by = OVER, None, None
+
+    def finish_record(self) -> None:
+        """A record's deal ended right after the last trick with no declaration: the
+        deal passed and is complete and void (D5 "Precisely")."""
+        if self.phase == DECLARE and not any(self.hands) and not self.stock:
+            self._go_on()
+
+    def replay(self, actions: Iterable[Action]) -> BuraDeal:
+        for action in actions:
+            self.apply(action)
+        return self

@@ -1,0 +1,140 @@
+"""What one seat may see of a Bura deal (D3): never another hand, never another
+seat's closed discard, never a running point total."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.bura.deal import BuraDeal, BuraDealResult, PileCard
+from engine.cards import Card, Suit
+from engine.errors import IllegalMoveError
+
+
+@dataclass(frozen=True, slots=True)
+class SeenPlay:
+    """A play on the table as this seat sees it: ``cards`` is ``None`` for another
+    seat's face-down discard, of which only ``count`` is known."""
+
+    seat: int
+    cards: tuple[Card, ...] | None
+    count: int
+    beat: bool | None
+    stop: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SeenPile:
+    """A trick pile as this seat sees it: the open cards, and who put each closed card
+    into it (their faces stay hidden, D3)."""
+
+    owner: int
+    open_cards: tuple[Card, ...]
+    closed_by: tuple[int, ...]
+    closed_plays: tuple[tuple[int, int], ...]  # (seat, how many cards) per face-down discard
+
+
+@dataclass(frozen=True, slots=True)
+class BuraView:
+    seat: int
+    players: int
+    hand: tuple[Card, ...]
+    hand_sizes: tuple[int, ...]
+    trump: Suit
+    trump_card: Card
+    trump_card_drawn_by: int | None
+    stock_size: int
+    dealer: int
+    leader: int  # the rightful leader of the current or next trick
+    trick_leader: int
+    phase: str
+    turn: int | None
+    may_act: bool  # whether this seat has a legal action now (others' options stay hidden)
+    claimant: int | None
+    table: tuple[SeenPlay, ...]
+    piles: tuple[SeenPile, ...]
+    my_closed: tuple[tuple[Card, int], ...]  # own face-down discards and whose pile holds them
+    stakes: int
+    dave_by: int | None
+    last_dave_by: int | None
+    trick_number: int
+    result: BuraDealResult | None  # points are public once the deal is over
+    closed_discards: bool
+
+    @property
+    def trump_card_in_stock(self) -> bool:
+        return self.trump_card_drawn_by is None and self.stock_size > 0
+
+    def seen_cards(self) -> tuple[Card, ...]:
+        """Every card this seat has seen face up or holds as its own closed discard."""
+        seen: list[Card] = []
+        for pile in self.piles:
+            seen += pile.open_cards
+        for play in self.table:
+            seen += play.cards or ()
+        seen += [card for card, owner in self.my_closed if owner >= 0]
+        return tuple(seen)
+
+
+def _closed_plays(pile: list[PileCard]) -> tuple[tuple[int, int], ...]:
+    groups: dict[tuple[int, int], int] = {}
+    for pc in pile:
+        if pc.closed:
+            groups[(pc.trick, pc.by)] = groups.get((pc.trick, pc.by), 0) + 1
+    return tuple((by, n) for (_trick, by), n in groups.items())
+
+
+def view_of(deal: BuraDeal, seat: int) -> BuraView:
+    if not 0 <= seat < deal.players:
+        raise IllegalMoveError(f"no seat {seat} at a {deal.players}-player table")
+    table = tuple(
+        SeenPlay(
+            p.seat,
+            None if p.closed and p.seat != seat else p.cards,
+            len(p.cards),
+            p.beat,
+            p.stop,
+        )
+        for p in deal.plays
+    )
+    piles = tuple(
+        SeenPile(
+            owner,
+            tuple(pc.card for pc in pile if not pc.closed),
+            tuple(pc.by for pc in pile if pc.closed),
+            _closed_plays(pile),
+        )
+        for owner, pile in enumerate(deal.piles)
+    )
+    mine = tuple(
+        (pc.card, owner)
+        for owner, pile in enumerate(deal.piles)
+        for pc in pile
+        if pc.closed and pc.by == seat
+    )
+    mine += tuple((c, -1) for p in deal.plays if p.closed and p.seat == seat for c in p.cards)
+    return BuraView(
+        seat=seat,
+        players=deal.players,
+        hand=tuple(sorted(deal.hands[seat])),
+        hand_sizes=tuple(len(h) for h in deal.hands),
+        trump=deal.trump,
+        trump_card=deal.trump_card,
+        trump_card_drawn_by=deal.trump_drawn_by,
+        stock_size=len(deal.stock),
+        dealer=deal.dealer,
+        leader=deal.leader,
+        trick_leader=deal.trick_leader,
+        phase=deal.phase,
+        turn=deal.turn,
+        may_act=seat in deal.actors(),
+        claimant=deal.claimant if deal.plays else None,
+        table=table,
+        piles=piles,
+        my_closed=mine,
+        stakes=deal.stakes,
+        dave_by=deal.dave_by,
+        last_dave_by=deal.last_dave_by,
+        trick_number=deal.trick_number,
+        result=deal.result_,
+        closed_discards=deal.rules.discards == "closed",
+    )

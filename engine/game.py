@@ -1,0 +1,111 @@
+"""The one small interface every game implements (OpenSpiel style: a static game apart
+from the states it starts), so the bot, storage and AI can play any registered game.
+
+- :class:`Game`: the rules of one game: parse a rule set, start a series, read and
+  write records.
+- :class:`SeriesState`: deals one after another, with the tally.
+- :class:`DealState`: one deal from a deck order: which seats may act now (several at
+  once in Bura), their legal actions, applying an action (a refusal raises
+  :class:`~engine.errors.IllegalMoveError` and changes nothing), a seat's view and the
+  typed result.
+
+The registry (``engine.games``) finds a game by name or by a record's ``format``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, TypeVar
+
+from engine.cards import Card
+
+ActionT = TypeVar("ActionT")
+ViewT_co = TypeVar("ViewT_co", covariant=True)
+ResultT_co = TypeVar("ResultT_co", covariant=True)
+
+
+class DealState(Protocol[ActionT, ViewT_co, ResultT_co]):
+    @property
+    def players(self) -> int: ...
+
+    @property
+    def finished(self) -> bool: ...
+
+    def actors(self) -> tuple[int, ...]:
+        """The seats that have a legal action now; empty once the deal is over."""
+        ...
+
+    def legal_actions(self, seat: int) -> list[ActionT]: ...
+
+    def apply(self, action: ActionT) -> object:
+        """Play ``action`` or raise ``IllegalMoveError`` (nothing changes then)."""
+        ...
+
+    def view(self, seat: int) -> ViewT_co:
+        """What ``seat`` may know, and nothing more."""
+        ...
+
+    def result(self) -> ResultT_co:
+        """The typed deal result; raises ``GameOverError`` while the deal is played."""
+        ...
+
+
+class SeriesResultLike(Protocol):
+    @property
+    def totals(self) -> tuple[int, ...]: ...
+
+    @property
+    def finished(self) -> bool: ...
+
+    @property
+    def winners(self) -> tuple[int, ...]: ...
+
+
+class SeriesState(Protocol[ActionT]):
+    @property
+    def players(self) -> int: ...
+
+    @property
+    def finished(self) -> bool: ...
+
+    @property
+    def totals(self) -> tuple[int, ...]: ...
+
+    def current_deal(self) -> DealState[ActionT, Any, Any] | None: ...
+
+    def start_deal(
+        self, deck: Sequence[Card], dealer: int | None = None
+    ) -> DealState[ActionT, Any, Any]:
+        """Deal the next deal; ``dealer``, if given, must be the one the rules name."""
+        ...
+
+    def apply(self, action: ActionT) -> object: ...
+
+    def result(self) -> SeriesResultLike: ...
+
+    def to_record(self) -> dict[str, Any]: ...
+
+
+class Game(Protocol[ActionT]):
+    """A game's static description and entry points."""
+
+    name: str
+    record_format: str
+    min_players: int
+    max_players: int
+
+    def new_series(
+        self, players: int, rules: Mapping[str, Any] | None = None, first_dealer: int = 0
+    ) -> SeriesState[ActionT]:
+        """A fresh series; ``rules`` as a record writes them (unknown switches refused)."""
+        ...
+
+    def action_from_json(self, data: object) -> ActionT: ...
+
+    def action_to_json(self, action: ActionT) -> dict[str, Any]: ...
+
+    def from_record(self, record: object) -> SeriesState[ActionT]: ...
+
+    def replay_json(self, record: object) -> dict[str, Any]:
+        """Replay a record and return the CLI's JSON report (``RecordError`` if broken)."""
+        ...

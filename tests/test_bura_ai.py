@@ -1,0 +1,85 @@
+"""Bura computer players: legal, seeded, deciding from their own view only."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine.bura.actions import Declare, Lead
+from engine.bura.ai import BURA_LEVELS, make_bura_player, play_deal
+from engine.bura.ai.world import sample_world
+from engine.bura.deal import BuraDeal
+from engine.bura.rules import BuraRules
+from engine.cards import DECK, shuffled_deck
+from tests.bura_support import answer, bura_deck, cards_in_play, lead
+
+RULES = BuraRules(moscow="on")
+
+
+@pytest.mark.parametrize("level", BURA_LEVELS)
+@pytest.mark.parametrize("players", [2, 3])
+def test_every_level_plays_whole_deals(level: str, players: int) -> None:
+    rules = BuraRules(moscow="on", dave="on" if players == 2 else "off")
+    for seed in range(2):
+        deal = BuraDeal.start(players, shuffled_deck(seed), 0, rules)
+        bots = {s: make_bura_player(level, rules, seed + s) for s in range(players)}
+        for bot in bots.values():
+            if hasattr(bot, "worlds"):
+                bot.worlds = 4
+        play_deal(deal, bots)
+        assert deal.finished and sorted(cards_in_play(deal)) == list(DECK)
+
+
+def test_a_decision_depends_only_on_seed_and_view() -> None:
+    deal = BuraDeal.start(2, shuffled_deck(3), 0, RULES)
+    seat = deal.actors()[0]
+    view, legal = deal.view(seat), deal.legal_actions(seat)
+    first = make_bura_player("normal", RULES, 5).choose(view, legal)
+    assert make_bura_player("normal", RULES, 5).choose(view, list(reversed(legal))) == first
+    assert first in legal
+
+
+def test_sampled_worlds_keep_the_view_and_hide_the_rest() -> None:
+    rng = random.Random(1)
+    deal = BuraDeal.start(3, shuffled_deck(11), 0, BuraRules(molodka="off"))
+    for _ in range(9):
+        seat = deal.actors()[0]
+        deal.apply(rng.choice(deal.legal_actions(seat)))
+    for seat in range(3):
+        view = deal.view(seat)
+        world = sample_world(view, deal.rules, rng)
+        assert sorted(cards_in_play(world)) == list(DECK)
+        assert world.hands[seat] == list(view.hand)
+        assert world.view(seat).piles == view.piles
+        assert world.view(seat).table == view.table
+        assert [len(h) for h in world.hands] == list(view.hand_sizes)
+
+
+def test_strong_declares_when_the_open_cards_alone_make_31() -> None:
+    rules = BuraRules(molodka="off", discards="open")
+    deal = BuraDeal.start(2, bura_deck(2, 0, ["KS JS 6S", "AH 10H KH"], "7C"), 0, rules)
+    deal.apply(lead(1, "AH 10H KH"))
+    deal.apply(answer(0, "KS JS 6S", False))
+    choice = make_bura_player("hard", rules, 1).choose(deal.view(1), deal.legal_actions(1))
+    assert choice == Declare(1, True)
+    deal = BuraDeal.start(2, bura_deck(2, 0, ["QS JS 6S", "AH 10H KH"], "7C"), 0, rules)
+    deal.apply(lead(1, "AH 10H KH"))
+    deal.apply(answer(0, "QS JS 6S", False))
+    choice = make_bura_player("hard", rules, 1).choose(deal.view(1), deal.legal_actions(1))
+    assert choice == Declare(1, False)  # 30 known for sure: a false declaration costs 4
+
+
+def test_a_stop_may_be_let_pass_but_the_seat_to_act_must_act() -> None:
+    rules = BuraRules()
+    deal = BuraDeal.start(2, bura_deck(2, 0, ["KH QH 9S", "AC 7S 8D"], "10C", "6D JH"), 0, rules)
+    deal.apply(lead(1, "7S"))
+    deal.apply(answer(0, "9S", False))
+    deal.apply(Declare(1, False))
+    assert deal.actors() == (1, 0)
+    view = deal.view(0)
+    assert view.may_act and view.turn == 1
+    options = {
+        make_bura_player("random", rules, s).choose(view, deal.legal_actions(0)) for s in range(30)
+    }
+    assert None in options and Lead(0, deal.hand(0), True) in options
