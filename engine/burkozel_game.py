@@ -29,10 +29,11 @@ class BurkozelDealState:
         return self.deal.finished
 
     def actors(self) -> tuple[int, ...]:
-        return () if self.deal.turn is None else (self.deal.turn,)
+        # The seat to play and, under B6, a C3/C4 stopper who may lead out of turn.
+        return self.deal.actors()
 
     def legal_actions(self, seat: int) -> list[Move]:
-        return self.deal.legal_moves() if seat == self.deal.turn else []
+        return self.deal.legal_moves(seat) if seat in self.deal.actors() else []
 
     def apply(self, action: Move) -> object:
         # Through the series when there is one, so it records the deal's result.

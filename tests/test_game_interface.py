@@ -63,3 +63,21 @@ def test_a_refused_action_raises_and_the_deal_goes_on(name: str) -> None:
         deal.apply(wrong)
     assert deal.legal_actions(seat) == legal
     deal.apply(legal[0])
+
+
+def test_c3_burkozel_stopper_is_an_actor_through_the_interface() -> None:
+    """B6/C3: the interface offers the out-of-turn lead to the молодка holder beside the
+    rightful leader, as the Burkozel deal itself does."""
+    from engine import Move, RuleSet, parse_cards
+    from engine.burkozel_game import BurkozelDealState
+    from tests.test_engine_support import after_first_trick
+
+    deal = after_first_trick(
+        [["7S", "8D", "9D", "9H"], ["6H", "7H", "10H", "AH"]], "6C", RuleSet(combinations="on")
+    )
+    state = BurkozelDealState(deal)
+    assert state.actors() == (0, 1)
+    stop = Move(1, parse_cards(["6H", "7H", "10H", "AH"]), stop=True)
+    assert state.legal_actions(1) == [stop]
+    state.apply(stop)
+    assert state.actors() == (0,) and deal.leader == 1
