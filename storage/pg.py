@@ -107,7 +107,8 @@ class PgStorage:
         self._pool = pool
         self._locks = locks  # game-lock holders: never starve the query pool
         self._url = url
-        self._leader: Conn | None = None
+        self._leader: Conn | None = None  # holds the sender lock
+        self._candidate: Conn | None = None  # asks for it
         self._listener: Conn | None = None
 
     # --- life cycle ----------------------------------------------------------
@@ -140,11 +141,11 @@ class PgStorage:
         return cls(pool, locks, url)
 
     async def close(self) -> None:
-        for conn in (self._leader, self._listener):
+        for conn in (self._leader, self._candidate, self._listener):
             if conn is not None and not conn.is_closed():
                 with contextlib.suppress(Exception):
                     await conn.close()
-        self._leader = self._listener = None
+        self._leader = self._candidate = self._listener = None
         await self._locks.close()
         await self._pool.close()
 
@@ -220,15 +221,20 @@ class PgStorage:
                 self._leader = None
                 return False
         try:
-            conn = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
-            won = await conn.fetchval("SELECT pg_try_advisory_lock($1)", LEADER_LOCK)
+            if self._candidate is None or self._candidate.is_closed():
+                self._candidate = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
+            won = await self._candidate.fetchval(
+                "SELECT pg_try_advisory_lock($1)", LEADER_LOCK, timeout=5
+            )
         except Exception:
             logger.warning("cannot reach the database to take the sender role", exc_info=True)
+            if self._candidate is not None:
+                self._candidate.terminate()
+            self._candidate = None
             return False
         if not won:
-            await conn.close()
-            return False
-        self._leader = conn
+            return False  # the connection is kept for the next try
+        self._leader, self._candidate = self._candidate, None
         return True
 
     async def resign(self) -> None:
