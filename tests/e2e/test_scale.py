@@ -291,3 +291,21 @@ async def test_two_instances_with_kills_finish_every_game_exactly(
         for bot in bots:
             log = bot.log.read_text(errors="replace")
             assert "Traceback" not in log, bot.tail(200)
+
+
+async def test_polling_mode_serves_health_and_metrics_on_metrics_listen(tmp_path: Path) -> None:
+    port = free_port()
+    settings = {"metrics_listen": f"127.0.0.1:{port}"}
+    async with FakeTelegram(token=TOKEN) as fake, running_bot(fake, tmp_path / "x", **settings):
+        ann = fake.add_user("Ann")
+        group = fake.add_group("Cards", members=[ann])
+        await ann.start_bot()
+        await ann.send(group, "/newgame")
+        await fake.wait_for(lambda: any("✋ Join" in m.button_texts for m in group.messages))
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"http://127.0.0.1:{port}/healthz") as r:
+                assert (r.status, await r.json()) == (200, {"database": "ok", "sender": True})
+            async with session.get(f"http://127.0.0.1:{port}/metrics") as r:
+                text = await r.text()
+    assert 'burkozel_updates_handled_total{kind="message"}' in text
+    assert "burkozel_sender 1.0" in text
