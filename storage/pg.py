@@ -128,7 +128,8 @@ class PgStorage(PgInstances):
             async with pool.acquire() as conn:
                 applied = await pg_migrate(conn, where)
                 version = await conn.fetchval("SHOW server_version")
-            locks = await asyncpg.create_pool(url, min_size=0, max_size=pool_size)
+            # Each game being changed holds one of these for its whole update.
+            locks = await asyncpg.create_pool(url, min_size=0, max_size=2 * pool_size)
         except BaseException:
             await pool.close()
             raise
@@ -165,7 +166,7 @@ class PgStorage(PgInstances):
     async def _read(self, body: Callable[[Conn], Awaitable[_T]]) -> _T:
         """``body`` in one read-only snapshot (REPEATABLE READ)."""
         async with (
-            self._pool.acquire() as conn,
+            self._conn() as conn,
             conn.transaction(isolation="repeatable_read", readonly=True),
         ):
             return await body(conn)
@@ -173,7 +174,7 @@ class PgStorage(PgInstances):
     async def _write(self, body: Callable[[Conn], Awaitable[_T]]) -> _T:
         """``body`` in one write transaction; records the update being handled, if any."""
         claim = pending_claim()
-        async with self._pool.acquire() as conn, conn.transaction():
+        async with self._conn() as conn, conn.transaction():
             if claim is not None:
                 await _claim(conn, claim.update_id)
             value = await body(conn)
@@ -200,7 +201,7 @@ class PgStorage(PgInstances):
         return chat
 
     async def get_chat(self, chat_id: int) -> Chat | None:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._chat(conn, chat_id)
 
     async def _chat(self, conn: Conn, chat_id: int) -> Chat | None:
@@ -308,7 +309,7 @@ class PgStorage(PgInstances):
         return user
 
     async def get_user(self, user_id: int) -> User | None:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._user(conn, user_id)
 
     async def _user(self, conn: Conn, user_id: int) -> User | None:
@@ -417,19 +418,19 @@ class PgStorage(PgInstances):
         return game
 
     async def get_game(self, game_id: int) -> Game | None:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._game(conn, game_id)
 
     async def open_game(self, chat_id: int, thread_id: int | None) -> Game | None:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._open_game(conn, chat_id, thread_id)
 
     async def active_games(self) -> list[Game]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._games(conn, _OPEN)
 
     async def games_of_user(self, user_id: int) -> list[Game]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._games(
                 conn,
                 f"{_OPEN} AND games.id IN (SELECT game_id FROM seats WHERE user_id = ?)",
@@ -608,7 +609,7 @@ class PgStorage(PgInstances):
             )
 
     async def due_deadlines(self, now: float) -> list[Game]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._games(
                 conn,
                 "status = 'playing' AND (deadline_due_at <= ?"
@@ -618,13 +619,13 @@ class PgStorage(PgInstances):
             )
 
     async def expired_lobbies(self, now: float) -> list[Game]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._games(conn, "status = 'lobby' AND lobby_expires_at <= ?", now)
 
     # --- move log / records --------------------------------------------------
 
     async def deals(self, game_id: int) -> list[DealStart]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._deals(conn, game_id)
 
     async def _deals(self, conn: Conn, game_id: int) -> list[DealStart]:
@@ -646,7 +647,7 @@ class PgStorage(PgInstances):
         return result
 
     async def moves(self, game_id: int) -> list[LoggedMove]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._moves(conn, game_id)
 
     async def _moves(self, conn: Conn, game_id: int) -> list[LoggedMove]:
@@ -663,7 +664,7 @@ class PgStorage(PgInstances):
         ]
 
     async def tallies(self, game_id: int) -> list[DealTally]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             rows = await conn.fetch(
                 "SELECT deal_index, points, penalties FROM tallies WHERE game_id = $1"
                 " ORDER BY deal_index",
@@ -711,7 +712,7 @@ class PgStorage(PgInstances):
     # --- stats ---------------------------------------------------------------
 
     async def chat_stats(self, chat_id: int) -> list[UserStats]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             rows = await conn.fetch(
                 "SELECT s.user_id, COALESCE(NULLIF(u.name, ''), s.name), s.series_played,"
                 " s.series_won, s.deals_played, s.penalties"
@@ -741,7 +742,7 @@ class PgStorage(PgInstances):
         await self._write(lambda conn: _set_message(conn, game_id, role, chat_id, message_id))
 
     async def get_message(self, game_id: int, role: str) -> MessageRef | None:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             row = await conn.fetchrow(
                 "SELECT game_id, role, chat_id, message_id FROM messages"
                 " WHERE game_id = $1 AND role = $2",
@@ -751,7 +752,7 @@ class PgStorage(PgInstances):
         return None if row is None else _message(row)
 
     async def game_messages(self, game_id: int) -> list[MessageRef]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             rows = await conn.fetch(
                 "SELECT game_id, role, chat_id, message_id FROM messages WHERE game_id = $1"
                 " ORDER BY role",
@@ -773,7 +774,7 @@ class PgStorage(PgInstances):
         await self._write(lambda conn: self._write_outbox(conn, ops, time.time()))
 
     async def pending(self, now: float, limit: int = 100) -> list[OutboxItem]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             rows = await conn.fetch(
                 f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE not_before <= $1 ORDER BY id LIMIT $2",
                 now,
@@ -782,7 +783,7 @@ class PgStorage(PgInstances):
         return [_outbox_item(row) for row in rows]
 
     async def outbox_heads(self, limit: int = 10_000) -> list[OutboxItem]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             rows = await conn.fetch(
                 f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE id IN"
                 " (SELECT MIN(id) FROM outbox GROUP BY chat_id) ORDER BY id LIMIT $1",
@@ -832,12 +833,12 @@ class PgStorage(PgInstances):
         return await self._write(body)
 
     async def outbox_size(self) -> int:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return int(await conn.fetchval("SELECT COUNT(*) FROM outbox"))
 
     async def outbox_oldest(self) -> float | None:
         """When the oldest pending outbox row was queued (for /metrics)."""
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             value = await conn.fetchval("SELECT MIN(created_at) FROM outbox")
         return None if value is None else float(value)
 

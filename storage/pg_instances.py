@@ -14,6 +14,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextvars import ContextVar
 from typing import Any, Final, TypeVar
 
 import asyncpg
@@ -33,6 +34,10 @@ def _count(status: str) -> int:
     return int(status.rsplit(" ", 1)[-1])
 
 
+# The connection holding the current task's game lock (see game_lock).
+_HELD: ContextVar[tuple[object, Conn] | None] = ContextVar("pg_held", default=None)
+
+
 class PgInstances:
     _pool: asyncpg.Pool
     _locks: asyncpg.Pool
@@ -43,6 +48,16 @@ class PgInstances:
 
     async def _write(self, body: Callable[[Conn], Awaitable[_T]]) -> _T:
         raise NotImplementedError  # PgStorage's write transaction
+
+    @contextlib.asynccontextmanager
+    async def _conn(self) -> AsyncIterator[Conn]:
+        """The connection for one storage call: the game lock's, inside a locked block."""
+        held = _HELD.get()
+        if held is not None and held[0] is self:
+            yield held[1]
+            return
+        async with self._pool.acquire() as conn:
+            yield conn
 
     # --- coordination between instances ---------------------------------------
 
@@ -57,12 +72,18 @@ class PgInstances:
         """
         async with self._locks.acquire() as conn:
             await conn.execute("SELECT pg_advisory_lock($1)", game_id)
-            yield await conn.fetchval("SELECT version FROM games WHERE id = $1", game_id)
+            # The locked block's storage calls run on this connection: one connection per
+            # update, not one for the lock and more from the pool for the work.
+            token = _HELD.set((self, conn))
+            try:
+                yield await conn.fetchval("SELECT version FROM games WHERE id = $1", game_id)
+            finally:
+                _HELD.reset(token)
         # Released by the pool: it resets every connection it takes back (that includes
         # pg_advisory_unlock_all) and closes one whose reset fails.
 
     async def game_version(self, game_id: int) -> int | None:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             value = await conn.fetchval("SELECT version FROM games WHERE id = $1", game_id)
         return None if value is None else int(value)
 
@@ -116,7 +137,7 @@ class PgInstances:
 
     async def get_selection(self, game_id: int, user_id: int, version: int) -> list[str]:
         """The cards ``user_id`` has selected at this game version (empty if none)."""
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             cards = await conn.fetchval(
                 "SELECT cards FROM selections WHERE game_id = $1 AND user_id = $2 AND version = $3",
                 game_id,
@@ -149,13 +170,13 @@ class PgInstances:
     # --- handled updates --------------------------------------------------------
 
     async def update_seen(self, update_id: int) -> bool:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return bool(
                 await conn.fetchval("SELECT 1 FROM updates WHERE update_id = $1", update_id)
             )
 
     async def mark_update(self, update_id: int) -> None:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             await conn.execute(
                 "INSERT INTO updates (update_id, handled_at) VALUES ($1, $2)"
                 " ON CONFLICT (update_id) DO NOTHING",
@@ -164,5 +185,5 @@ class PgInstances:
             )
 
     async def prune_updates(self, before: float) -> int:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return _count(await conn.execute("DELETE FROM updates WHERE handled_at < $1", before))

@@ -189,7 +189,7 @@ async def killer(bots: list[WebhookBot], rng: random.Random, done: asyncio.Event
     restarts: list[asyncio.Task[None]] = []
     while len(kills) < KILLS and not done.is_set():
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(done.wait(), rng.uniform(1.5, 3.5))
+            await asyncio.wait_for(done.wait(), rng.uniform(1.0, 2.5))
         if done.is_set():
             break
         if any(not task.done() for task in restarts):
@@ -257,7 +257,7 @@ async def test_two_instances_with_kills_finish_every_game_exactly(
             finally:
                 all_done.set()
                 kills = await kill_task
-            assert len(kills) >= 3 and any(k.endswith(":sender") for k in kills), kills
+            assert len(kills) >= 2 and any(k.endswith(":sender") for k in kills), kills
             print(f"games over after {time.monotonic() - started:.1f}s; kills {kills}")
 
             async def drained() -> bool:
