@@ -10,7 +10,10 @@ turned into ``$n`` by :func:`sql`. Differences that matter:
   instance at a time changes a game (the version check still guards every commit);
 - :meth:`PgStorage.try_lead` takes a session advisory lock: exactly one instance runs the
   outbox sender and the timers, and when its connection dies the lock is free again;
-- commits that queue outbox rows ``NOTIFY`` the sender, wherever it runs.
+- a trigger NOTIFYs the sender, wherever it runs, of every outbox row queued.
+
+Instance coordination (locks, election, shared selections, update ids) is in
+storage/pg_instances.py.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import functools
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Final, TypeVar
 
 import asyncpg
@@ -69,13 +72,12 @@ from storage.models import (
     User,
     UserStats,
 )
-from storage.pg_migrations import LEADER_LOCK, PG_SCHEMA_VERSION, pg_migrate
+from storage.pg_instances import CONNECT_TIMEOUT, PgInstances
+from storage.pg_migrations import PG_SCHEMA_VERSION, pg_migrate
 from storage.updates import DuplicateUpdateError, pending_claim
 
 logger = logging.getLogger(__name__)
 
-OUTBOX_CHANNEL: Final = "burkozel_outbox"
-CONNECT_TIMEOUT: Final = 10.0
 
 _T = TypeVar("_T")
 Conn = Any  # asyncpg.Connection / pool proxy; asyncpg ships no usable generic types
@@ -98,7 +100,7 @@ def redact(url: str) -> str:
     return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", url)
 
 
-class PgStorage:
+class PgStorage(PgInstances):
     """Everything the bot must not forget, in a PostgreSQL database shared by instances."""
 
     shared: Final = True  # other processes change games too: caches must be checked
@@ -107,7 +109,8 @@ class PgStorage:
         self._pool = pool
         self._locks = locks  # game-lock holders: never starve the query pool
         self._url = url
-        self._leader: Conn | None = None
+        self._leader: Conn | None = None  # holds the sender lock
+        self._candidate: Conn | None = None  # asks for it
         self._listener: Conn | None = None
 
     # --- life cycle ----------------------------------------------------------
@@ -125,7 +128,8 @@ class PgStorage:
             async with pool.acquire() as conn:
                 applied = await pg_migrate(conn, where)
                 version = await conn.fetchval("SHOW server_version")
-            locks = await asyncpg.create_pool(url, min_size=0, max_size=pool_size)
+            # Each game being changed holds one of these for its whole update.
+            locks = await asyncpg.create_pool(url, min_size=0, max_size=2 * pool_size)
         except BaseException:
             await pool.close()
             raise
@@ -140,11 +144,11 @@ class PgStorage:
         return cls(pool, locks, url)
 
     async def close(self) -> None:
-        for conn in (self._leader, self._listener):
+        for conn in (self._leader, self._candidate, self._listener):
             if conn is not None and not conn.is_closed():
                 with contextlib.suppress(Exception):
                     await conn.close()
-        self._leader = self._listener = None
+        self._leader = self._candidate = self._listener = None
         await self._locks.close()
         await self._pool.close()
 
@@ -162,141 +166,21 @@ class PgStorage:
     async def _read(self, body: Callable[[Conn], Awaitable[_T]]) -> _T:
         """``body`` in one read-only snapshot (REPEATABLE READ)."""
         async with (
-            self._pool.acquire() as conn,
+            self._conn() as conn,
             conn.transaction(isolation="repeatable_read", readonly=True),
         ):
             return await body(conn)
 
-    async def _write(self, body: Callable[[Conn], Awaitable[_T]], *, notify: bool = False) -> _T:
+    async def _write(self, body: Callable[[Conn], Awaitable[_T]]) -> _T:
         """``body`` in one write transaction; records the update being handled, if any."""
         claim = pending_claim()
-        async with self._pool.acquire() as conn, conn.transaction():
+        async with self._conn() as conn, conn.transaction():
             if claim is not None:
                 await _claim(conn, claim.update_id)
             value = await body(conn)
-            if notify:
-                await conn.execute("SELECT pg_notify($1, '')", OUTBOX_CHANNEL)
         if claim is not None:
             claim.claimed = True
         return value
-
-    # --- coordination between instances ---------------------------------------
-
-    @contextlib.asynccontextmanager
-    async def game_lock(self, game_id: int) -> AsyncIterator[int | None]:
-        """Hold the game's advisory lock; yields its committed version (None: no game).
-
-        A session advisory lock on a connection of its own (no transaction kept open); an
-        instance that dies while holding it frees it with its connection. The version is
-        read by a statement of its own, after the lock: its snapshot then sees what the
-        previous holder committed.
-        """
-        async with self._locks.acquire() as conn:
-            await conn.execute("SELECT pg_advisory_lock($1)", game_id)
-            yield await conn.fetchval("SELECT version FROM games WHERE id = $1", game_id)
-        # Released by the pool: it resets every connection it takes back (that includes
-        # pg_advisory_unlock_all) and closes one whose reset fails.
-
-    async def game_version(self, game_id: int) -> int | None:
-        async with self._pool.acquire() as conn:
-            value = await conn.fetchval("SELECT version FROM games WHERE id = $1", game_id)
-        return None if value is None else int(value)
-
-    async def try_lead(self) -> bool:
-        """Try to become (or check that we still are) the one sender/timer instance.
-
-        A session advisory lock on a connection of its own: held while that connection
-        lives, so a dead leader's lock is released as soon as its connection drops.
-        """
-        conn = self._leader
-        if conn is not None:
-            try:
-                await conn.fetchval("SELECT 1", timeout=5)
-                return True
-            except Exception:
-                logger.warning("lost the leader connection; standing down")
-                with contextlib.suppress(Exception):
-                    conn.terminate()
-                self._leader = None
-                return False
-        try:
-            conn = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
-            won = await conn.fetchval("SELECT pg_try_advisory_lock($1)", LEADER_LOCK)
-        except Exception:
-            logger.warning("cannot reach the database to take the sender role", exc_info=True)
-            return False
-        if not won:
-            await conn.close()
-            return False
-        self._leader = conn
-        return True
-
-    async def resign(self) -> None:
-        conn, self._leader = self._leader, None
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                await conn.close()
-
-    async def listen_outbox(self, callback: Callable[[], None]) -> None:
-        """Call ``callback`` whenever any instance commits outbox rows."""
-        if self._listener is None or self._listener.is_closed():
-            self._listener = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
-            await self._listener.add_listener(OUTBOX_CHANNEL, lambda *_: callback())
-
-    # --- card selections (shared, since the next tap may reach another instance) ---
-
-    async def get_selection(self, game_id: int, user_id: int, version: int) -> list[str]:
-        """The cards ``user_id`` has selected at this game version (empty if none)."""
-        async with self._pool.acquire() as conn:
-            cards = await conn.fetchval(
-                "SELECT cards FROM selections WHERE game_id = $1 AND user_id = $2 AND version = $3",
-                game_id,
-                user_id,
-                version,
-            )
-        if cards is None:
-            return []
-        value = _loads(f"selections row (game {game_id}, user {user_id})", "cards", cards)
-        if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
-            raise CorruptRecordError(f"selections row (game {game_id}): not a list of cards")
-        return value
-
-    async def set_selection(
-        self, game_id: int, user_id: int, version: int, cards: list[str]
-    ) -> None:
-        async def body(conn: Conn) -> None:
-            await conn.execute(
-                "INSERT INTO selections (game_id, user_id, version, cards)"
-                " VALUES ($1, $2, $3, $4) ON CONFLICT (game_id, user_id) DO UPDATE SET"
-                " version = excluded.version, cards = excluded.cards",
-                game_id,
-                user_id,
-                version,
-                _dumps(cards),
-            )
-
-        await self._write(body)
-
-    # --- handled updates --------------------------------------------------------
-
-    async def update_seen(self, update_id: int) -> bool:
-        async with self._pool.acquire() as conn:
-            return bool(
-                await conn.fetchval("SELECT 1 FROM updates WHERE update_id = $1", update_id)
-            )
-
-    async def mark_update(self, update_id: int) -> None:
-        async with self._pool.acquire() as conn:
-            await conn.execute(
-                "INSERT INTO updates (update_id, handled_at) VALUES ($1, $2)"
-                " ON CONFLICT (update_id) DO NOTHING",
-                update_id,
-                time.time(),
-            )
-
-    async def prune_updates(self, before: float) -> int:
-        async with self._pool.acquire() as conn:
-            return _count(await conn.execute("DELETE FROM updates WHERE handled_at < $1", before))
 
     # --- chats & users -------------------------------------------------------
 
@@ -317,7 +201,7 @@ class PgStorage:
         return chat
 
     async def get_chat(self, chat_id: int) -> Chat | None:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._chat(conn, chat_id)
 
     async def _chat(self, conn: Conn, chat_id: int) -> Chat | None:
@@ -396,7 +280,7 @@ class PgStorage:
             await conn.execute(sql("DELETE FROM stats WHERE chat_id = ?"), old_id)
 
         try:
-            await self._write(body, notify=True)
+            await self._write(body)
         except asyncpg.IntegrityConstraintViolationError as exc:
             raise StorageError(
                 f"cannot move chat {old_id} to {new_id}: both have an open game in the same"
@@ -425,7 +309,7 @@ class PgStorage:
         return user
 
     async def get_user(self, user_id: int) -> User | None:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._user(conn, user_id)
 
     async def _user(self, conn: Conn, user_id: int) -> User | None:
@@ -523,7 +407,7 @@ class PgStorage:
             return await self._game(conn, game_id)
 
         try:
-            game = await self._write(body, notify=bool(outbox))
+            game = await self._write(body)
         except asyncpg.UniqueViolationError:
             # Another instance opened a game here between our check and our insert.
             existing = await self.open_game(chat_id, thread_id)
@@ -534,19 +418,19 @@ class PgStorage:
         return game
 
     async def get_game(self, game_id: int) -> Game | None:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._game(conn, game_id)
 
     async def open_game(self, chat_id: int, thread_id: int | None) -> Game | None:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._open_game(conn, chat_id, thread_id)
 
     async def active_games(self) -> list[Game]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._games(conn, _OPEN)
 
     async def games_of_user(self, user_id: int) -> list[Game]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._games(
                 conn,
                 f"{_OPEN} AND games.id IN (SELECT game_id FROM seats WHERE user_id = ?)",
@@ -557,8 +441,7 @@ class PgStorage:
         """As :meth:`storage.db.Storage.commit`: one atomic, version-checked change."""
         try:
             return await self._write(
-                lambda conn: self._commit(conn, game_id, expected_version, change),
-                notify=bool(change.outbox),
+                lambda conn: self._commit(conn, game_id, expected_version, change)
             )
         except asyncpg.IntegrityConstraintViolationError as exc:
             raise StorageError(
@@ -726,7 +609,7 @@ class PgStorage:
             )
 
     async def due_deadlines(self, now: float) -> list[Game]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._games(
                 conn,
                 "status = 'playing' AND (deadline_due_at <= ?"
@@ -736,13 +619,13 @@ class PgStorage:
             )
 
     async def expired_lobbies(self, now: float) -> list[Game]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._games(conn, "status = 'lobby' AND lobby_expires_at <= ?", now)
 
     # --- move log / records --------------------------------------------------
 
     async def deals(self, game_id: int) -> list[DealStart]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._deals(conn, game_id)
 
     async def _deals(self, conn: Conn, game_id: int) -> list[DealStart]:
@@ -764,7 +647,7 @@ class PgStorage:
         return result
 
     async def moves(self, game_id: int) -> list[LoggedMove]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return await self._moves(conn, game_id)
 
     async def _moves(self, conn: Conn, game_id: int) -> list[LoggedMove]:
@@ -781,7 +664,7 @@ class PgStorage:
         ]
 
     async def tallies(self, game_id: int) -> list[DealTally]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             rows = await conn.fetch(
                 "SELECT deal_index, points, penalties FROM tallies WHERE game_id = $1"
                 " ORDER BY deal_index",
@@ -829,7 +712,7 @@ class PgStorage:
     # --- stats ---------------------------------------------------------------
 
     async def chat_stats(self, chat_id: int) -> list[UserStats]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             rows = await conn.fetch(
                 "SELECT s.user_id, COALESCE(NULLIF(u.name, ''), s.name), s.series_played,"
                 " s.series_won, s.deals_played, s.penalties"
@@ -859,7 +742,7 @@ class PgStorage:
         await self._write(lambda conn: _set_message(conn, game_id, role, chat_id, message_id))
 
     async def get_message(self, game_id: int, role: str) -> MessageRef | None:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             row = await conn.fetchrow(
                 "SELECT game_id, role, chat_id, message_id FROM messages"
                 " WHERE game_id = $1 AND role = $2",
@@ -869,7 +752,7 @@ class PgStorage:
         return None if row is None else _message(row)
 
     async def game_messages(self, game_id: int) -> list[MessageRef]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             rows = await conn.fetch(
                 "SELECT game_id, role, chat_id, message_id FROM messages WHERE game_id = $1"
                 " ORDER BY role",
@@ -888,10 +771,10 @@ class PgStorage:
     # --- outbox --------------------------------------------------------------
 
     async def enqueue(self, ops: tuple[OutboxOp, ...]) -> None:
-        await self._write(lambda conn: self._write_outbox(conn, ops, time.time()), notify=bool(ops))
+        await self._write(lambda conn: self._write_outbox(conn, ops, time.time()))
 
     async def pending(self, now: float, limit: int = 100) -> list[OutboxItem]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             rows = await conn.fetch(
                 f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE not_before <= $1 ORDER BY id LIMIT $2",
                 now,
@@ -900,7 +783,7 @@ class PgStorage:
         return [_outbox_item(row) for row in rows]
 
     async def outbox_heads(self, limit: int = 10_000) -> list[OutboxItem]:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             rows = await conn.fetch(
                 f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE id IN"
                 " (SELECT MIN(id) FROM outbox GROUP BY chat_id) ORDER BY id LIMIT $1",
@@ -950,12 +833,12 @@ class PgStorage:
         return await self._write(body)
 
     async def outbox_size(self) -> int:
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             return int(await conn.fetchval("SELECT COUNT(*) FROM outbox"))
 
     async def outbox_oldest(self) -> float | None:
         """When the oldest pending outbox row was queued (for /metrics)."""
-        async with self._pool.acquire() as conn:
+        async with self._conn() as conn:
             value = await conn.fetchval("SELECT MIN(created_at) FROM outbox")
         return None if value is None else float(value)
 

@@ -15,6 +15,8 @@ from typing import Any, Final
 
 from storage.errors import NewerDatabaseError
 
+OUTBOX_CHANNEL: Final = "burkozel_outbox"
+
 PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     # 1: the initial schema, as SQLite's migrations 1-2.
     (
@@ -154,6 +156,19 @@ PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         "CREATE INDEX outbox_due ON outbox (not_before)",
         "CREATE INDEX outbox_by_game_role ON outbox (game_id, role) WHERE game_id IS NOT NULL",
         "CREATE INDEX outbox_by_chat ON outbox (chat_id, id)",
+        # Wakes the sender, whichever instance it runs in, when rows are queued: a NOTIFY
+        # sent at COMMIT (so never for rows rolled back), in the inserting statement itself.
+        f"""
+        CREATE FUNCTION outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM pg_notify('{OUTBOX_CHANNEL}', '');
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE TRIGGER outbox_notify AFTER INSERT ON outbox
+            FOR EACH STATEMENT EXECUTE FUNCTION outbox_notify()
+        """,
         """
         CREATE TABLE updates (
             update_id  BIGINT PRIMARY KEY,

@@ -189,7 +189,7 @@ async def killer(bots: list[WebhookBot], rng: random.Random, done: asyncio.Event
     restarts: list[asyncio.Task[None]] = []
     while len(kills) < KILLS and not done.is_set():
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(done.wait(), rng.uniform(1.5, 3.5))
+            await asyncio.wait_for(done.wait(), rng.uniform(1.0, 2.5))
         if done.is_set():
             break
         if any(not task.done() for task in restarts):
@@ -257,7 +257,7 @@ async def test_two_instances_with_kills_finish_every_game_exactly(
             finally:
                 all_done.set()
                 kills = await kill_task
-            assert len(kills) >= 3 and any(k.endswith(":sender") for k in kills), kills
+            assert len(kills) >= 2 and any(k.endswith(":sender") for k in kills), kills
             print(f"games over after {time.monotonic() - started:.1f}s; kills {kills}")
 
             async def drained() -> bool:
@@ -291,3 +291,21 @@ async def test_two_instances_with_kills_finish_every_game_exactly(
         for bot in bots:
             log = bot.log.read_text(errors="replace")
             assert "Traceback" not in log, bot.tail(200)
+
+
+async def test_polling_mode_serves_health_and_metrics_on_metrics_listen(tmp_path: Path) -> None:
+    port = free_port()
+    settings = {"metrics_listen": f"127.0.0.1:{port}"}
+    async with FakeTelegram(token=TOKEN) as fake, running_bot(fake, tmp_path / "x", **settings):
+        ann = fake.add_user("Ann")
+        group = fake.add_group("Cards", members=[ann])
+        await ann.start_bot()
+        await ann.send(group, "/newgame")
+        await fake.wait_for(lambda: any("✋ Join" in m.button_texts for m in group.messages))
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"http://127.0.0.1:{port}/healthz") as r:
+                assert (r.status, await r.json()) == (200, {"database": "ok", "sender": True})
+            async with session.get(f"http://127.0.0.1:{port}/metrics") as r:
+                text = await r.text()
+    assert 'burkozel_updates_handled_total{kind="message"}' in text
+    assert "burkozel_sender 1.0" in text

@@ -1,0 +1,189 @@
+"""How several bot instances share one PostgreSQL database (mixed into PgStorage).
+
+- :meth:`PgInstances.game_lock`: a per-game advisory lock, so one instance at a time
+  changes a game, yielding the committed version so a cached game can be checked;
+- :meth:`PgInstances.try_lead`: the sender/timer election (a session advisory lock);
+- :meth:`PgInstances.listen_outbox`: LISTEN for outbox rows any instance queued (a
+  trigger on the outbox table NOTIFYs, storage/pg_migrations.py);
+- card selections and handled update ids, which must not live in one instance's memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextvars import ContextVar
+from typing import Any, Final, TypeVar
+
+import asyncpg
+
+from storage.db import _dumps, _loads
+from storage.errors import CorruptRecordError
+from storage.pg_migrations import LEADER_LOCK, OUTBOX_CHANNEL
+
+logger = logging.getLogger(__name__)
+
+CONNECT_TIMEOUT: Final = 10.0
+_T = TypeVar("_T")
+Conn = Any
+
+
+def _count(status: str) -> int:
+    return int(status.rsplit(" ", 1)[-1])
+
+
+# The connection holding the current task's game lock (see game_lock).
+_HELD: ContextVar[tuple[object, Conn] | None] = ContextVar("pg_held", default=None)
+
+
+class PgInstances:
+    _pool: asyncpg.Pool
+    _locks: asyncpg.Pool
+    _url: str
+    _leader: Conn | None
+    _candidate: Conn | None
+    _listener: Conn | None
+
+    async def _write(self, body: Callable[[Conn], Awaitable[_T]]) -> _T:
+        raise NotImplementedError  # PgStorage's write transaction
+
+    @contextlib.asynccontextmanager
+    async def _conn(self) -> AsyncIterator[Conn]:
+        """The connection for one storage call: the game lock's, inside a locked block."""
+        held = _HELD.get()
+        if held is not None and held[0] is self:
+            yield held[1]
+            return
+        async with self._pool.acquire() as conn:
+            yield conn
+
+    # --- coordination between instances ---------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def game_lock(self, game_id: int) -> AsyncIterator[int | None]:
+        """Hold the game's advisory lock; yields its committed version (None: no game).
+
+        A session advisory lock on a connection of its own (no transaction kept open); an
+        instance that dies while holding it frees it with its connection. The version is
+        read by a statement of its own, after the lock: its snapshot then sees what the
+        previous holder committed.
+        """
+        async with self._locks.acquire() as conn:
+            await conn.execute("SELECT pg_advisory_lock($1)", game_id)
+            # The locked block's storage calls run on this connection: one connection per
+            # update, not one for the lock and more from the pool for the work.
+            token = _HELD.set((self, conn))
+            try:
+                yield await conn.fetchval("SELECT version FROM games WHERE id = $1", game_id)
+            finally:
+                _HELD.reset(token)
+        # Released by the pool: it resets every connection it takes back (that includes
+        # pg_advisory_unlock_all) and closes one whose reset fails.
+
+    async def game_version(self, game_id: int) -> int | None:
+        async with self._conn() as conn:
+            value = await conn.fetchval("SELECT version FROM games WHERE id = $1", game_id)
+        return None if value is None else int(value)
+
+    async def try_lead(self) -> bool:
+        """Try to become (or check that we still are) the one sender/timer instance.
+
+        A session advisory lock on a connection of its own: held while that connection
+        lives, so a dead leader's lock is released as soon as its connection drops.
+        """
+        conn = self._leader
+        if conn is not None:
+            try:
+                await conn.fetchval("SELECT 1", timeout=5)
+                return True
+            except Exception:
+                logger.warning("lost the leader connection; standing down")
+                with contextlib.suppress(Exception):
+                    conn.terminate()
+                self._leader = None
+                return False
+        try:
+            if self._candidate is None or self._candidate.is_closed():
+                self._candidate = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
+            won = await self._candidate.fetchval(
+                "SELECT pg_try_advisory_lock($1)", LEADER_LOCK, timeout=5
+            )
+        except Exception:
+            logger.warning("cannot reach the database to take the sender role", exc_info=True)
+            if self._candidate is not None:
+                self._candidate.terminate()
+            self._candidate = None
+            return False
+        if not won:
+            return False  # the connection is kept for the next try
+        self._leader, self._candidate = self._candidate, None
+        return True
+
+    async def resign(self) -> None:
+        conn, self._leader = self._leader, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await conn.close()
+
+    async def listen_outbox(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` whenever any instance commits outbox rows."""
+        if self._listener is None or self._listener.is_closed():
+            self._listener = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
+            await self._listener.add_listener(OUTBOX_CHANNEL, lambda *_: callback())
+
+    # --- card selections (shared, since the next tap may reach another instance) ---
+
+    async def get_selection(self, game_id: int, user_id: int, version: int) -> list[str]:
+        """The cards ``user_id`` has selected at this game version (empty if none)."""
+        async with self._conn() as conn:
+            cards = await conn.fetchval(
+                "SELECT cards FROM selections WHERE game_id = $1 AND user_id = $2 AND version = $3",
+                game_id,
+                user_id,
+                version,
+            )
+        if cards is None:
+            return []
+        value = _loads(f"selections row (game {game_id}, user {user_id})", "cards", cards)
+        if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+            raise CorruptRecordError(f"selections row (game {game_id}): not a list of cards")
+        return value
+
+    async def set_selection(
+        self, game_id: int, user_id: int, version: int, cards: list[str]
+    ) -> None:
+        async def body(conn: Conn) -> None:
+            await conn.execute(
+                "INSERT INTO selections (game_id, user_id, version, cards)"
+                " VALUES ($1, $2, $3, $4) ON CONFLICT (game_id, user_id) DO UPDATE SET"
+                " version = excluded.version, cards = excluded.cards",
+                game_id,
+                user_id,
+                version,
+                _dumps(cards),
+            )
+
+        await self._write(body)
+
+    # --- handled updates --------------------------------------------------------
+
+    async def update_seen(self, update_id: int) -> bool:
+        async with self._conn() as conn:
+            return bool(
+                await conn.fetchval("SELECT 1 FROM updates WHERE update_id = $1", update_id)
+            )
+
+    async def mark_update(self, update_id: int) -> None:
+        async with self._conn() as conn:
+            await conn.execute(
+                "INSERT INTO updates (update_id, handled_at) VALUES ($1, $2)"
+                " ON CONFLICT (update_id) DO NOTHING",
+                update_id,
+                time.time(),
+            )
+
+    async def prune_updates(self, before: float) -> int:
+        async with self._conn() as conn:
+            return _count(await conn.execute("DELETE FROM updates WHERE handled_at < $1", before))
