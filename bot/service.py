@@ -19,7 +19,7 @@ from typing import Any
 from aiogram.types import InlineKeyboardMarkup
 
 from bot import render
-from bot.i18n import Texts, texts
+from bot.i18n import Texts, html_join, texts
 from engine import (
     Card,
     CardCodeError,
@@ -49,6 +49,7 @@ from storage import (
 log = logging.getLogger(__name__)
 
 MAX_SEATS = 4
+MAX_ID = 2**63 - 1  # SQLite's largest integer
 OPEN = ("lobby", "playing")
 
 
@@ -160,9 +161,7 @@ class GameService:
         live = self._live.get(game_id)
         if live is not None:
             return live
-        if not 0 < game_id < 2**63:  # forged: SQLite integers are 64-bit
-            raise UserError("error.no_game")
-        game = await self.storage.get_game(game_id)
+        game = await self._get_game(game_id)
         if game is None:
             raise UserError("error.no_game")
         chat = await self.storage.get_chat(game.chat_id)
@@ -183,12 +182,23 @@ class GameService:
             self._live[game_id] = live
         return live
 
+    async def _get_game(self, game_id: int) -> Game:
+        """Every path from a forged id to storage goes through here (SQLite is 64-bit)."""
+        if not 0 < game_id <= MAX_ID:
+            raise UserError("error.no_game")
+        game = await self.storage.get_game(game_id)
+        if game is None:
+            raise UserError("error.no_game")
+        return game
+
     async def _commit(self, live: LiveGame, change: GameChange) -> Game:
         try:
             game = await self.storage.commit(live.game.id, live.game.version, change)
         except StaleVersionError:
+            # Someone else's change got in first; this one was not made. (No keyboard is
+            # redrawn here, so the answer must not promise one.)
             self._live.pop(live.game.id, None)
-            raise UserError("error.stale") from None
+            raise UserError("error.conflict") from None
         except BaseException:
             # The cached engine state may be ahead of storage now: rebuild it next time.
             self._live.pop(live.game.id, None)
@@ -258,6 +268,7 @@ class GameService:
             seat.seat,
             deal_number=len(live.series.deals),
             turn_seconds=seconds,
+            previous=render.previous_trick(live.series),
         )
         selection = live.selections.get(seat.user_id, [])
         markup = render.hand_keyboard(t, game, deal, seat.seat, selection)
@@ -384,9 +395,7 @@ class GameService:
     async def rematch(self, game_id: int, user: UserInfo) -> Game:
         """A new series at the same table: the same seats, back in the lobby."""
         await self.remember_user(user)
-        old = await self.storage.get_game(game_id)
-        if old is None:
-            raise UserError("error.no_game")
+        old = await self._get_game(game_id)
         if old.status in OPEN:
             raise UserError("newgame.already_open")
         if not any(s.user_id == user.id for s in old.seats):
@@ -459,7 +468,7 @@ class GameService:
             if len(live.game.seats) >= MAX_SEATS:
                 raise UserError("lobby.full")
             number = 1 + sum(1 for s in live.game.seats if s.bot_level is not None)
-            name = live.t("computer.name", n=number, level=live.t(f"computer.{level}"))
+            name = live.t.alert("computer.name", n=number, level=live.t(f"computer.{level}"))
             seat = Seat(len(live.game.seats), None, level, name)
             return await self._change_seats(live, (*live.game.seats, seat))
 
@@ -479,7 +488,8 @@ class GameService:
             live.game = replace(live.game, deadline=self._deadline_for(live.game, series))
             t = live.t
             started = t(
-                "lobby.started", players=", ".join(render.seat_name(s) for s in live.game.seats)
+                "lobby.started",
+                players=html_join(", ", (render.seat_name(s) for s in live.game.seats)),
             )
             ops = [self.group_edit(live, "lobby", started), *self._play_ops(live, last_mover=None)]
             change = GameChange(
@@ -623,15 +633,14 @@ class GameService:
             raise UserError("error.not_seated")
         return live
 
-    async def cancel(self, game_id: int, user_id: int, version: int) -> Game:
+    async def cancel(self, game_id: int, user_id: int) -> Game:
+        """A confirmed /cancel: valid as long as the game is open, whatever moved since."""
         async with self.lock(game_id):
             live = await self._load(game_id)
             if live.game.status not in OPEN:
                 raise UserError("error.game_over")
             if live.seat_of(user_id) is None:
                 raise UserError("error.not_seated")
-            if version != live.game.version:
-                raise UserError("error.stale")
             return await self._close(live, "cancelled")
 
     async def _close(self, live: LiveGame, status: str, reason: str | None = None) -> Game:

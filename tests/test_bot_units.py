@@ -23,12 +23,39 @@ def test_every_callback_fits_in_64_bytes_at_its_largest() -> None:
         LobbyCb(game=MAX_GAME, action="bot-normal"),
         CardCb(game=MAX_GAME, v=10**9, card="10H"),
         PlayCb(game=MAX_GAME, v=10**9, kind="b", cards="10H.10D.10S"),
-        CancelCb(game=MAX_GAME, v=10**9, confirm=True),
+        CancelCb(game=MAX_GAME, confirm=True),
         LangCb(code="ru"),
     ]
     for data in largest:
         packed = data.pack()
         assert len(packed.encode()) <= 64, packed
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        f"{prefix}:{game}:{rest}"
+        for prefix, rest in (
+            ("l", "again"),
+            ("l", "join"),
+            ("t", "1:AS"),
+            ("p", "1:l:AS"),
+            ("x", "1"),
+        )
+        for game in ("9223372036854775808", "0", "-1", "-9223372036854775809", "1e3", "x", "")
+    ]
+    + [
+        f"{prefix}:1:{v}:{rest}"
+        for prefix, rest in (("t", "AS"), ("p", "l:AS"))
+        for v in ("9223372036854775808", "-1", "v", "")
+    ],
+)
+def test_forged_ids_out_of_range_are_refused_at_the_edge(data: str) -> None:
+    """Issue 9 bug 5: ids beyond SQLite's 64 bits, negative or not numbers never unpack,
+    so no handler but "this button is not valid" sees them."""
+    factory = {"l": LobbyCb, "t": CardCb, "p": PlayCb, "x": CancelCb}[data[0]]
+    with pytest.raises(ValueError):
+        factory.unpack(data)
 
 
 def test_callback_data_round_trips() -> None:
@@ -91,7 +118,7 @@ def test_every_text_key_used_in_the_code_is_in_the_catalogue() -> None:
     used: set[str] = set()
     for path in (ROOT / "bot").rglob("*.py"):
         source = path.read_text()
-        used |= set(re.findall(r"""\b(?:t|UserError)\(\s*"([a-z_]+\.[a-z_]+)""", source))
+        used |= set(re.findall(r"""\b(?:t|t\.alert|UserError)\(\s*"([a-z_]+\.[a-z_]+)""", source))
     assert used, "the scan found no keys"
     assert used <= known, sorted(used - known)
 

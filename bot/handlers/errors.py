@@ -25,9 +25,9 @@ async def polite_refusal(event: ErrorEvent, service: GameService) -> None:
         t = personal_texts(query.from_user, service.default_language)
         if isinstance(error, NeedsStart):
             # Telegram opens t.me/<bot>?start=... links given as the answer's url.
-            await query.answer(t("join.needs_dm_alert"), url=error.link)
+            await query.answer(t.alert("join.needs_dm_alert"), url=error.link)
         else:
-            await query.answer(t(error.key, **error.values), show_alert=True)
+            await query.answer(t.alert(error.key, **error.values), show_alert=True)
     elif update.message is not None:
         message = update.message
         t = personal_texts(message.from_user, service.default_language)
@@ -46,7 +46,7 @@ async def unexpected(event: ErrorEvent, service: GameService) -> None:
     if query is not None:
         t = personal_texts(query.from_user, service.default_language)
         try:
-            await query.answer(t("error.internal"), show_alert=True)
+            await query.answer(t.alert("error.internal"), show_alert=True)
         except Exception:  # the query may be answered already or too old
             log.debug("could not answer callback after an error", exc_info=True)
 

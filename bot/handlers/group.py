@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from html import escape
-
 from aiogram import F, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
@@ -62,7 +60,7 @@ async def score(message: Message, service: GameService) -> None:
     live = await service.open_live(message.chat.id, thread_of(message))
     if live is not None and live.series is not None and live.series.results:
         totals = live.series.totals
-        lines = [t("score.series", deals=len(live.series.results))]
+        lines: list[str] = [t("score.series", deals=len(live.series.results))]
         lines += [f"{render.seat_name(s)}: {totals[s.seat]}" for s in live.game.seats]
     else:
         stats = await service.storage.chat_stats(message.chat.id)
@@ -74,7 +72,7 @@ async def score(message: Message, service: GameService) -> None:
             lines.append(
                 t(
                     "score.row",
-                    name=escape(row.name),
+                    name=row.name,
                     won=row.series_won,
                     played=row.series_played,
                     deals=row.deals_played,

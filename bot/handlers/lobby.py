@@ -30,7 +30,7 @@ async def lobby_button(query: CallbackQuery, callback_data: LobbyCb, service: Ga
         key = "lobby.computer_added"
     else:
         raise UserError("error.forged")
-    await query.answer(personal_texts(query.from_user, service.default_language)(key))
+    await query.answer(personal_texts(query.from_user, service.default_language).alert(key))
 
 
 def make_router() -> Router:

@@ -21,7 +21,7 @@ async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: Game
 async def play_cards(query: CallbackQuery, callback_data: PlayCb, service: GameService) -> None:
     data = callback_data
     await service.play(data.game, query.from_user.id, data.v, data.kind, data.cards)
-    await query.answer(personal_texts(query.from_user, service.default_language)("play.done"))
+    await query.answer(personal_texts(query.from_user, service.default_language).alert("play.done"))
 
 
 async def confirm_cancel(
@@ -29,10 +29,10 @@ async def confirm_cancel(
 ) -> None:
     t = personal_texts(query.from_user, service.default_language)
     if callback_data.confirm:
-        await service.cancel(callback_data.game, query.from_user.id, callback_data.v)
-        await query.answer(t("cancel.done"))
+        await service.cancel(callback_data.game, query.from_user.id)
+        await query.answer(t.alert("cancel.done"))
     else:
-        await query.answer(t("cancel.kept"))
+        await query.answer(t.alert("cancel.kept"))
     message = query.message
     if isinstance(message, Message) and _carries(message, query.data):
         # The confirmation question has served its purpose. (Only if the tap came from
@@ -52,7 +52,9 @@ def _carries(message: Message, data: str | None) -> bool:
 
 async def unknown_button(query: CallbackQuery, service: GameService) -> None:
     """Forged, junk or long-retired buttons: say so; nothing changes."""
-    await query.answer(personal_texts(query.from_user, service.default_language)("error.forged"))
+    await query.answer(
+        personal_texts(query.from_user, service.default_language).alert("error.forged")
+    )
 
 
 def make_router() -> Router:

@@ -154,11 +154,25 @@ def current_deal(users: list[FakeUser], group: FakeChat | None = None) -> int:
     return max(numbers, default=1)
 
 
+def this_deal_only(text: str) -> str:
+    """``text`` without the previous deal's last trick, which a new deal's screens show
+    until its first lead (issue 9: every card played is seen by all)."""
+    kept, skipping = [], False
+    for line in text.splitlines():
+        if line.startswith("Last trick of deal "):
+            skipping = True
+        elif skipping and not line.startswith("  "):
+            skipping = False
+        if not skipping:
+            kept.append(line)
+    return "\n".join(kept)
+
+
 def assert_no_hidden_card_in_group(group: FakeChat, players: list[FakeUser]) -> None:
     """No card still held in a hand has appeared in the group during this deal, bar the
     face-up trump card (R3). Earlier deals used the same 36 cards, so they are left out."""
     deal = f"deal {current_deal(players, group)}\n"
-    texts = [t for t in group.all_texts() if deal in t]
+    texts = [this_deal_only(t) for t in group.all_texts() if deal in t]
     trump = {
         card
         for text in texts
@@ -177,7 +191,7 @@ def assert_no_hand_in_another_dm(players: list[FakeUser], group: FakeChat | None
     deal = f"deal {current_deal(players, group)}\n"
     held = {u.id: hand_cards(u, group) for u in players}
     for user in players:
-        texts = [t for t in user.dm.all_texts() if deal in t]
+        texts = [this_deal_only(t) for t in user.dm.all_texts() if deal in t]
         trump = {
             c
             for t in texts

@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 STORM_MOVES = 12
 MESSAGE_METHODS = {"sendMessage", "editMessageText", "deleteMessage"}
 _TAG = re.compile(r"<[^>]+>")
-_SECONDS = re.compile(r"\d+ s\b")
+_SECONDS = re.compile(r"\d+ (s|min)\b")
 
 
 # --- helpers ---------------------------------------------------------------------------
@@ -110,6 +110,7 @@ async def assert_final_state(
             seat.seat,
             deal_number=len(series.deals),
             turn_seconds=seconds,
+            previous=render.previous_trick(series),
         )
         assert plain(hand.text) == plain(want), f"{seat.name}'s hand is not current"
         keyboard = render.hand_keyboard(t, game, deal, seat.seat, [])
@@ -424,7 +425,8 @@ async def test_double_taps_and_racing_taps_apply_exactly_one_move(tmp_path: Path
             await fake.wait_for(lambda: drained(app))
 
             # The next player's move races a "Yes, end the game" tapped by someone else:
-            # exactly one of them happens, the other is politely refused.
+            # both are serialised. The confirmation asks about the game, not a position,
+            # so it holds after a move (issue 9 bug 4); a move after the cancel is refused.
             mover = await fake.wait_for(lambda: whose_turn(users))
             other = next(u for u in users if u is not mover)
             await other.send(group, "/cancel")
@@ -442,15 +444,14 @@ async def test_double_taps_and_racing_taps_apply_exactly_one_move(tmp_path: Path
             cancel_answer = await cancel.wait()
             assert app.service is not None
             after = await app.service.storage.get_game(game.id)
-            assert after is not None and after.version == version + 1
-            if after.status == "cancelled":
-                assert await move_count(app, game.id) == moves
-                assert all(a.show_alert for a in play_answers)
-                assert not cancel_answer.show_alert
-            else:
-                assert await move_count(app, game.id) == moves + 1
-                assert sorted(a.show_alert for a in play_answers) == [False, True]
-                assert cancel_answer.show_alert
+            assert after is not None and after.status == "cancelled"
+            assert not cancel_answer.show_alert, cancel_answer.text
+            played = await move_count(app, game.id) - moves
+            assert played in (0, 1)
+            assert after.version == version + 1 + played
+            assert sorted(a.show_alert for a in play_answers) == (
+                [False, True] if played else [True, True]
+            )
             await assert_final_state(fake, app, game.id, "Friends")
         assert fake.invalid_requests == []
         assert fake.unanswered_callbacks() == []
