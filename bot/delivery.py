@@ -166,7 +166,11 @@ class DeliveryWorker:
         next_at = now + 1.0
         first: dict[int, OutboxItem] = {}
         for item in items:
-            first.setdefault(item.chat_id, item)  # FIFO within a chat
+            # FIFO within a chat, except that the games' own messages go before answers
+            # to commands (which name no game), so chatter cannot hold up a table.
+            held = first.get(item.chat_id)
+            if held is None or (held.game_id is None and item.game_id is not None):
+                first[item.chat_id] = item
         # ``items`` are the oldest due rows overall: one chat's long backlog could hide
         # every other chat. The head of each chat's queue comes from its own query; a
         # chat whose head waits for a retry waits as a whole, so nothing overtakes it.

@@ -19,6 +19,7 @@ from typing import Any
 from aiogram.types import InlineKeyboardMarkup
 
 from bot import render
+from bot.chatter import ChatterLimit
 from bot.i18n import Texts, html_join, texts
 from engine import (
     Card,
@@ -134,6 +135,7 @@ class GameService:
         self._locks: dict[int, tuple[asyncio.Lock, int]] = {}
         self._live: dict[int, LiveGame] = {}
         self.outbox_ready = asyncio.Event()
+        self.chatter = ChatterLimit()
 
     # --- loading and committing ------------------------------------------------
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aiogram.types import Chat, InlineKeyboardMarkup, Message, User
 
+from bot.chatter import Route
 from bot.i18n import LANGUAGES, Texts, texts
 from bot.service import GameService, UserInfo
 from storage import OutboxOp
@@ -34,8 +35,24 @@ async def reply(
     quote: int | None = None,
     markup: InlineKeyboardMarkup | None = None,
 ) -> None:
-    """Answer in the same chat (and topic) through the outbox, like every other message."""
+    """Answer in the same chat (and topic) through the outbox, like every other message.
+
+    In a group the answers are bounded (bot/chatter.py): a repeat is not answered, and
+    past the group's share the answer goes to the asker's private chat, or nowhere if
+    ``markup`` only works in the group."""
     payload: dict[str, object] = {"text": text}
+    chat_id = message.chat.id
+    if message.chat.type != "private" and message.from_user is not None:
+        user_id = message.from_user.id
+        route = service.chatter.route(chat_id, user_id, command_of(message))
+        if route is Route.PRIVATE and markup is None:
+            user = await service.storage.get_user(user_id)
+            if user is not None and user.started:
+                await service.storage.enqueue((OutboxOp(user_id, "send", payload),))
+                service.outbox_ready.set()
+            return
+        if route is not Route.GROUP:
+            return
     if markup is not None:
         payload["reply_markup"] = markup.model_dump(mode="json", exclude_none=True)
     thread = thread_of(message)
@@ -43,8 +60,14 @@ async def reply(
         payload["message_thread_id"] = thread
     if quote is not None:
         payload["reply_to_message_id"] = quote
-    await service.storage.enqueue((OutboxOp(message.chat.id, "send", payload),))
+    await service.storage.enqueue((OutboxOp(chat_id, "send", payload),))
     service.outbox_ready.set()
+
+
+def command_of(message: Message) -> str:
+    """``/score@bot args`` -> ``/score``: what a repeat is recognised by."""
+    word = (message.text or "").split(maxsplit=1)[0] if message.text else ""
+    return word.split("@", 1)[0].lower()
 
 
 async def chat_texts(service: GameService, message: Message) -> Texts:

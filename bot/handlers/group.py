@@ -7,6 +7,7 @@ from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
 from bot import render
+from bot.chatter import Route
 from bot.handlers.common import chat_texts, chat_title, reply, thread_of, user_info
 from bot.service import AlreadyOpen, GameService, UserError
 
@@ -85,6 +86,8 @@ async def score(message: Message, service: GameService) -> None:
 async def cancel(message: Message, service: GameService) -> None:
     assert message.from_user is not None
     live = await service.cancel_request(message.chat.id, thread_of(message), message.from_user.id)
+    if service.chatter.route(message.chat.id, message.from_user.id, "/cancel") is Route.NONE:
+        return  # asked a moment ago: the question is in the group already
     t = live.t
     markup = render.cancel_keyboard(t, live.game)
     op = service.group_send(live, t("cancel.confirm"), markup)

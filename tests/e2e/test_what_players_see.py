@@ -11,6 +11,7 @@ import random
 import re
 from pathlib import Path
 
+from bot.delivery import Limits
 from bot.i18n import texts
 from engine import Move
 from tests.e2e.harness import (
@@ -171,4 +172,58 @@ async def test_every_card_played_reaches_the_group_and_every_other_player(
                 texts_seen = user.dm.all_texts(False)
                 tricks_taken = sum("Trick to " in t for t in texts_seen)
                 assert tricks_taken, f"{user.first_name} was never told who took a trick"
+        assert fake.invalid_requests == []
+
+
+async def test_group_commands_during_play_do_not_hold_up_the_table(tmp_path: Path) -> None:
+    """Bug 3: command answers shared the table's queue, so twenty /score from an onlooker
+    delayed the table by over a minute. The game's messages go first and answers to
+    a chat's commands are bounded."""
+    rng = random.Random(3)
+    # The group is paced at 1 message a second (Telegram's real pace is 1 in 3 s), so a
+    # backlog of thirty answers would hold the table for half a minute.
+    slow_group = Limits(
+        group_capacity=1,
+        group_rate=1,
+        private_capacity=1000,
+        private_rate=1000,
+        global_capacity=1000,
+        global_rate=1000,
+    )
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice, bob = fake.add_user("Alice"), fake.add_user("Bob")
+        onlooker, quiet = fake.add_user("Olga"), fake.add_user("Quentin")
+        group = fake.add_group("Friends", members=[alice, bob, onlooker, quiet])
+        async with running_bot(fake, tmp_path / "bot.sqlite3", limits=slow_group) as app:
+            await open_game(fake, group, [alice, bob])
+            await onlooker.start_bot()
+            await fake.wait_for(lambda: drained(app), timeout=20)
+            table = next(m for m in group.bot_messages() if "Trump:" in (m.text or ""))
+            before_flood = len(group.bot_messages())
+            dm_before = len(onlooker.dm.bot_messages())
+            for _ in range(10):
+                await quiet.send(group, "/help")
+            for _ in range(20):
+                await onlooker.send(group, "/score")
+            for _ in range(10):
+                await onlooker.send(group, "/rules")
+            await fake.wait_updates_confirmed()
+            for _ in range(3):
+                shown = len(table.history)
+                user = await fake.wait_for(lambda: whose_turn([alice, bob], group))
+                await play_one_move(fake, user, rng, group)
+                await fake.wait_for(
+                    lambda s=shown: len(table.history) > s,
+                    timeout=4,
+                    description="the table to show the move despite the chatter",
+                )
+            await fake.wait_for(lambda: drained(app), timeout=30)
+            answers = len(group.bot_messages()) - before_flood
+            assert 1 <= answers <= 3, [m.text for m in group.bot_messages()[before_flood:]]
+            # Past the group's share, the onlooker (who has a private chat) got it there:
+            # one answer to each command, not one per repeat.
+            private = len(onlooker.dm.bot_messages()) - dm_before
+            assert answers + private <= 3, private
+            assert private >= 1
         assert fake.invalid_requests == []
