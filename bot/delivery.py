@@ -85,6 +85,7 @@ class DeliveryStats:
     coalesced: int = 0
     retried: int = 0
     dropped: int = 0
+    unchanged: int = 0  # edits not sent: Telegram shows that text and keyboard already
     flood_waits: int = 0
     errors: list[str] = field(default_factory=list)
 
@@ -114,6 +115,10 @@ class DeliveryWorker:
         self._buckets: dict[int, Bucket] = {}
         self._global = Bucket(self.limits.global_capacity, self.limits.global_rate)
         self._in_flight: dict[int, asyncio.Task[None]] = {}
+        # What each message shows, as we last set it: an edit to the same text and
+        # keyboard would cost an operation and change nothing. (Lost on restart: at
+        # worst one redundant edit per message, which Telegram answers "not modified".)
+        self._shown: dict[tuple[int, int], int] = {}
         self._stopping = False
 
     def _bucket(self, chat_id: int) -> Bucket:
@@ -283,6 +288,11 @@ class DeliveryWorker:
         if item.method == "edit" and item.game_id is not None and item.role is not None:
             ref = await self.storage.get_message(item.game_id, item.role)
             if ref is not None and ref.chat_id == item.chat_id:
+                shown = (item.chat_id, ref.message_id)
+                content = hash((payload["text"], repr(markup)))
+                if self._shown.get(shown) == content:
+                    self.stats.unchanged += 1
+                    return None
                 try:
                     await self.bot.edit_message_text(
                         chat_id=item.chat_id,
@@ -290,6 +300,7 @@ class DeliveryWorker:
                         text=payload["text"],
                         reply_markup=reply_markup,
                     )
+                    self._remember(shown, content)
                     return None
                 except TelegramBadRequest as exc:
                     text = exc.message.lower()
@@ -301,7 +312,16 @@ class DeliveryWorker:
         message = await self.bot.send_message(
             chat_id=item.chat_id, reply_markup=reply_markup, **_send_params(payload)
         )
+        if item.role is not None:
+            self._remember(
+                (item.chat_id, message.message_id), hash((payload["text"], repr(markup)))
+            )
         return message.message_id
+
+    def _remember(self, message: tuple[int, int], content: int) -> None:
+        if len(self._shown) >= 200_000:  # bounded; forgetting only costs a redundant edit
+            self._shown.clear()
+        self._shown[message] = content
 
     async def _delete(self, item: OutboxItem, payload: dict[str, Any]) -> None:
         message_id = payload.get("message_id")

@@ -257,6 +257,19 @@ def hand_keyboard(
     return InlineKeyboardMarkup(inline_keyboard=rows)
 
 
+def one_tap_move(deal: Deal, seat: int, card: Card) -> Move | None:
+    """The move a tap on ``card`` makes at once: when the card alone is a legal move and
+    the only one it can be part of (a lead with no other card of its suit, a discard that
+    cannot beat). Otherwise the tap selects it, and the player confirms with a button, so
+    no choice is ever made for them."""
+    if deal.turn != seat:
+        return None
+    moves = [m for m in deal.legal_moves() if card in m.cards]
+    if len(moves) == 1 and len(moves[0].cards) == 1:
+        return moves[0]
+    return None
+
+
 def action_buttons(
     t: Texts, game: Game, deal: Deal, seat: int, selection: Sequence[Card]
 ) -> list[InlineKeyboardButton]:

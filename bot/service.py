@@ -52,6 +52,9 @@ log = logging.getLogger(__name__)
 MAX_SEATS = 4
 MAX_ID = 2**63 - 1  # SQLite's largest integer
 OPEN = ("lobby", "playing")
+# A player who tapped this recently is looking at their hand: the hand's edit shows
+# the turn, so no ping (a message that notifies) is sent.
+PING_AFTER_IDLE = 30.0
 
 
 class UserError(Exception):
@@ -93,6 +96,7 @@ class LiveGame:
     chat_title: str
     language: str
     selections: dict[int, list[Card]] = field(default_factory=dict)
+    last_tap: dict[int, float] = field(default_factory=dict)  # user id -> clock()
 
     @property
     def t(self) -> Texts:
@@ -300,9 +304,13 @@ class GameService:
         turn = deal.turn
         if turn is not None and turn != last_mover:
             seat = live.game.seats[turn]
-            if seat.user_id is not None and not seat.away:
+            if seat.user_id is not None and not seat.away and self._idle(live, seat.user_id):
                 ops += self.ping(live, seat.user_id, live.t("ping.your_turn", chat=live.chat_title))
         return ops
+
+    def _idle(self, live: LiveGame, user_id: int) -> bool:
+        tapped = live.last_tap.get(user_id)
+        return tapped is None or self.clock() - tapped > PING_AFTER_IDLE
 
     def _closing_ops(self, live: LiveGame, status: str) -> list[OutboxOp]:
         t = live.t
@@ -520,7 +528,9 @@ class GameService:
             raise UserError("error.stale")
         return live, seat
 
-    async def toggle(self, game_id: int, user_id: int, version: int, code: str) -> None:
+    async def toggle(self, game_id: int, user_id: int, version: int, code: str) -> bool:
+        """A tap on a card: plays it if it is a whole move by itself (True), else selects
+        or unselects it (False)."""
         async with self.lock(game_id):
             live, seat = await self._playing(game_id, user_id, version)
             try:
@@ -528,15 +538,22 @@ class GameService:
             except CardCodeError:
                 raise UserError("error.forged") from None
             assert live.series is not None
-            if card not in live.series.deals[-1].hand(seat.seat):
+            deal = live.series.deals[-1]
+            if card not in deal.hand(seat.seat):
                 raise UserError("error.not_your_card")
+            live.last_tap[user_id] = self.clock()
             chosen = live.selections.setdefault(user_id, [])
+            move = None if chosen else render.one_tap_move(deal, seat.seat, card)
+            if move is not None:
+                await self._apply(live, move, autoplayed=False)
+                return True
             if card in chosen:
                 chosen.remove(card)
             else:
                 chosen.append(card)
             await self.storage.enqueue((self.hand_op(live, seat),))
             self.outbox_ready.set()
+            return False
 
     async def play(self, game_id: int, user_id: int, version: int, kind: str, codes: str) -> None:
         async with self.lock(game_id):
@@ -545,6 +562,7 @@ class GameService:
             deal = live.series.deals[-1]
             if deal.turn != seat.seat:
                 raise UserError("error.not_your_turn")
+            live.last_tap[user_id] = self.clock()
             try:
                 cards = tuple(Card.parse(c) for c in codes.split("."))
             except CardCodeError:

@@ -16,6 +16,7 @@ import pytest
 from bot import render
 from bot.i18n import LANGUAGES, catalog_keys, texts
 from engine import Series, shuffled_deck
+from engine.deal import covers
 from storage import Deadline, Game, Seat
 from tests.fake_telegram.text import parse_html
 
@@ -122,3 +123,41 @@ def test_every_screen_shows_hostile_names_and_titles_literally(language: str, pl
         series.apply(rng.choice(deal.legal_moves()))
     table = parse_html(render.table_text(texts(language), game, series, turn_seconds=5))[0]
     assert all(name in table for name in names), table
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_card_plays_on_one_tap_only_when_it_is_the_one_move_it_can_make(players: int) -> None:
+    """Issue 9: one tap plays a card only when no choice is made for the player: a lead
+    with no other card of its suit in hand (R6), an answer to one card that cannot beat
+    it (R7: it can only be discarded). Any other card is selected first."""
+    rng = random.Random(players)
+    series = Series(players, first_dealer=0)
+    series.start_deal(shuffled_deck(rng=rng))
+    checked = 0
+    while not series.finished and checked < 400:
+        deal = series.deals[-1]
+        if deal.finished:
+            series.start_deal(shuffled_deck(rng=rng))
+            continue
+        seat = deal.turn
+        assert seat is not None
+        view = deal.view(seat)
+        for card in view.hand:
+            move = render.one_tap_move(deal, seat, card)
+            if not view.table:
+                same_suit = [c for c in view.hand if c.suit is card.suit and c != card]
+                can_lead_more = min(view.hand_sizes) > 1 and same_suit
+                assert (move is None) == bool(can_lead_more), (card, view.hand)
+            elif len(view.table[0].cards) == 1:
+                claim = next(p.cards for p in view.table if p.seat == view.claimant)
+                beats = covers((card,), claim, view.trump)
+                assert (move is None) == beats, (card, claim)
+                assert move is None or move.beat is False
+            else:
+                assert move is None  # several cards to answer with: always a choice
+            for other in range(players):
+                if other != seat:
+                    assert render.one_tap_move(deal, other, card) is None
+            checked += 1
+        series.apply(rng.choice(deal.legal_moves()))
+    assert checked > 50

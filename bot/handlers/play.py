@@ -12,10 +12,15 @@ from storage import OutboxOp
 
 
 async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: GameService) -> None:
-    await service.toggle(
+    played = await service.toggle(
         callback_data.game, query.from_user.id, callback_data.v, callback_data.card
     )
-    await query.answer()
+    if played:
+        await query.answer(
+            personal_texts(query.from_user, service.default_language).alert("play.done")
+        )
+    else:
+        await query.answer()
 
 
 async def play_cards(query: CallbackQuery, callback_data: PlayCb, service: GameService) -> None:

@@ -82,7 +82,7 @@ def is_my_turn(message: FakeMessage) -> bool:
     return "Your lead" in message.text or "Your answer" in message.text
 
 
-_CARD_TOKEN = re.compile(r"^(✅ )?(\S+)$")
+PLAYED = "Played."  # the answer to a tap that made a move (English texts)
 
 
 async def play_one_move(
@@ -119,11 +119,20 @@ async def play_one_move(
         cards = [b for b in message.buttons[0] if not b.text.startswith("✅")]
         assert cards, f"no card left to select: {message.text}"
         before = len(message.history)
-        answer = await (await user.tap(message, data=rng.choice(cards).callback_data)).wait(
-            timeout=5
-        )
+        card = rng.choice(cards)
+        answer = await (await user.tap(message, data=card.callback_data)).wait(timeout=5)
         # A fresh keyboard must just work: an alert here means the bot drew a stale one.
         assert not (strict and answer.show_alert), answer.text
+        if answer.text == PLAYED:  # a card that is a whole move by itself goes on one tap
+            played = cards_in(card.text)
+            deal = current_deal([user], group)
+            await fake.wait_for(
+                lambda: (
+                    not (hand_cards(user, group) & played) or current_deal([user], group) != deal
+                ),
+                description="the hand to show the one-tap move",
+            )
+            return card.text
         await fake.wait_for(
             lambda m=message, b=before: len(m.history) > b or hand_message(user, group) is not m,
             description="the hand keyboard to redraw",

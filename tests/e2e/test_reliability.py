@@ -21,6 +21,7 @@ import engine
 from bot import render
 from bot.app import App
 from bot.i18n import texts
+from engine import Card
 from storage import Game, OutboxOp
 from tests.e2e.harness import (
     hand_cards,
@@ -389,18 +390,37 @@ async def test_edits_coalesce_not_modified_is_done_and_a_lost_message_is_resent(
 
 
 async def select_for_action(
-    fake: FakeTelegram, user: FakeUser, group: FakeChat | None = None
+    fake: FakeTelegram, app: App, game_id: int, user: FakeUser, group: FakeChat | None = None
 ) -> tuple[FakeMessage, str]:
-    """Select cards until the hand offers an action; returns the hand and its data."""
+    """Select cards until the hand offers an action; returns the hand and its data. If
+    every card is a whole move by itself (played on one tap), returns a card's data."""
     rng = random.Random(user.id)
+    assert app.service is not None
     while True:
         message = await fake.wait_for(lambda: hand_message(user, group))
         actions = [b.callback_data for row in message.buttons[1:] for b in row if b.callback_data]
         if actions:
             return message, actions[0]
+        live = await app.service.live(game_id)
         cards = [b for b in message.buttons[0] if not b.text.startswith("✅")]
+        selectable = cards
+        if live.series is not None:
+            deal = live.series.deals[-1]
+            seat = live.seat_of(user.id)
+            assert seat is not None
+            selectable = [
+                b
+                for b in cards
+                if b.callback_data is not None
+                and render.one_tap_move(deal, seat.seat, Card.parse(b.callback_data.split(":")[3]))
+                is None
+            ]
+            if not selectable:
+                data = cards[0].callback_data
+                assert data is not None
+                return message, data
         before = len(message.history)
-        answer = await (await user.tap(message, data=rng.choice(cards).callback_data)).wait()
+        answer = await (await user.tap(message, data=rng.choice(selectable).callback_data)).wait()
         assert not answer.show_alert, f"a tap on the current keyboard was refused: {answer.text}"
         await fake.wait_for(lambda m=message, b=before: len(m.history) > b)
 
@@ -416,7 +436,7 @@ async def test_double_taps_and_racing_taps_apply_exactly_one_move(tmp_path: Path
 
             # A double tap on the same action: one move, one "Played.", one polite alert.
             first = await fake.wait_for(lambda: whose_turn(users))
-            hand, action = await select_for_action(fake, first)
+            hand, action = await select_for_action(fake, app, game.id, first)
             moves = await move_count(app, game.id)
             taps = [await first.tap(hand, data=action) for _ in range(2)]
             answers = [await tap.wait() for tap in taps]
@@ -435,7 +455,7 @@ async def test_double_taps_and_racing_taps_apply_exactly_one_move(tmp_path: Path
                     (m for m in group.bot_messages() if m.has_button("Yes, end the game")), None
                 )
             )
-            hand, action = await select_for_action(fake, mover)
+            hand, action = await select_for_action(fake, app, game.id, mover)
             moves = await move_count(app, game.id)
             version = (await the_game(app, group.id)).version
             play = [await mover.tap(hand, data=action) for _ in range(2)]

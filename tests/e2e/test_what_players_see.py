@@ -51,6 +51,11 @@ async def test_pings_and_hands_reach_players_in_a_group_titled_with_html(tmp_pat
                 await play_one_move(fake, user, rng, group)
             await fake.wait_for(lambda: drained(app))
             assert app.delivery.stats.errors == []
+            # Players tapping away see their turn in the hand's edit; pings (messages that
+            # notify, and cost a send and a delete) go only to someone who has been idle.
+            for user in (anna, bob):
+                pings = [m for m in user.dm.all_messages if (m.text or "").startswith("🔔")]
+                assert len(pings) <= 1, [m.text for m in pings]
             table = next(m for m in group.bot_messages() if "Trump:" in (m.text or ""))
             assert NAME in table.text and "Bob & <i>" in table.text
         assert fake.invalid_requests == []
