@@ -163,6 +163,11 @@ class GameService:
         chat = await self.storage.get_chat(chat_id)
         return (chat.language if chat else None) or self.default_language
 
+    def cached_language(self, game_id: int) -> str | None:
+        """The language of a game being played, if it is in memory (no storage read)."""
+        live = self._live.get(game_id)
+        return None if live is None else live.language
+
     async def _load(self, game_id: int) -> LiveGame:
         live = self._live.get(game_id)
         if live is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aiogram.types import Chat, InlineKeyboardMarkup, Message, User
+from aiogram.types import CallbackQuery, Chat, InlineKeyboardMarkup, Message, User
 
 from bot.chatter import Route
 from bot.i18n import LANGUAGES, Texts, texts
@@ -68,6 +68,21 @@ def command_of(message: Message) -> str:
     """``/score@bot args`` -> ``/score``: what a repeat is recognised by."""
     word = (message.text or "").split(maxsplit=1)[0] if message.text else ""
     return word.split("@", 1)[0].lower()
+
+
+async def tap_texts(service: GameService, query: CallbackQuery) -> Texts:
+    """One screen, one language: a pop-up speaks the language of what was tapped (the
+    group's, or for a hand the language of the game's group), not the tapper's app."""
+    message = query.message
+    if message is not None and message.chat.type != "private":
+        return texts(await service.language_of(message.chat.id))
+    prefix, _, rest = (query.data or "").partition(":")
+    game_id = rest.split(":", 1)[0]
+    if prefix in ("t", "p", "x", "l") and game_id.isdigit():
+        language = service.cached_language(int(game_id))
+        if language is not None:
+            return texts(language)
+    return personal_texts(query.from_user, service.default_language)
 
 
 async def chat_texts(service: GameService, message: Message) -> Texts:

@@ -232,3 +232,29 @@ async def test_group_commands_during_play_do_not_hold_up_the_table(tmp_path: Pat
             assert answers + private <= 3, private
             assert private >= 1
         assert fake.invalid_requests == []
+
+
+async def test_pop_ups_speak_the_language_of_the_game_not_of_the_tappers_app(
+    tmp_path: Path,
+) -> None:
+    """One screen, one language: the hand follows the group's language, so its pop-ups do
+    too, whatever language the player's Telegram app is set to."""
+    rng = random.Random(5)
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice = fake.add_user("Alice", language_code="ru")
+        bob = fake.add_user("Bob", language_code="ru")
+        group = fake.add_group("Friends", members=[alice, bob])
+        async with running_bot(fake, tmp_path / "bot.sqlite3"):  # the group speaks English
+            await open_game(fake, group, [alice, bob])
+            en = texts("en")
+            user = await fake.wait_for(lambda: whose_turn([alice, bob], group))
+            hand = hand_message(user, group)
+            assert hand is not None
+            answer = await (await user.tap_raw(hand, "p:1:0:q:AS")).wait()
+            assert answer.text in (en.alert("error.forged"), en.alert("error.stale")), answer
+            await play_one_move(fake, user, rng, group)
+            other = bob if user is alice else alice
+            answer = await (await other.tap_raw(hand_message(other, group), "t:1:999:AS")).wait()
+            assert answer.text == en.alert("error.stale"), answer.text
+        assert fake.invalid_requests == []
