@@ -2,8 +2,8 @@
 
 A group gets about 20 messages a minute from a bot, shared by the game's table and
 every command answer. Twenty ``/score`` from one onlooker used to queue twenty
-answers ahead of the table. Now a user's repeat of a command within ``cooldown``
-seconds is not answered again, and a group answers at most ``burst`` commands at
+answers ahead of the table. Now the same answer to the same user's same command
+within ``cooldown`` seconds is not sent again (a changed score or language is), and a group answers at most ``burst`` commands at
 once, refilled one per ``refill`` seconds; beyond that the answer goes to the
 asker's private chat if they have one with the bot, or is not sent.
 """
@@ -25,14 +25,15 @@ class Route(Enum):
 @dataclass
 class ChatterLimit:
     cooldown: float = 30.0
-    burst: float = 2.0
-    refill: float = 20.0
+    burst: float = 3.0
+    refill: float = 15.0
     clock: Callable[[], float] = time.monotonic
     _last: dict[tuple[int, int, str], float] = field(default_factory=dict)
     _tokens: dict[int, tuple[float, float]] = field(default_factory=dict)
 
     def route(self, chat_id: int, user_id: int, command: str) -> Route:
-        """Where the answer to ``command`` from ``user_id`` in group ``chat_id`` goes."""
+        """Where the answer to ``command`` (with what makes an answer new, e.g. its text)
+        from ``user_id`` in group ``chat_id`` goes."""
         now = self.clock()
         if len(self._last) > 10_000:  # forget old entries; the dict stays small
             self._last = {k: t for k, t in self._last.items() if now - t < self.cooldown}

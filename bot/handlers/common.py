@@ -44,7 +44,7 @@ async def reply(
     chat_id = message.chat.id
     if message.chat.type != "private" and message.from_user is not None:
         user_id = message.from_user.id
-        route = service.chatter.route(chat_id, user_id, command_of(message))
+        route = service.chatter.route(chat_id, user_id, f"{command_of(message)} {hash(text)}")
         if route is Route.PRIVATE and markup is None:
             user = await service.storage.get_user(user_id)
             if user is not None and user.started:
