@@ -45,8 +45,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import cProfile
 import gc
+import io
 import logging
+import pstats
 import random
 import statistics
 import sys
@@ -182,13 +185,24 @@ async def measure_memory(games: int, setup: Callable[[range], Awaitable[None]]) 
     return (after - before) / max(1, games - warm)
 
 
+PROFILE: cProfile.Profile | None = None  # --profile: our bot's timed window only
+
+
 async def timed(
-    taps: Taps, seconds: float, stop: asyncio.Event, drivers: list[asyncio.Task[None]]
+    taps: Taps,
+    seconds: float,
+    stop: asyncio.Event,
+    drivers: list[asyncio.Task[None]],
+    profile: cProfile.Profile | None = None,
 ) -> None:
     await asyncio.sleep(min(2.0, seconds / 4))  # the loop settles after setup
     start, cpu = time.monotonic(), time.process_time()
     taps.window = (start, float("inf"))
+    if profile is not None:
+        profile.enable()
     await asyncio.sleep(seconds)
+    if profile is not None:
+        profile.disable()
     taps.window = (start, time.monotonic())
     taps.cpu = (cpu, time.process_time())
     stop.set()
@@ -315,7 +329,7 @@ async def run_ours(games: int, seconds: float, tmp: Path) -> Figures:
             asyncio.create_task(drive(t, random.Random(1000 + n))) for n, t in enumerate(tables)
         ]
         fig.moves = 0
-        await timed(taps, seconds, stop, drivers)
+        await timed(taps, seconds, stop, drivers, PROFILE)
         await app.stop()
         await asyncio.wait_for(task, 30)
         return taps.figures(fig)
@@ -554,14 +568,18 @@ async def main() -> None:
         help="mean seconds before each tap, as a person pauses (default 0: saturating)",
     )
     parser.add_argument("--ops", action="store_true", help="operations per move by kind")
+    parser.add_argument(
+        "--profile", action="store_true", help="cProfile our bot's timed window; print the top"
+    )
     parser.add_argument("--moves", type=int, default=200, help="moves per player count (--ops)")
     args = parser.parse_args()
     if args.ops:
         logging.basicConfig(level=logging.WARNING)
         await report_ops(args.moves)
         return
-    global THINK
+    global THINK, PROFILE
     THINK = args.think
+    PROFILE = cProfile.Profile() if args.profile else None
     games, seconds = (50, 5.0) if args.quick else (args.games, args.seconds)
     logging.basicConfig(level=logging.WARNING)
     with tempfile.TemporaryDirectory(prefix="bench-bot-", dir=ROOT) as tmp:
@@ -569,6 +587,12 @@ async def main() -> None:
     gc.collect()
     minimal = await run_minimal(games, seconds)
     report(ours, minimal)
+    if PROFILE is not None:
+        out = io.StringIO()
+        stats = pstats.Stats(PROFILE, stream=out)
+        stats.sort_stats("tottime").print_stats(30)
+        stats.sort_stats("cumulative").print_stats(r"bot/|storage/|aiogram|pydantic", 30)
+        print("profile of our bot's timed window (fake server included):", out.getvalue())
 
 
 if __name__ == "__main__":

@@ -30,6 +30,17 @@ class CardCb(CallbackData, prefix="t"):
     card: str
 
 
+def card_data(game: int, version: int, code: str) -> str:
+    """``CardCb(game=, v=, card=).pack()`` without building a model: drawn for every card
+    of every hand on every move (tests check the two agree)."""
+    return f"t:{game}:{version}:{code}"
+
+
+def play_data(game: int, version: int, kind: str, codes: str) -> str:
+    """``PlayCb(...).pack()`` without building a model, like ``card_data``."""
+    return f"p:{game}:{version}:{kind}:{codes}"
+
+
 class PlayCb(CallbackData, prefix="p"):
     """Play the selected cards: kind l = lead, b = beat, d = discard (R7)."""
 

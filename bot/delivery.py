@@ -27,7 +27,6 @@ from aiogram.exceptions import (
     TelegramRetryAfter,
     TelegramServerError,
 )
-from aiogram.types import InlineKeyboardMarkup
 
 from storage import OutboxItem, Storage
 
@@ -281,7 +280,9 @@ class DeliveryWorker:
         """Perform one operation; returns the id of a message it created."""
         payload = dict(item.payload)
         markup = payload.pop("reply_markup", None)
-        reply_markup = InlineKeyboardMarkup.model_validate(markup) if markup else None
+        # aiogram validates the method's fields anyway: a plain dict is taken as is, where
+        # a model built here first would be validated twice.
+        reply_markup: Any = markup or None
         if item.method == "delete":
             await self._delete(item, payload)
             return None

@@ -8,16 +8,28 @@ one seat's own view.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
-
-from bot.callbacks import CancelCb, CardCb, LangCb, LobbyCb, PlayCb
+from bot.callbacks import CancelCb, LangCb, LobbyCb, card_data, play_data
 from bot.i18n import LANGUAGES, Html, Texts, html, html_join, texts
 from engine import Card, Deal, DealResult, Move, Play, PlayerView, Series, Suit
 from engine.deal import TrickResult, covers
 from storage import Game, Seat
 
 TRUMP_MARK = "★"
+# An inline keyboard as the JSON Telegram takes: plain dicts, built for every hand on
+# every move, are several times cheaper than aiogram's pydantic models (issue 9: CPU).
+Keyboard = dict[str, Any]
+
+
+def button(text: str, data: str) -> dict[str, str]:
+    return {"text": text, "callback_data": data}
+
+
+def keyboard(rows: list[list[dict[str, str]]]) -> Keyboard:
+    return {"inline_keyboard": rows}
+
+
 PreviousTrick = tuple[int, TrickResult]  # a deal's number and its last trick
 MAX_PLAYERS = 4
 
@@ -51,19 +63,17 @@ def lobby_text(t: Texts, game: Game) -> str:
     return "\n".join(lines)
 
 
-def lobby_keyboard(t: Texts, game: Game, bot_username: str) -> InlineKeyboardMarkup:
-    def button(text: str, action: str) -> InlineKeyboardButton:
-        return InlineKeyboardButton(
-            text=text, callback_data=LobbyCb(game=game.id, action=action).pack()
-        )
+def lobby_keyboard(t: Texts, game: Game, bot_username: str) -> Keyboard:
+    def action(text: str, name: str) -> dict[str, str]:
+        return button(text, LobbyCb(game=game.id, action=name).pack())
 
     rows = [
-        [button(t("lobby.join"), "join"), button(t("lobby.leave"), "leave")],
-        [button(t(f"lobby.add_{level}"), f"bot-{level}") for level in ("easy", "normal", "hard")],
-        [button(t("lobby.start"), "start")],
-        [InlineKeyboardButton(text=t("lobby.open_dm"), url=deep_link(bot_username, "hi"))],
+        [action(t("lobby.join"), "join"), action(t("lobby.leave"), "leave")],
+        [action(t(f"lobby.add_{level}"), f"bot-{level}") for level in ("easy", "normal", "hard")],
+        [action(t("lobby.start"), "start")],
+        [{"text": t("lobby.open_dm"), "url": deep_link(bot_username, "hi")}],
     ]
-    return InlineKeyboardMarkup(inline_keyboard=rows)
+    return keyboard(rows)
 
 
 def lobby_closed_text(t: Texts, game: Game, reason: str) -> str:
@@ -239,22 +249,22 @@ def hand_keyboard(
     deal: Deal,
     seat: int,
     selection: Sequence[Card],
-) -> InlineKeyboardMarkup | None:
+) -> Keyboard | None:
     view = deal.view(seat)
     if not view.hand:
         return None
     version = game.version
     card_row = [
-        InlineKeyboardButton(
-            text=("✅ " if card in selection else "") + card_text(card, view.trump),
-            callback_data=CardCb(game=game.id, v=version, card=card.code()).pack(),
+        button(
+            ("✅ " if card in selection else "") + card_text(card, view.trump),
+            card_data(game.id, version, card.code()),
         )
         for card in view.hand
     ]
     rows = [card_row]
     if view.turn == seat and selection:
         rows += [[b] for b in action_buttons(t, game, deal, seat, selection)]
-    return InlineKeyboardMarkup(inline_keyboard=rows)
+    return keyboard(rows)
 
 
 def one_tap_move(deal: Deal, seat: int, card: Card) -> Move | None:
@@ -272,28 +282,27 @@ def one_tap_move(deal: Deal, seat: int, card: Card) -> Move | None:
 
 def action_buttons(
     t: Texts, game: Game, deal: Deal, seat: int, selection: Sequence[Card]
-) -> list[InlineKeyboardButton]:
+) -> list[dict[str, str]]:
     """Only the actions legal for this selection (R6, R7)."""
     chosen = tuple(sorted(selection))
     codes = ".".join(c.code() for c in chosen)
     shown = cards_text(chosen, deal.trump)
     buttons = []
 
-    def button(kind: str, key: str) -> InlineKeyboardButton:
-        data = PlayCb(game=game.id, v=game.version, kind=kind, cards=codes).pack()
-        return InlineKeyboardButton(text=t(key, cards=shown), callback_data=data)
+    def act(kind: str, key: str) -> dict[str, str]:
+        return button(t(key, cards=shown), play_data(game.id, game.version, kind, codes))
 
     if not deal.table:
         try:
             deal.check(Move(seat, chosen))
-            buttons.append(button("l", "hand.act_lead"))
+            buttons.append(act("l", "hand.act_lead"))
         except ValueError:
             pass
     elif deal.lead_size() == len(chosen):
         claim = next(p.cards for p in deal.table if p.seat == deal.claimant)
         if covers(chosen, claim, deal.trump):
-            buttons.append(button("b", "hand.act_beat"))
-        buttons.append(button("d", "hand.act_discard"))
+            buttons.append(act("b", "hand.act_beat"))
+        buttons.append(act("d", "hand.act_discard"))
     return buttons
 
 
@@ -301,25 +310,17 @@ def hand_over_text(t: Texts, chat_title: str, status: str) -> str:
     return t(f"hand.over_{status}", chat=chat_title)
 
 
-def language_keyboard() -> InlineKeyboardMarkup:
+def language_keyboard() -> Keyboard:
     """Each language named in itself, so anyone can find theirs."""
-    buttons = [
-        InlineKeyboardButton(
-            text=texts(code)("language.name"), callback_data=LangCb(code=code).pack()
-        )
-        for code in LANGUAGES
-    ]
-    return InlineKeyboardMarkup(inline_keyboard=[buttons])
+    buttons = [button(texts(code)("language.name"), LangCb(code=code).pack()) for code in LANGUAGES]
+    return keyboard([buttons])
 
 
-def cancel_keyboard(t: Texts, game: Game) -> InlineKeyboardMarkup:
-    def button(key: str, confirm: bool) -> InlineKeyboardButton:
-        data = CancelCb(game=game.id, confirm=confirm).pack()
-        return InlineKeyboardButton(text=t(key), callback_data=data)
+def cancel_keyboard(t: Texts, game: Game) -> Keyboard:
+    def choice(key: str, confirm: bool) -> dict[str, str]:
+        return button(t(key), CancelCb(game=game.id, confirm=confirm).pack())
 
-    return InlineKeyboardMarkup(
-        inline_keyboard=[[button("cancel.yes", True), button("cancel.no", False)]]
-    )
+    return keyboard([[choice("cancel.yes", True), choice("cancel.no", False)]])
 
 
 # --- deal and series results ---------------------------------------------------
@@ -343,11 +344,9 @@ def deal_end_text(
     return "\n".join(lines)
 
 
-def again_keyboard(t: Texts, game: Game) -> InlineKeyboardMarkup:
+def again_keyboard(t: Texts, game: Game) -> Keyboard:
     data = LobbyCb(game=game.id, action="again").pack()
-    return InlineKeyboardMarkup(
-        inline_keyboard=[[InlineKeyboardButton(text=t("series.again"), callback_data=data)]]
-    )
+    return keyboard([[button(t("series.again"), data)]])
 
 
 def series_end_text(t: Texts, game: Game, totals: Sequence[int], winners: Sequence[int]) -> str:

@@ -16,8 +16,6 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from aiogram.types import InlineKeyboardMarkup
-
 from bot import render
 from bot.chatter import ChatterLimit
 from bot.i18n import Texts, html_join, texts
@@ -106,8 +104,8 @@ class LiveGame:
         return next((s for s in self.game.seats if s.user_id == user_id), None)
 
 
-def _markup(markup: InlineKeyboardMarkup | None) -> dict[str, Any] | None:
-    return None if markup is None else markup.model_dump(mode="json", exclude_none=True)
+def _markup(markup: render.Keyboard | None) -> dict[str, Any] | None:
+    return markup
 
 
 class GameService:
@@ -231,19 +229,19 @@ class GameService:
         return payload
 
     def group_send(
-        self, live: LiveGame, text: str, markup: InlineKeyboardMarkup | None = None
+        self, live: LiveGame, text: str, markup: render.Keyboard | None = None
     ) -> OutboxOp:
         payload = self._group(live, {"text": text, "reply_markup": _markup(markup)})
         return OutboxOp(live.game.chat_id, "send", payload, live.game.id, None)
 
     def group_edit(
-        self, live: LiveGame, role: str, text: str, markup: InlineKeyboardMarkup | None = None
+        self, live: LiveGame, role: str, text: str, markup: render.Keyboard | None = None
     ) -> OutboxOp:
         payload = self._group(live, {"text": text, "reply_markup": _markup(markup)})
         return OutboxOp(live.game.chat_id, "edit", payload, live.game.id, role)
 
     def dm_edit(
-        self, live: LiveGame, user_id: int, text: str, markup: InlineKeyboardMarkup | None
+        self, live: LiveGame, user_id: int, text: str, markup: render.Keyboard | None
     ) -> OutboxOp:
         payload = {"text": text, "reply_markup": _markup(markup)}
         return OutboxOp(user_id, "edit", payload, live.game.id, f"hand:{user_id}")

@@ -130,3 +130,11 @@ def test_the_default_language_is_russian_and_cards_render_with_suit_symbols() ->
     assert texts(None)("lobby.join") == texts("ru")("lobby.join") != texts("en")("lobby.join")
     assert card_text(Card.parse("10H")) == "10♥"
     assert card_text(Card.parse("AS"), trump=Suit.SPADES) == "A♠★"
+
+
+def test_fast_callback_data_packs_exactly_as_the_factories() -> None:
+    from bot.callbacks import card_data, play_data
+
+    assert card_data(12, 34, "10H") == CardCb(game=12, v=34, card="10H").pack()
+    assert play_data(12, 34, "b", "AH.6C") == PlayCb(game=12, v=34, kind="b", cards="AH.6C").pack()
+    assert CardCb.unpack(card_data(MAX_GAME, 0, "AS")) == CardCb(game=MAX_GAME, v=0, card="AS")

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from aiogram.types import CallbackQuery, Chat, InlineKeyboardMarkup, Message, User
+from aiogram.types import CallbackQuery, Chat, Message, User
 
 from bot.chatter import Route
 from bot.i18n import LANGUAGES, Texts, texts
+from bot.render import Keyboard
 from bot.service import GameService, UserInfo
 from storage import OutboxOp
 
@@ -33,7 +34,7 @@ async def reply(
     text: str,
     *,
     quote: int | None = None,
-    markup: InlineKeyboardMarkup | None = None,
+    markup: Keyboard | None = None,
 ) -> None:
     """Answer in the same chat (and topic) through the outbox, like every other message.
 
@@ -54,7 +55,7 @@ async def reply(
         if route is not Route.GROUP:
             return
     if markup is not None:
-        payload["reply_markup"] = markup.model_dump(mode="json", exclude_none=True)
+        payload["reply_markup"] = markup
     thread = thread_of(message)
     if thread is not None:
         payload["message_thread_id"] = thread

@@ -116,7 +116,7 @@ async def assert_final_state(
         assert plain(hand.text) == plain(want), f"{seat.name}'s hand is not current"
         keyboard = render.hand_keyboard(t, game, deal, seat.seat, [])
         assert [[(b.text, b.callback_data) for b in row] for row in hand.buttons] == [
-            [(b.text, b.callback_data) for b in row] for row in keyboard.inline_keyboard
+            [(b["text"], b["callback_data"]) for b in row] for row in keyboard["inline_keyboard"]
         ]
     return series
 
