@@ -263,6 +263,11 @@ class DeliveryWorker:
         else:
             self.stats.sent += 1
             await self.storage.outbox_done(item.id, message_id)
+            if message_id is not None and item.game_id is not None and item.role is not None:
+                # A newer edit may have superseded (deleted) this row while it was in
+                # flight; the message it created must still be the one later edits
+                # change, or they would send a second copy and leave this one stale.
+                await self.storage.set_message(item.game_id, item.role, item.chat_id, message_id)
 
     async def _retry(self, item: OutboxItem, error: str) -> None:
         self.stats.retried += 1

@@ -360,13 +360,31 @@ async def test_edits_coalesce_not_modified_is_done_and_a_lost_message_is_resent(
             assert not any("version 3" in v.text for v in message.history if v.text)
             assert len(fake.requests_for("editMessageText")) == edits_before + 1
 
-            # The same content again: Telegram says "not modified", which is done.
+            # The same content again: not sent at all, it would change nothing (issue 9).
             errors = list(app.delivery.stats.errors)
+            edits = len(fake.requests_for("editMessageText"))
             await storage.enqueue((edit("version 4"),))
             app.service.outbox_ready.set()
             await fake.wait_for(lambda: drained(app))
-            assert fake.requests_for("editMessageText")[-1].status == 400
+            assert len(fake.requests_for("editMessageText")) == edits
+            assert app.delivery.stats.unchanged >= 1
             assert app.delivery.stats.errors == errors
+
+            # An edit superseded while its message is being sent: later edits change
+            # that message; no second copy (seen as a stale duplicate lobby).
+            fake.faults.latency = (0.4, 0.4)
+            note = OutboxOp(group.id, "edit", {"text": "note 1"}, game.id, "note")
+            await storage.enqueue((note,))
+            app.service.outbox_ready.set()
+            await fake.wait_for(lambda: app.delivery is not None and app.delivery._in_flight)
+            await storage.enqueue(
+                (OutboxOp(group.id, "edit", {"text": "note 2"}, game.id, "note"),)
+            )
+            app.service.outbox_ready.set()
+            await fake.wait_for(lambda: drained(app))
+            fake.faults.latency = (0.0, 0.0)
+            notes = [m for m in group.bot_messages() if (m.text or "").startswith("note")]
+            assert [m.text for m in notes] == ["note 2"], [m.text for m in notes]
 
             # The message vanished: a fresh one is sent and becomes the table.
             fake.fail_next(
