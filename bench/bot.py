@@ -3,6 +3,13 @@
 Usage: .venv/bin/python bench/bot.py [--games N] [--seconds S] [--quick] [--think T]
        .venv/bin/python bench/bot.py --scale [--think T]      # SQLite x1, PostgreSQL x1, x2
        .venv/bin/python bench/bot.py --backend postgresql --instances 2 [--think T]
+       .venv/bin/python bench/bot.py --ops [--moves M]
+
+--ops: Telegram operations per applied move, by kind (hand edit, table edit, ping,
+delete, other), for 2, 3 and 4 players: whole games played through the fake with the
+one-tap rule (a card that is a whole move by itself plays on one tap), the outbox
+drained after each move so nothing is coalesced away. Telegram allows a bot about 30
+operations a second in all, so this sets how many tables one bot can host.
 
 Drives N concurrent two-player games (default 200) through the fake Bot API server
 (tests/fake_telegram), with the real bot (bot.app.App: handlers, game service, SQLite,
@@ -40,8 +47,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import cProfile
 import gc
+import io
 import logging
+import pstats
 import random
 import statistics
 import sys
@@ -65,6 +75,8 @@ from bot.app import App  # noqa: E402
 from bot.callbacks import CardCb, LobbyCb, PlayCb  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.delivery import Limits  # noqa: E402
+from bot.render import one_tap_move  # noqa: E402
+from engine import Deal, Move  # noqa: E402
 from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser  # noqa: E402
 
 TOKEN = "123456:BENCH-token"
@@ -175,13 +187,24 @@ async def measure_memory(games: int, setup: Callable[[range], Awaitable[None]]) 
     return (after - before) / max(1, games - warm)
 
 
+PROFILE: cProfile.Profile | None = None  # --profile: our bot's timed window only
+
+
 async def timed(
-    taps: Taps, seconds: float, stop: asyncio.Event, drivers: list[asyncio.Task[None]]
+    taps: Taps,
+    seconds: float,
+    stop: asyncio.Event,
+    drivers: list[asyncio.Task[None]],
+    profile: cProfile.Profile | None = None,
 ) -> None:
     await asyncio.sleep(min(2.0, seconds / 4))  # the loop settles after setup
     start, cpu = time.monotonic(), time.process_time()
     taps.window = (start, float("inf"))
+    if profile is not None:
+        profile.enable()
     await asyncio.sleep(seconds)
+    if profile is not None:
+        profile.disable()
     taps.window = (start, time.monotonic())
     taps.cpu = (cpu, time.process_time())
     stop.set()
@@ -196,6 +219,12 @@ async def think(rng: random.Random) -> None:
     """A person's pause before a tap: exponential, so taps of many players arrive at random."""
     if THINK > 0:
         await asyncio.sleep(rng.expovariate(1 / THINK))
+
+
+def one_tap(deal: Deal, move: Move) -> bool:
+    """Whether tapping the move's card played it (the bot's one-tap rule)."""
+    assert deal.turn is not None
+    return len(move.cards) == 1 and one_tap_move(deal, deal.turn, move.cards[0]) == move
 
 
 # --- our bot -------------------------------------------------------------------------
@@ -259,10 +288,14 @@ async def run_ours(games: int, seconds: float, tmp: Path) -> Figures:
             # the delivery backlog rather than the handling of taps.
             anchor, version = user.dm.messages[0], live.game.version
             chosen = rng.choice(deal.legal_moves())
+            instant = one_tap(deal, chosen)  # before the taps: they change the live deal
             for card in chosen.cards:
                 data = CardCb(game=table.game_id, v=version, card=card.code()).pack()
                 await think(rng)
                 await taps.tap(user, anchor, data)
+            if instant:
+                fig.moves += 1
+                return True
             await think(rng)
             kind = "l" if chosen.beat is None else ("b" if chosen.beat else "d")
             codes = ".".join(c.code() for c in sorted(chosen.cards))
@@ -298,7 +331,7 @@ async def run_ours(games: int, seconds: float, tmp: Path) -> Figures:
             asyncio.create_task(drive(t, random.Random(1000 + n))) for n, t in enumerate(tables)
         ]
         fig.moves = 0
-        await timed(taps, seconds, stop, drivers)
+        await timed(taps, seconds, stop, drivers, PROFILE)
         await app.stop()
         await asyncio.wait_for(task, 30)
         return taps.figures(fig)
@@ -372,6 +405,124 @@ async def run_minimal(games: int, seconds: float) -> Figures:
         return taps.figures(fig)
 
 
+# --- operations per move -------------------------------------------------------------
+
+
+OP_KINDS = ("selection", "hand edit", "table edit", "ping", "delete", "group send", "other")
+
+
+def op_kind(record: object) -> str | None:
+    method = getattr(record, "method", "")
+    params = getattr(record, "params", {})
+    private = int(str(params.get("chat_id", "0"))) > 0
+    if method == "editMessageText":
+        return "hand edit" if private else "table edit"
+    if method == "sendMessage":
+        return "ping" if private else "group send"
+    if method in ("deleteMessage", "deleteMessages"):
+        return "delete"
+    if method in ("getUpdates", "answerCallbackQuery", "getMe", "setMyCommands"):
+        return None
+    return "other"
+
+
+async def ops_per_move(players: int, moves_wanted: int, tmp: Path) -> tuple[int, dict[str, int]]:
+    counts = dict.fromkeys(OP_KINDS, 0)
+    applied = 0
+    async with FakeTelegram(token=TOKEN) as fake:
+        fake.enforce_limits = False
+        settings = Settings(  # type: ignore[call-arg]
+            _env_file=None,
+            bot_token=SecretStr(TOKEN),
+            database_path=tmp / f"ops{players}.sqlite3",
+            telegram_api_url=fake.api_url,
+            default_language="en",
+            turn_timeout_seconds=3600,
+            log_level="WARNING",
+        )
+        app = App(settings, limits=UNPACED, handle_signals=False)
+        task = asyncio.create_task(app.run())
+        await asyncio.wait_for(app.ready.wait(), 30)
+        service = app.service
+        assert service is not None and app.delivery is not None
+        rng = random.Random(players)
+        users = [fake.add_user(f"P{i}") for i in range(players)]
+        group = fake.add_group("Ops", members=users)
+        for user in users:
+            await user.start_bot()
+
+        async def drained() -> bool:
+            assert app.delivery is not None
+            return not app.delivery._in_flight and await service.storage.outbox_size() == 0
+
+        while applied < moves_wanted:
+            command = await users[0].send(group, "/newgame")
+
+            async def lobby() -> int:
+                game = await service.storage.open_game(group.id, None)
+                return game.id if game is not None and game.status == "lobby" else 0
+
+            game_id = await fake.wait_for(lobby, timeout=60, interval=0.02)
+            for user in users[1:]:
+                await (
+                    await user.tap_raw(command, LobbyCb(game=game_id, action="join").pack())
+                ).wait()
+            await (
+                await users[0].tap_raw(command, LobbyCb(game=game_id, action="start").pack())
+            ).wait()
+            await fake.wait_for(drained, timeout=60, interval=0.01)
+            while applied < moves_wanted:
+                live = await service.live(game_id)
+                deal = live.series.current if live.series is not None else None
+                if live.game.status != "playing" or deal is None or deal.turn is None:
+                    break
+                user = next(u for u in users if u.id == live.game.seats[deal.turn].user_id)
+                anchor, version = user.dm.messages[0], live.game.version
+                chosen = rng.choice(deal.legal_moves())
+                instant = one_tap(deal, chosen)  # before the taps: they change the live deal
+                start = len(fake.requests)
+                for card in chosen.cards:
+                    data = CardCb(game=game_id, v=version, card=card.code()).pack()
+                    await (await user.tap_raw(anchor, data)).wait()
+                    await fake.wait_for(drained, timeout=60, interval=0.01)
+                if not instant:
+                    for record in fake.requests[start:]:  # the redraws showing the selection
+                        if op_kind(record) == "hand edit" and record.ok:
+                            counts["selection"] += 1
+                    start = len(fake.requests)
+                    kind = "l" if chosen.beat is None else ("b" if chosen.beat else "d")
+                    codes = ".".join(c.code() for c in sorted(chosen.cards))
+                    data = PlayCb(game=game_id, v=version, kind=kind, cards=codes).pack()
+                    await (await user.tap_raw(anchor, data)).wait()
+                await fake.wait_for(drained, timeout=60, interval=0.01)
+                applied += 1
+                for record in fake.requests[start:]:
+                    kind_of = op_kind(record)
+                    if kind_of is not None and record.ok:
+                        counts[kind_of] += 1
+        await app.stop()
+        await asyncio.wait_for(task, 30)
+    return applied, counts
+
+
+async def report_ops(moves: int) -> None:
+    print(f"Telegram operations per applied move ({moves} moves per player count, drained each)")
+    print(f"{'players':<9}" + "".join(f"{k:>12}" for k in OP_KINDS) + f"{'total':>9}{'goal':>6}")
+    with tempfile.TemporaryDirectory(prefix="bench-ops-", dir=ROOT) as tmp:
+        for players in (2, 3, 4):
+            applied, counts = await ops_per_move(players, moves, Path(tmp))
+            per = {k: v / applied for k, v in counts.items()}
+            print(
+                f"{players:<9}"
+                + "".join(f"{per[k]:>12.2f}" for k in OP_KINDS)
+                + f"{sum(per.values()):>9.2f}{players + 1:>6}"
+            )
+    print("selection: hand redraws showing a selection (multi-card moves, or a card that could")
+    print("beat or be discarded), which the one-tap rule leaves; the driver picks uniformly")
+    print("among legal moves, so multi-card leads are far commoner than in people's play.")
+    print("Group sends are deal and series results.")
+
+
 def report(ours: Figures, minimal: Figures) -> None:
     loop = f"each tapping after ~{THINK:g} s of thought" if THINK else "closed loop"
     print(
@@ -432,9 +583,19 @@ async def main() -> None:
     parser.add_argument(
         "--database-url", help="an empty PostgreSQL database (default: a throw-away cluster)"
     )
+    parser.add_argument("--ops", action="store_true", help="operations per move by kind")
+    parser.add_argument(
+        "--profile", action="store_true", help="cProfile our bot's timed window; print the top"
+    )
+    parser.add_argument("--moves", type=int, default=200, help="moves per player count (--ops)")
     args = parser.parse_args()
-    global THINK
+    if args.ops:
+        logging.basicConfig(level=logging.WARNING)
+        await report_ops(args.moves)
+        return
+    global THINK, PROFILE
     THINK = args.think
+    PROFILE = cProfile.Profile() if args.profile else None
     games, seconds = (50, 5.0) if args.quick else (args.games, args.seconds)
     logging.basicConfig(level=logging.WARNING)
     if args.scale or args.backend:
@@ -470,6 +631,12 @@ async def main() -> None:
     gc.collect()
     minimal = await run_minimal(games, seconds)
     report(ours, minimal)
+    if PROFILE is not None:
+        out = io.StringIO()
+        stats = pstats.Stats(PROFILE, stream=out)
+        stats.sort_stats("tottime").print_stats(30)
+        stats.sort_stats("cumulative").print_stats(r"bot/|storage/|aiogram|pydantic", 30)
+        print("profile of our bot's timed window (fake server included):", out.getvalue())
 
 
 if __name__ == "__main__":

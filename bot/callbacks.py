@@ -1,35 +1,60 @@
-"""Callback data factories. Every button names its game (and the version it was drawn for)."""
+"""Callback data factories. Every button names its game (and the version it was drawn for).
+
+Callback data is forgeable: ids are checked for range here, at the edge, so a forged
+``l:9223372036854775808:again`` never reaches storage (SQLite integers are 64-bit)
+and does not match any handler but the one answering "this button is not valid".
+"""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from aiogram.filters.callback_data import CallbackData
+from pydantic import Field
+
+MAX_ID = 2**63 - 1  # SQLite's largest integer
+GameId = Annotated[int, Field(gt=0, le=MAX_ID)]
+Version = Annotated[int, Field(ge=0, le=MAX_ID)]
 
 
 class LobbyCb(CallbackData, prefix="l"):
-    game: int
+    game: GameId
     action: str  # join | leave | start | again | bot-<level>
 
 
 class CardCb(CallbackData, prefix="t"):
     """Toggle one card in the player's selection."""
 
-    game: int
-    v: int
+    game: GameId
+    v: Version
     card: str
+
+
+def card_data(game: int, version: int, code: str) -> str:
+    """``CardCb(game=, v=, card=).pack()`` without building a model: drawn for every card
+    of every hand on every move (tests check the two agree)."""
+    return f"t:{game}:{version}:{code}"
+
+
+def play_data(game: int, version: int, kind: str, codes: str) -> str:
+    """``PlayCb(...).pack()`` without building a model, like ``card_data``."""
+    return f"p:{game}:{version}:{kind}:{codes}"
 
 
 class PlayCb(CallbackData, prefix="p"):
     """Play the selected cards: kind l = lead, b = beat, d = discard (R7)."""
 
-    game: int
-    v: int
+    game: GameId
+    v: Version
     kind: str
     cards: str  # card codes joined by "."
 
 
 class CancelCb(CallbackData, prefix="x"):
-    game: int
-    v: int
+    """Confirm ending a game. It asks about the game, not a position: no version, so it
+    stays valid however many moves are made meanwhile."""
+
+    game: GameId
     confirm: bool
 
 

@@ -27,7 +27,6 @@ from aiogram.exceptions import (
     TelegramRetryAfter,
     TelegramServerError,
 )
-from aiogram.types import InlineKeyboardMarkup
 
 from bot import metrics
 from bot.attachments import Attachments, is_attachment
@@ -87,6 +86,7 @@ class DeliveryStats:
     coalesced: int = 0
     retried: int = 0
     dropped: int = 0
+    unchanged: int = 0  # edits not sent: Telegram shows that text and keyboard already
     flood_waits: int = 0
     errors: list[str] = field(default_factory=list)
 
@@ -118,6 +118,10 @@ class DeliveryWorker:
         self._buckets: dict[int, Bucket] = {}
         self._global = Bucket(self.limits.global_capacity, self.limits.global_rate)
         self._in_flight: dict[int, asyncio.Task[None]] = {}
+        # What each message shows, as we last set it: an edit to the same text and
+        # keyboard would cost an operation and change nothing. (Lost on restart: at
+        # worst one redundant edit per message, which Telegram answers "not modified".)
+        self._shown: dict[tuple[int, int], int] = {}
         self._stopping = False
         self.cautious_start = False  # see take_over
 
@@ -182,7 +186,11 @@ class DeliveryWorker:
         next_at = now + 1.0
         first: dict[int, OutboxItem] = {}
         for item in items:
-            first.setdefault(item.chat_id, item)  # FIFO within a chat
+            # FIFO within a chat, except that the games' own messages go before answers
+            # to commands (which name no game), so chatter cannot hold up a table.
+            held = first.get(item.chat_id)
+            if held is None or (held.game_id is None and item.game_id is not None):
+                first[item.chat_id] = item
         # ``items`` are the oldest due rows overall: one chat's long backlog could hide
         # every other chat. The head of each chat's queue comes from its own query; a
         # chat whose head waits for a retry waits as a whole, so nothing overtakes it.
@@ -272,6 +280,11 @@ class DeliveryWorker:
         else:
             self.stats.sent += 1
             await self.storage.outbox_done(item.id, message_id)
+            if message_id is not None and item.game_id is not None and item.role is not None:
+                # A newer edit may have superseded (deleted) this row while it was in
+                # flight; the message it created must still be the one later edits
+                # change, or they would send a second copy and leave this one stale.
+                await self.storage.set_message(item.game_id, item.role, item.chat_id, message_id)
 
     async def _retry(self, item: OutboxItem, error: str) -> None:
         self.stats.retried += 1
@@ -289,7 +302,9 @@ class DeliveryWorker:
         """Perform one operation; returns the id of a message it created."""
         payload = dict(item.payload)
         markup = payload.pop("reply_markup", None)
-        reply_markup = InlineKeyboardMarkup.model_validate(markup) if markup else None
+        # aiogram validates the method's fields anyway: a plain dict is taken as is, where
+        # a model built here first would be validated twice.
+        reply_markup: Any = markup or None
         if item.method == "delete":
             await self._delete(item, payload)
             return None
@@ -298,6 +313,11 @@ class DeliveryWorker:
         if item.method == "edit" and item.game_id is not None and item.role is not None:
             ref = await self.storage.get_message(item.game_id, item.role)
             if ref is not None and ref.chat_id == item.chat_id:
+                shown = (item.chat_id, ref.message_id)
+                content = hash((payload["text"], repr(markup)))
+                if self._shown.get(shown) == content:
+                    self.stats.unchanged += 1
+                    return None
                 try:
                     await self.bot.edit_message_text(
                         chat_id=item.chat_id,
@@ -305,6 +325,7 @@ class DeliveryWorker:
                         text=payload["text"],
                         reply_markup=reply_markup,
                     )
+                    self._remember(shown, content)
                     return None
                 except TelegramBadRequest as exc:
                     text = exc.message.lower()
@@ -316,7 +337,16 @@ class DeliveryWorker:
         message = await self.bot.send_message(
             chat_id=item.chat_id, reply_markup=reply_markup, **_send_params(payload)
         )
+        if item.role is not None:
+            self._remember(
+                (item.chat_id, message.message_id), hash((payload["text"], repr(markup)))
+            )
         return message.message_id
+
+    def _remember(self, message: tuple[int, int], content: int) -> None:
+        if len(self._shown) >= 200_000:  # bounded; forgetting only costs a redundant edit
+            self._shown.clear()
+        self._shown[message] = content
 
     async def _delete(self, item: OutboxItem, payload: dict[str, Any]) -> None:
         message_id = payload.get("message_id")

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import gettext
 import io
+import re
+from collections.abc import Iterable
 from functools import cache
+from html import escape, unescape
 from pathlib import Path
 
 from babel.messages.mofile import write_mo
@@ -35,18 +38,51 @@ def catalog_keys(language: str) -> set[str]:
         return {str(m.id) for m in read_po(fh, locale=language) if m.id}
 
 
+class Html(str):
+    """Text that is HTML already (a rendered template, an escaped name): inserted as is.
+
+    Any other value put into a template is escaped by ``Texts`` itself, so a name or a
+    group title holding ``<`` or ``&`` can never break a message (Telegram refuses the
+    whole message with "can't parse entities")."""
+
+    __slots__ = ()
+
+
+def html(value: object) -> Html:
+    """``value`` as HTML: escaped unless it is ``Html`` already."""
+    return value if isinstance(value, Html) else Html(escape(str(value), quote=False))
+
+
+def html_join(separator: str, parts: Iterable[object]) -> Html:
+    return Html(html(separator).join(html(p) for p in parts))
+
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+def plain(text: str) -> str:
+    """An HTML text as plain text, for places Telegram shows without parsing (alerts)."""
+    return unescape(_TAG.sub("", text))
+
+
 class Texts:
-    """All texts of one language: ``t("lobby.title", players=3)``."""
+    """All texts of one language: ``t("lobby.title", players=3)``, values escaped."""
 
     def __init__(self, language: str) -> None:
         self.language = language if language in LANGUAGES else DEFAULT_LANGUAGE
         self._tr = _translations(self.language)
 
-    def __call__(self, key: str, /, **values: object) -> str:
+    def __call__(self, key: str, /, **values: object) -> Html:
         text = self._tr.gettext(key)
         if text == key:
             raise KeyError(f"no text {key!r} in the {self.language} catalogue")
-        return text.format(**values) if values else text
+        if not values:
+            return Html(text)
+        return Html(text.format(**{name: html(v) for name, v in values.items()}))
+
+    def alert(self, key: str, /, **values: object) -> str:
+        """The text as plain text, for a pop-up (which shows tags and entities raw)."""
+        return plain(self(key, **values))
 
 
 @cache

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from html import escape
 from typing import TYPE_CHECKING
 
-from bot.i18n import texts
+from bot.i18n import html, texts
 from storage import Game, OutboxOp
 
 if TYPE_CHECKING:
@@ -21,6 +20,6 @@ async def tell_lobby_watchers(service: GameService, game: Game) -> None:
         return
     chat = await service.storage.get_chat(game.chat_id)
     t = texts((chat.language if chat else None) or service.default_language)
-    text = t("notify.lobby_open", chat=escape(chat.title if chat else ""))
+    text = t("notify.lobby_open", chat=html(chat.title if chat else ""))
     await service.storage.enqueue(tuple(OutboxOp(u, "send", {"text": text}) for u in watchers))
     service.outbox_ready.set()

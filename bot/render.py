@@ -8,17 +8,29 @@ one seat's own view.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from html import escape
+from typing import Any
 
-from aiogram.types import InlineKeyboardButton, InlineKeyboardMarkup
-
-from bot.callbacks import CancelCb, CardCb, LangCb, LobbyCb, PlayCb
-from bot.i18n import LANGUAGES, Texts, texts
+from bot.callbacks import CancelCb, LangCb, LobbyCb, card_data, play_data
+from bot.i18n import LANGUAGES, Html, Texts, html, html_join, texts
 from engine import Card, Deal, DealResult, Move, Play, PlayerView, Series, Suit
-from engine.deal import covers
+from engine.deal import TrickResult, covers
 from storage import Game, Seat
 
 TRUMP_MARK = "★"
+# An inline keyboard as the JSON Telegram takes: plain dicts, built for every hand on
+# every move, are several times cheaper than aiogram's pydantic models (issue 9: CPU).
+Keyboard = dict[str, Any]
+
+
+def button(text: str, data: str) -> dict[str, str]:
+    return {"text": text, "callback_data": data}
+
+
+def keyboard(rows: list[list[dict[str, str]]]) -> Keyboard:
+    return {"inline_keyboard": rows}
+
+
+PreviousTrick = tuple[int, TrickResult]  # a deal's number and its last trick
 MAX_PLAYERS = 4
 
 
@@ -30,8 +42,8 @@ def cards_text(cards: Sequence[Card], trump: Suit | None = None) -> str:
     return " ".join(card_text(c, trump) for c in cards)
 
 
-def seat_name(seat: Seat) -> str:
-    return escape(seat.name)
+def seat_name(seat: Seat) -> Html:
+    return html(seat.name)
 
 
 def deep_link(bot_username: str, payload: str) -> str:
@@ -51,50 +63,85 @@ def lobby_text(t: Texts, game: Game) -> str:
     return "\n".join(lines)
 
 
-def lobby_keyboard(t: Texts, game: Game, bot_username: str) -> InlineKeyboardMarkup:
-    def button(text: str, action: str) -> InlineKeyboardButton:
-        return InlineKeyboardButton(
-            text=text, callback_data=LobbyCb(game=game.id, action=action).pack()
-        )
+def lobby_keyboard(t: Texts, game: Game, bot_username: str) -> Keyboard:
+    def action(text: str, name: str) -> dict[str, str]:
+        return button(text, LobbyCb(game=game.id, action=name).pack())
 
     rows = [
-        [button(t("lobby.join"), "join"), button(t("lobby.leave"), "leave")],
-        [button(t(f"lobby.add_{level}"), f"bot-{level}") for level in ("easy", "normal", "hard")],
-        [button(t("lobby.start"), "start")],
-        [InlineKeyboardButton(text=t("lobby.open_dm"), url=deep_link(bot_username, "hi"))],
+        [action(t("lobby.join"), "join"), action(t("lobby.leave"), "leave")],
+        [action(t(f"lobby.add_{level}"), f"bot-{level}") for level in ("easy", "normal", "hard")],
+        [action(t("lobby.start"), "start")],
+        [{"text": t("lobby.open_dm"), "url": deep_link(bot_username, "hi")}],
     ]
-    return InlineKeyboardMarkup(inline_keyboard=rows)
+    return keyboard(rows)
 
 
 def lobby_closed_text(t: Texts, game: Game, reason: str) -> str:
-    names = ", ".join(seat_name(s) for s in game.seats) or "—"
+    names = html_join(", ", (seat_name(s) for s in game.seats)) or "—"
     return t(f"lobby.closed_{reason}", players=names)
 
 
 # --- the table ---------------------------------------------------------------
 
 
-def play_text(t: Texts, play: Play, seats: Sequence[Seat], trump: Suit, claimant: bool) -> str:
+def play_text(t: Texts, play: Play, seats: Sequence[Seat], trump: Suit, claimant: bool) -> Html:
     if play.declared_beat is None:
         kind = t("table.led")
     elif play.declared_beat:
         kind = t("table.beat")
     else:
         kind = t("table.discarded")
-    mark = " 👑" if claimant else ""
-    return f"{seat_name(seats[play.seat])} {kind}: {cards_text(play.cards, trump)}{mark}"
+    return t(
+        "table.play",
+        name=seat_name(seats[play.seat]),
+        kind=kind,
+        cards=cards_text(play.cards, trump),
+        mark=" 👑" if claimant else "",
+    )
 
 
-def _table_lines(t: Texts, view: PlayerView, seats: Sequence[Seat]) -> list[str]:
-    lines = []
+def _table_lines(
+    t: Texts, view: PlayerView, seats: Sequence[Seat], previous: PreviousTrick | None = None
+) -> list[str]:
+    """The trick in progress; else the whole last trick, until the next lead (R8: every
+    card on the table is seen by all, the one that completes a trick included).
+    ``previous``: the last trick of the deal before, while this one has none yet."""
     if view.table:
-        lines.append(t("table.on_table"))
+        lines: list[str] = [t("table.on_table")]
         for play in view.table:
             claims = play.seat == view.claimant
             lines.append("  " + play_text(t, play, seats, view.trump, claims))
+        return lines
+    if view.last_trick is not None:
+        trick = view.last_trick
+        header = t("table.last_trick", name=seat_name(seats[trick.winner]), points=trick.points)
+    elif previous is not None:
+        number, trick = previous
+        winner = seat_name(seats[trick.winner])
+        header = t("table.previous_trick", deal=number, name=winner, points=trick.points)
     else:
-        lines.append(t("table.empty"))
+        return [t("table.empty")]
+    lines = [header]
+    for play in trick.plays:
+        lines.append("  " + play_text(t, play, seats, view.trump, play.seat == trick.winner))
     return lines
+
+
+def time_limit(t: Texts, seconds: int) -> Html:
+    """A coarse upper bound ("up to 10 min"): still true however long the message stays
+    unedited, unlike a countdown frozen at render time."""
+    if seconds >= 90:
+        return t("time.minutes", n=-(-seconds // 60))
+    return t("time.seconds", n=max(1, seconds))
+
+
+def previous_trick(series: Series) -> PreviousTrick | None:
+    """The last trick of the deal before, while the current deal has had none."""
+    deal = series.deals[-1]
+    if deal.last_trick is None and len(series.deals) > 1:
+        last = series.deals[-2].last_trick
+        return None if last is None else (len(series.deals) - 1, last)
+    return None
 
 
 def trump_line(t: Texts, view: PlayerView) -> str:
@@ -130,29 +177,27 @@ def table_text(
             t(
                 "table.seat",
                 marker=marker,
-                name=seat_name(seat) + away,
+                name=Html(seat_name(seat) + away),
                 cards=view.hand_sizes[seat.seat],
                 points=view.points[seat.seat] if view.points is not None else "?",
                 penalty=totals[seat.seat],
             )
         )
     lines.append("")
-    lines += _table_lines(t, view, game.seats)
-    if view.last_trick is not None and not view.table:
-        winner = game.seats[view.last_trick.winner]
-        lines.append(t("table.last_trick", name=seat_name(winner), points=view.last_trick.points))
+    lines += _table_lines(t, view, game.seats, previous_trick(series))
     if view.turn is not None:
         seat = game.seats[view.turn]
         lines.append("")
         if turn_seconds is not None and seat.bot_level is None:
-            lines.append(t("table.turn_timed", name=seat_name(seat), seconds=turn_seconds))
+            limit = time_limit(t, turn_seconds)
+            lines.append(t("table.turn_timed", name=seat_name(seat), limit=limit))
         else:
             lines.append(t("table.turn", name=seat_name(seat)))
     return "\n".join(lines)
 
 
 def final_table_text(t: Texts, game: Game, series: Series | None, status: str) -> str:
-    lines = [t(f"table.over_{status}")]
+    lines: list[str] = [t(f"table.over_{status}")]
     if series is not None and series.results:
         totals = series.totals
         for seat in game.seats:
@@ -172,15 +217,16 @@ def hand_text(
     *,
     deal_number: int,
     turn_seconds: int | None,
+    previous: PreviousTrick | None = None,
 ) -> str:
     view = deal.view(seat)
     lines = [
-        t("hand.title", chat=escape(chat_title), deal=deal_number),
+        t("hand.title", chat=chat_title, deal=deal_number),
         trump_line(t, view),
         "",
     ]
-    lines += _table_lines(t, view, game.seats)
-    if view.claimant is not None:
+    lines += _table_lines(t, view, game.seats, previous)
+    if view.claimant is not None and view.table:
         lines.append(t("hand.claimant", name=seat_name(game.seats[view.claimant])))
     lines.append("")
     if view.turn == seat:
@@ -190,7 +236,7 @@ def hand_text(
         else:
             lines.append(t("hand.your_answer", count=len(lead)))
         if turn_seconds is not None:
-            lines.append(t("hand.deadline", seconds=turn_seconds))
+            lines.append(t("hand.deadline", limit=time_limit(t, turn_seconds)))
     elif view.turn is not None:
         lines.append(t("hand.waiting", name=seat_name(game.seats[view.turn])))
     lines.append(t("hand.your_cards", cards=cards_text(view.hand, view.trump) or "—"))
@@ -203,74 +249,78 @@ def hand_keyboard(
     deal: Deal,
     seat: int,
     selection: Sequence[Card],
-) -> InlineKeyboardMarkup | None:
+) -> Keyboard | None:
     view = deal.view(seat)
     if not view.hand:
         return None
     version = game.version
     card_row = [
-        InlineKeyboardButton(
-            text=("✅ " if card in selection else "") + card_text(card, view.trump),
-            callback_data=CardCb(game=game.id, v=version, card=card.code()).pack(),
+        button(
+            ("✅ " if card in selection else "") + card_text(card, view.trump),
+            card_data(game.id, version, card.code()),
         )
         for card in view.hand
     ]
     rows = [card_row]
     if view.turn == seat and selection:
         rows += [[b] for b in action_buttons(t, game, deal, seat, selection)]
-    return InlineKeyboardMarkup(inline_keyboard=rows)
+    return keyboard(rows)
+
+
+def one_tap_move(deal: Deal, seat: int, card: Card) -> Move | None:
+    """The move a tap on ``card`` makes at once: when the card alone is a legal move and
+    the only one it can be part of (a lead with no other card of its suit, a discard that
+    cannot beat). Otherwise the tap selects it, and the player confirms with a button, so
+    no choice is ever made for them."""
+    if deal.turn != seat:
+        return None
+    moves = [m for m in deal.legal_moves() if card in m.cards]
+    if len(moves) == 1 and len(moves[0].cards) == 1:
+        return moves[0]
+    return None
 
 
 def action_buttons(
     t: Texts, game: Game, deal: Deal, seat: int, selection: Sequence[Card]
-) -> list[InlineKeyboardButton]:
+) -> list[dict[str, str]]:
     """Only the actions legal for this selection (R6, R7)."""
     chosen = tuple(sorted(selection))
     codes = ".".join(c.code() for c in chosen)
     shown = cards_text(chosen, deal.trump)
     buttons = []
 
-    def button(kind: str, key: str) -> InlineKeyboardButton:
-        data = PlayCb(game=game.id, v=game.version, kind=kind, cards=codes).pack()
-        return InlineKeyboardButton(text=t(key, cards=shown), callback_data=data)
+    def act(kind: str, key: str) -> dict[str, str]:
+        return button(t(key, cards=shown), play_data(game.id, game.version, kind, codes))
 
     if not deal.table:
         try:
             deal.check(Move(seat, chosen))
-            buttons.append(button("l", "hand.act_lead"))
+            buttons.append(act("l", "hand.act_lead"))
         except ValueError:
             pass
     elif deal.lead_size() == len(chosen):
         claim = next(p.cards for p in deal.table if p.seat == deal.claimant)
         if covers(chosen, claim, deal.trump):
-            buttons.append(button("b", "hand.act_beat"))
-        buttons.append(button("d", "hand.act_discard"))
+            buttons.append(act("b", "hand.act_beat"))
+        buttons.append(act("d", "hand.act_discard"))
     return buttons
 
 
 def hand_over_text(t: Texts, chat_title: str, status: str) -> str:
-    return t(f"hand.over_{status}", chat=escape(chat_title))
+    return t(f"hand.over_{status}", chat=chat_title)
 
 
-def language_keyboard() -> InlineKeyboardMarkup:
+def language_keyboard() -> Keyboard:
     """Each language named in itself, so anyone can find theirs."""
-    buttons = [
-        InlineKeyboardButton(
-            text=texts(code)("language.name"), callback_data=LangCb(code=code).pack()
-        )
-        for code in LANGUAGES
-    ]
-    return InlineKeyboardMarkup(inline_keyboard=[buttons])
+    buttons = [button(texts(code)("language.name"), LangCb(code=code).pack()) for code in LANGUAGES]
+    return keyboard([buttons])
 
 
-def cancel_keyboard(t: Texts, game: Game) -> InlineKeyboardMarkup:
-    def button(key: str, confirm: bool) -> InlineKeyboardButton:
-        data = CancelCb(game=game.id, v=game.version, confirm=confirm).pack()
-        return InlineKeyboardButton(text=t(key), callback_data=data)
+def cancel_keyboard(t: Texts, game: Game) -> Keyboard:
+    def choice(key: str, confirm: bool) -> dict[str, str]:
+        return button(t(key), CancelCb(game=game.id, confirm=confirm).pack())
 
-    return InlineKeyboardMarkup(
-        inline_keyboard=[[button("cancel.yes", True), button("cancel.no", False)]]
-    )
+    return keyboard([[choice("cancel.yes", True), choice("cancel.no", False)]])
 
 
 # --- deal and series results ---------------------------------------------------
@@ -294,15 +344,13 @@ def deal_end_text(
     return "\n".join(lines)
 
 
-def again_keyboard(t: Texts, game: Game) -> InlineKeyboardMarkup:
+def again_keyboard(t: Texts, game: Game) -> Keyboard:
     data = LobbyCb(game=game.id, action="again").pack()
-    return InlineKeyboardMarkup(
-        inline_keyboard=[[InlineKeyboardButton(text=t("series.again"), callback_data=data)]]
-    )
+    return keyboard([[button(t("series.again"), data)]])
 
 
 def series_end_text(t: Texts, game: Game, totals: Sequence[int], winners: Sequence[int]) -> str:
-    names = ", ".join(seat_name(game.seats[s]) for s in winners)
+    names = html_join(", ", (seat_name(game.seats[s]) for s in winners))
     key = "series.winner" if len(winners) == 1 else "series.winners"
     lines = [t("series.over"), t(key, names=names), ""]
     for seat in sorted(game.seats, key=lambda s: totals[s.seat]):

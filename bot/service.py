@@ -14,13 +14,11 @@ import random
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
-from html import escape
 from typing import Any
 
-from aiogram.types import InlineKeyboardMarkup
-
 from bot import metrics, render
-from bot.i18n import Texts, texts
+from bot.chatter import ChatterLimit
+from bot.i18n import Texts, html_join, texts
 from bot.lobby_watch import tell_lobby_watchers
 from bot.picture import with_series_picture
 from bot.stats import series_end_of
@@ -53,7 +51,11 @@ from storage import (
 log = logging.getLogger(__name__)
 
 MAX_SEATS = 4
+MAX_ID = 2**63 - 1  # SQLite's largest integer
 OPEN = ("lobby", "playing")
+# A player who tapped this recently is looking at their hand: the hand's edit shows
+# the turn, so no ping (a message that notifies) is sent.
+PING_AFTER_IDLE = 30.0
 
 
 class UserError(Exception):
@@ -95,6 +97,7 @@ class LiveGame:
     chat_title: str
     language: str
     selections: dict[int, list[Card]] = field(default_factory=dict)
+    last_tap: dict[int, float] = field(default_factory=dict)  # user id -> clock()
 
     @property
     def t(self) -> Texts:
@@ -104,8 +107,8 @@ class LiveGame:
         return next((s for s in self.game.seats if s.user_id == user_id), None)
 
 
-def _markup(markup: InlineKeyboardMarkup | None) -> dict[str, Any] | None:
-    return None if markup is None else markup.model_dump(mode="json", exclude_none=True)
+def _markup(markup: render.Keyboard | None) -> dict[str, Any] | None:
+    return markup
 
 
 class GameService:
@@ -138,6 +141,7 @@ class GameService:
         self._live: dict[int, LiveGame] = {}
         self._current: set[int] = set()  # games locked here and checked against a shared db
         self.outbox_ready = asyncio.Event()
+        self.chatter = ChatterLimit()
 
     # --- loading and committing ------------------------------------------------
 
@@ -171,17 +175,18 @@ class GameService:
         chat = await self.storage.get_chat(chat_id)
         return (chat.language if chat else None) or self.default_language
 
+    def cached_language(self, game_id: int) -> str | None:
+        """The language of a game being played, if it is in memory (no storage read)."""
+        live = self._live.get(game_id)
+        return None if live is None else live.language
+
     async def _load(self, game_id: int) -> LiveGame:
         live = self._live.get(game_id)
         if live is not None and (not self.storage.shared or game_id in self._current):
             return live
         if live is not None and await self.storage.game_version(game_id) == live.game.version:
             return live  # another instance may change the game: checked against the database
-        if not 0 < game_id < 2**63:  # forged: SQLite integers are 64-bit
-            raise UserError("error.no_game")
-        game = await self.storage.get_game(game_id)
-        if game is None:
-            raise UserError("error.no_game")
+        game = await self._get_game(game_id)
         chat = await self.storage.get_chat(game.chat_id)
         series = None
         if game.status != "lobby" and game.first_dealer is not None:
@@ -200,12 +205,23 @@ class GameService:
             self._live[game_id] = live
         return live
 
+    async def _get_game(self, game_id: int) -> Game:
+        """Every path from a forged id to storage goes through here (SQLite is 64-bit)."""
+        if not 0 < game_id <= MAX_ID:
+            raise UserError("error.no_game")
+        game = await self.storage.get_game(game_id)
+        if game is None:
+            raise UserError("error.no_game")
+        return game
+
     async def _commit(self, live: LiveGame, change: GameChange) -> Game:
         try:
             game = await self.storage.commit(live.game.id, live.game.version, change)
         except StaleVersionError:
+            # Someone else's change got in first; this one was not made. (No keyboard is
+            # redrawn here, so the answer must not promise one.)
             self._live.pop(live.game.id, None)
-            raise UserError("error.stale") from None
+            raise UserError("error.conflict") from None
         except BaseException:
             # The cached engine state may be ahead of storage now: rebuild it next time.
             self._live.pop(live.game.id, None)
@@ -229,19 +245,19 @@ class GameService:
         return payload
 
     def group_send(
-        self, live: LiveGame, text: str, markup: InlineKeyboardMarkup | None = None
+        self, live: LiveGame, text: str, markup: render.Keyboard | None = None
     ) -> OutboxOp:
         payload = self._group(live, {"text": text, "reply_markup": _markup(markup)})
         return OutboxOp(live.game.chat_id, "send", payload, live.game.id, None)
 
     def group_edit(
-        self, live: LiveGame, role: str, text: str, markup: InlineKeyboardMarkup | None = None
+        self, live: LiveGame, role: str, text: str, markup: render.Keyboard | None = None
     ) -> OutboxOp:
         payload = self._group(live, {"text": text, "reply_markup": _markup(markup)})
         return OutboxOp(live.game.chat_id, "edit", payload, live.game.id, role)
 
     def dm_edit(
-        self, live: LiveGame, user_id: int, text: str, markup: InlineKeyboardMarkup | None
+        self, live: LiveGame, user_id: int, text: str, markup: render.Keyboard | None
     ) -> OutboxOp:
         payload = {"text": text, "reply_markup": _markup(markup)}
         return OutboxOp(user_id, "edit", payload, live.game.id, f"hand:{user_id}")
@@ -277,6 +293,7 @@ class GameService:
             seat.seat,
             deal_number=len(live.series.deals),
             turn_seconds=seconds,
+            previous=render.previous_trick(live.series),
         )
         selection = live.selections.get(seat.user_id, [])
         markup = render.hand_keyboard(t, game, deal, seat.seat, selection)
@@ -306,11 +323,13 @@ class GameService:
         turn = deal.turn
         if turn is not None and turn != last_mover:
             seat = live.game.seats[turn]
-            if seat.user_id is not None and not seat.away:
-                ops += self.ping(
-                    live, seat.user_id, live.t("ping.your_turn", chat=escape(live.chat_title))
-                )
+            if seat.user_id is not None and not seat.away and self._idle(live, seat.user_id):
+                ops += self.ping(live, seat.user_id, live.t("ping.your_turn", chat=live.chat_title))
         return ops
+
+    def _idle(self, live: LiveGame, user_id: int) -> bool:
+        tapped = live.last_tap.get(user_id)
+        return tapped is None or self.clock() - tapped > PING_AFTER_IDLE
 
     def _closing_ops(self, live: LiveGame, status: str) -> list[OutboxOp]:
         t = live.t
@@ -406,9 +425,7 @@ class GameService:
     async def rematch(self, game_id: int, user: UserInfo) -> Game:
         """A new series at the same table: the same seats, back in the lobby."""
         await self.remember_user(user)
-        old = await self.storage.get_game(game_id)
-        if old is None:
-            raise UserError("error.no_game")
+        old = await self._get_game(game_id)
         if old.status in OPEN:
             raise UserError("newgame.already_open")
         if not any(s.user_id == user.id for s in old.seats):
@@ -482,7 +499,7 @@ class GameService:
             if len(live.game.seats) >= MAX_SEATS:
                 raise UserError("lobby.full")
             number = 1 + sum(1 for s in live.game.seats if s.bot_level is not None)
-            name = live.t("computer.name", n=number, level=live.t(f"computer.{level}"))
+            name = live.t.alert("computer.name", n=number, level=live.t(f"computer.{level}"))
             seat = Seat(len(live.game.seats), None, level, name)
             return await self._change_seats(live, (*live.game.seats, seat))
 
@@ -502,7 +519,8 @@ class GameService:
             live.game = replace(live.game, deadline=self._deadline_for(live.game, series))
             t = live.t
             started = t(
-                "lobby.started", players=", ".join(render.seat_name(s) for s in live.game.seats)
+                "lobby.started",
+                players=html_join(", ", (render.seat_name(s) for s in live.game.seats)),
             )
             ops = [self.group_edit(live, "lobby", started), *self._play_ops(live, last_mover=None)]
             change = GameChange(
@@ -531,7 +549,9 @@ class GameService:
             raise UserError("error.stale")
         return live, seat
 
-    async def toggle(self, game_id: int, user_id: int, version: int, code: str) -> None:
+    async def toggle(self, game_id: int, user_id: int, version: int, code: str) -> bool:
+        """A tap on a card: plays it if it is a whole move by itself (True), else selects
+        or unselects it (False)."""
         async with self.lock(game_id):
             live, seat = await self._playing(game_id, user_id, version)
             try:
@@ -539,12 +559,18 @@ class GameService:
             except CardCodeError:
                 raise UserError("error.forged") from None
             assert live.series is not None
-            if card not in live.series.deals[-1].hand(seat.seat):
+            deal = live.series.deals[-1]
+            if card not in deal.hand(seat.seat):
                 raise UserError("error.not_your_card")
             stored = await self.storage.get_selection(game_id, user_id, live.game.version)
             if stored is not None:  # a shared database: another instance may have a selection
                 live.selections[user_id] = [Card.parse(c) for c in stored]
+            live.last_tap[user_id] = self.clock()
             chosen = live.selections.setdefault(user_id, [])
+            move = None if chosen else render.one_tap_move(deal, seat.seat, card)
+            if move is not None:
+                await self._apply(live, move, autoplayed=False)
+                return True
             if card in chosen:
                 chosen.remove(card)
             else:
@@ -554,6 +580,7 @@ class GameService:
             )
             await self.storage.enqueue((self.hand_op(live, seat),))
             self.outbox_ready.set()
+            return False
 
     async def play(self, game_id: int, user_id: int, version: int, kind: str, codes: str) -> None:
         async with self.lock(game_id):
@@ -562,6 +589,7 @@ class GameService:
             deal = live.series.deals[-1]
             if deal.turn != seat.seat:
                 raise UserError("error.not_your_turn")
+            live.last_tap[user_id] = self.clock()
             try:
                 cards = tuple(Card.parse(c) for c in codes.split("."))
             except CardCodeError:
@@ -653,15 +681,14 @@ class GameService:
             raise UserError("error.not_seated")
         return live
 
-    async def cancel(self, game_id: int, user_id: int, version: int) -> Game:
+    async def cancel(self, game_id: int, user_id: int) -> Game:
+        """A confirmed /cancel: valid as long as the game is open, whatever moved since."""
         async with self.lock(game_id):
             live = await self._load(game_id)
             if live.game.status not in OPEN:
                 raise UserError("error.game_over")
             if live.seat_of(user_id) is None:
                 raise UserError("error.not_seated")
-            if version != live.game.version:
-                raise UserError("error.stale")
             return await self._close(live, "cancelled")
 
     async def _close(self, live: LiveGame, status: str, reason: str | None = None) -> Game:
@@ -775,7 +802,7 @@ class GameService:
             elif deadline.remind_at is not None and not deadline.reminded:
                 assert seat.user_id is not None
                 text = live.t(
-                    "ping.hurry", chat=escape(live.chat_title), seconds=round(deadline.due_at - now)
+                    "ping.hurry", chat=live.chat_title, seconds=round(deadline.due_at - now)
                 )
                 reminded = replace(deadline, reminded=True)
                 live.game = replace(live.game, deadline=reminded)

@@ -9,9 +9,8 @@ import datetime as dt
 import logging
 import re
 from collections.abc import Sequence
-from html import escape
 
-from bot.i18n import Texts
+from bot.i18n import Html, Texts, html, html_join
 from engine import Series, to_record
 from stats.ratings import SHOWN_AFTER
 from stats.summary import GAMES, series_end
@@ -54,8 +53,8 @@ def decimal(t: Texts, value: float, places: int) -> str:
     return text.replace(".", ",") if t.language == "ru" else text
 
 
-def game_name(t: Texts, game: str) -> str:
-    return t(f"game.{game}") if game in GAMES else escape(game)
+def game_name(t: Texts, game: str) -> Html:
+    return t(f"game.{game}") if game in GAMES else html(game)
 
 
 NAME_LIMIT = 24  # characters of a name in lists, so ten series fit in one message
@@ -65,17 +64,17 @@ def short(name: str, limit: int = NAME_LIMIT) -> str:
     return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
 
 
-def player_name(t: Texts, player: str, name: str) -> str:
+def player_name(t: Texts, player: str, name: str) -> Html:
     """A person by their (shortened) name; a computer player by its level (its rating is
     shared by every computer of that level)."""
     if player.startswith("ai:"):
         level = player[3:]
         known = level in ("easy", "normal", "hard")
-        return t("top.computer", level=t(f"computer.{level}") if known else escape(short(level)))
-    return escape(short(name))
+        return t("top.computer", level=t(f"computer.{level}") if known else html(short(level)))
+    return html(short(name))
 
 
-def seat_label(t: Texts, seat: SeatResult) -> str:
+def seat_label(t: Texts, seat: SeatResult) -> Html:
     return player_name(t, seat.player, seat.name)
 
 
@@ -84,7 +83,7 @@ def seat_label(t: Texts, seat: SeatResult) -> str:
 
 def stats_text(t: Texts, name: str, records: Sequence[PlayerRecord], *, everywhere: bool) -> str:
     key = "stats.title_all" if everywhere else "stats.title_chat"
-    lines = [t(key, name=escape(name))]
+    lines: list[str] = [t(key, name=html(name))]
     if not records:
         lines.append(t("stats.none"))
         return "\n".join(lines)
@@ -114,7 +113,7 @@ def stats_text(t: Texts, name: str, records: Sequence[PlayerRecord], *, everywhe
 
 
 def top_text(t: Texts, ratings: Sequence[Rating]) -> str:
-    lines = [t("top.title")]
+    lines: list[str] = [t("top.title")]
     if not ratings:
         lines += [t("top.none"), "", t("top.note", n=SHOWN_AFTER)]
         return "\n".join(lines)
@@ -136,10 +135,14 @@ def top_text(t: Texts, ratings: Sequence[Rating]) -> str:
             (r for r in rows if r.series < SHOWN_AFTER), key=lambda r: (-r.series, r.player)
         )
         if waiting:
-            names = ", ".join(
-                f"{player_name(t, r.player, r.name)} ({r.series}/{SHOWN_AFTER})"
-                for r in waiting[:TOP_LIMIT]
-            ) + (", …" if len(waiting) > TOP_LIMIT else "")
+            # The names are escaped already (Html): joined as HTML, not escaped again.
+            names = Html(
+                ", ".join(
+                    f"{player_name(t, r.player, r.name)} ({r.series}/{SHOWN_AFTER})"
+                    for r in waiting[:TOP_LIMIT]
+                )
+                + (", …" if len(waiting) > TOP_LIMIT else "")
+            )
             lines.append(t("top.waiting", names=names))
     lines += ["", t("top.note", n=SHOWN_AFTER)]
     return "\n".join(lines)
@@ -155,10 +158,10 @@ def when(timestamp: float) -> str:
 def history_text(t: Texts, series: Sequence[SeriesSummary]) -> str:
     if not series:
         return t("history.none")
-    lines = [t("history.title", n=len(series))]
+    lines: list[str] = [t("history.title", n=len(series))]
     for number, s in enumerate(series, start=1):
-        players = ", ".join(seat_label(t, seat) for seat in s.seats)
-        winners = ", ".join(seat_label(t, seat) for seat in s.seats if seat.won) or "—"
+        players = html_join(", ", (seat_label(t, seat) for seat in s.seats))
+        winners = html_join(", ", (seat_label(t, seat) for seat in s.seats if seat.won)) or "—"
         lines.append(
             t(
                 "history.row",

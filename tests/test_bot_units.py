@@ -23,12 +23,39 @@ def test_every_callback_fits_in_64_bytes_at_its_largest() -> None:
         LobbyCb(game=MAX_GAME, action="bot-normal"),
         CardCb(game=MAX_GAME, v=10**9, card="10H"),
         PlayCb(game=MAX_GAME, v=10**9, kind="b", cards="10H.10D.10S"),
-        CancelCb(game=MAX_GAME, v=10**9, confirm=True),
+        CancelCb(game=MAX_GAME, confirm=True),
         LangCb(code="ru"),
     ]
     for data in largest:
         packed = data.pack()
         assert len(packed.encode()) <= 64, packed
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        f"{prefix}:{game}:{rest}"
+        for prefix, rest in (
+            ("l", "again"),
+            ("l", "join"),
+            ("t", "1:AS"),
+            ("p", "1:l:AS"),
+            ("x", "1"),
+        )
+        for game in ("9223372036854775808", "0", "-1", "-9223372036854775809", "1e3", "x", "")
+    ]
+    + [
+        f"{prefix}:1:{v}:{rest}"
+        for prefix, rest in (("t", "AS"), ("p", "l:AS"))
+        for v in ("9223372036854775808", "-1", "v", "")
+    ],
+)
+def test_forged_ids_out_of_range_are_refused_at_the_edge(data: str) -> None:
+    """Issue 9 bug 5: ids beyond SQLite's 64 bits, negative or not numbers never unpack,
+    so no handler but "this button is not valid" sees them."""
+    factory = {"l": LobbyCb, "t": CardCb, "p": PlayCb, "x": CancelCb}[data[0]]
+    with pytest.raises(ValueError):
+        factory.unpack(data)
 
 
 def test_callback_data_round_trips() -> None:
@@ -103,7 +130,7 @@ def test_every_text_key_used_in_the_code_is_in_the_catalogue() -> None:
     used: set[str] = set()
     for path in (ROOT / "bot").rglob("*.py"):
         source = path.read_text()
-        used |= set(re.findall(r"""\b(?:t|UserError)\(\s*"([a-z_]+\.[a-z_]+)""", source))
+        used |= set(re.findall(r"""\b(?:t|t\.alert|UserError)\(\s*"([a-z_]+\.[a-z_]+)""", source))
     assert used, "the scan found no keys"
     assert used <= known, sorted(used - known)
 
@@ -115,3 +142,11 @@ def test_the_default_language_is_russian_and_cards_render_with_suit_symbols() ->
     assert texts(None)("lobby.join") == texts("ru")("lobby.join") != texts("en")("lobby.join")
     assert card_text(Card.parse("10H")) == "10♥"
     assert card_text(Card.parse("AS"), trump=Suit.SPADES) == "A♠★"
+
+
+def test_fast_callback_data_packs_exactly_as_the_factories() -> None:
+    from bot.callbacks import card_data, play_data
+
+    assert card_data(12, 34, "10H") == CardCb(game=12, v=34, card="10H").pack()
+    assert play_data(12, 34, "b", "AH.6C") == PlayCb(game=12, v=34, kind="b", cards="AH.6C").pack()
+    assert CardCb.unpack(card_data(MAX_GAME, 0, "AS")) == CardCb(game=MAX_GAME, v=0, card="AS")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from aiogram.types import Chat, InlineKeyboardMarkup, Message, User
+from aiogram.types import CallbackQuery, Chat, Message, User
 
+from bot.chatter import Route
 from bot.i18n import LANGUAGES, Texts, texts
+from bot.render import Keyboard
 from bot.service import GameService, UserInfo
 from storage import OutboxOp
 
@@ -32,19 +34,56 @@ async def reply(
     text: str,
     *,
     quote: int | None = None,
-    markup: InlineKeyboardMarkup | None = None,
+    markup: Keyboard | None = None,
 ) -> None:
-    """Answer in the same chat (and topic) through the outbox, like every other message."""
+    """Answer in the same chat (and topic) through the outbox, like every other message.
+
+    In a group the answers are bounded (bot/chatter.py): a repeat is not answered, and
+    past the group's share the answer goes to the asker's private chat, or nowhere if
+    ``markup`` only works in the group."""
     payload: dict[str, object] = {"text": text}
+    chat_id = message.chat.id
+    if message.chat.type != "private" and message.from_user is not None:
+        user_id = message.from_user.id
+        route = service.chatter.route(chat_id, user_id, f"{command_of(message)} {hash(text)}")
+        if route is Route.PRIVATE and markup is None:
+            user = await service.storage.get_user(user_id)
+            if user is not None and user.started:
+                await service.storage.enqueue((OutboxOp(user_id, "send", payload),))
+                service.outbox_ready.set()
+            return
+        if route is not Route.GROUP:
+            return
     if markup is not None:
-        payload["reply_markup"] = markup.model_dump(mode="json", exclude_none=True)
+        payload["reply_markup"] = markup
     thread = thread_of(message)
     if thread is not None:
         payload["message_thread_id"] = thread
     if quote is not None:
         payload["reply_to_message_id"] = quote
-    await service.storage.enqueue((OutboxOp(message.chat.id, "send", payload),))
+    await service.storage.enqueue((OutboxOp(chat_id, "send", payload),))
     service.outbox_ready.set()
+
+
+def command_of(message: Message) -> str:
+    """``/score@bot args`` -> ``/score``: what a repeat is recognised by."""
+    word = (message.text or "").split(maxsplit=1)[0] if message.text else ""
+    return word.split("@", 1)[0].lower()
+
+
+async def tap_texts(service: GameService, query: CallbackQuery) -> Texts:
+    """One screen, one language: a pop-up speaks the language of what was tapped (the
+    group's, or for a hand the language of the game's group), not the tapper's app."""
+    message = query.message
+    if message is not None and message.chat.type != "private":
+        return texts(await service.language_of(message.chat.id))
+    prefix, _, rest = (query.data or "").partition(":")
+    game_id = rest.split(":", 1)[0]
+    if prefix in ("t", "p", "x", "l") and game_id.isdigit():
+        language = service.cached_language(int(game_id))
+        if language is not None:
+            return texts(language)
+    return personal_texts(query.from_user, service.default_language)
 
 
 async def chat_texts(service: GameService, message: Message) -> Texts:

@@ -10,7 +10,7 @@ from aiogram.filters import ExceptionTypeFilter
 from aiogram.methods import AnswerCallbackQuery
 from aiogram.types import ErrorEvent
 
-from bot.handlers.common import personal_texts, reply
+from bot.handlers.common import chat_texts, reply, tap_texts
 from bot.service import GameService, NeedsStart, UserError
 
 log = logging.getLogger(__name__)
@@ -22,15 +22,15 @@ async def polite_refusal(event: ErrorEvent, service: GameService) -> None:
     update = event.update
     if update.callback_query is not None:
         query = update.callback_query
-        t = personal_texts(query.from_user, service.default_language)
+        t = await tap_texts(service, query)
         if isinstance(error, NeedsStart):
             # Telegram opens t.me/<bot>?start=... links given as the answer's url.
-            await query.answer(t("join.needs_dm_alert"), url=error.link)
+            await query.answer(t.alert("join.needs_dm_alert"), url=error.link)
         else:
-            await query.answer(t(error.key, **error.values), show_alert=True)
+            await query.answer(t.alert(error.key, **error.values), show_alert=True)
     elif update.message is not None:
         message = update.message
-        t = personal_texts(message.from_user, service.default_language)
+        t = await chat_texts(service, message)
         await reply(service, message, t(error.key, **error.values), quote=message.message_id)
 
 
@@ -44,9 +44,9 @@ async def unexpected(event: ErrorEvent, service: GameService) -> None:
     log.error("update %s failed", event.update.update_id, exc_info=error)
     query = event.update.callback_query
     if query is not None:
-        t = personal_texts(query.from_user, service.default_language)
+        t = await tap_texts(service, query)
         try:
-            await query.answer(t("error.internal"), show_alert=True)
+            await query.answer(t.alert("error.internal"), show_alert=True)
         except Exception:  # the query may be answered already or too old
             log.debug("could not answer callback after an error", exc_info=True)
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from html import escape
-
 from aiogram import F, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
 from bot import render
+from bot.chatter import Route
 from bot.handlers.common import chat_texts, chat_title, reply, thread_of, user_info
 from bot.service import AlreadyOpen, GameService, UserError
 
@@ -62,7 +61,7 @@ async def score(message: Message, service: GameService) -> None:
     live = await service.open_live(message.chat.id, thread_of(message))
     if live is not None and live.series is not None and live.series.results:
         totals = live.series.totals
-        lines = [t("score.series", deals=len(live.series.results))]
+        lines: list[str] = [t("score.series", deals=len(live.series.results))]
         lines += [f"{render.seat_name(s)}: {totals[s.seat]}" for s in live.game.seats]
     else:
         stats = await service.storage.chat_stats(message.chat.id)
@@ -74,7 +73,7 @@ async def score(message: Message, service: GameService) -> None:
             lines.append(
                 t(
                     "score.row",
-                    name=escape(row.name),
+                    name=row.name,
                     won=row.series_won,
                     played=row.series_played,
                     deals=row.deals_played,
@@ -87,6 +86,8 @@ async def score(message: Message, service: GameService) -> None:
 async def cancel(message: Message, service: GameService) -> None:
     assert message.from_user is not None
     live = await service.cancel_request(message.chat.id, thread_of(message), message.from_user.id)
+    if service.chatter.route(message.chat.id, message.from_user.id, "/cancel") is Route.NONE:
+        return  # asked a moment ago: the question is in the group already
     t = live.t
     markup = render.cancel_keyboard(t, live.game)
     op = service.group_send(live, t("cancel.confirm"), markup)

@@ -6,7 +6,7 @@ from aiogram import Router
 from aiogram.types import CallbackQuery
 
 from bot.callbacks import LobbyCb
-from bot.handlers.common import personal_texts, user_info
+from bot.handlers.common import tap_texts, user_info
 from bot.service import GameService, UserError
 
 
@@ -30,7 +30,7 @@ async def lobby_button(query: CallbackQuery, callback_data: LobbyCb, service: Ga
         key = "lobby.computer_added"
     else:
         raise UserError("error.forged")
-    await query.answer(personal_texts(query.from_user, service.default_language)(key))
+    await query.answer((await tap_texts(service, query)).alert(key))
 
 
 def make_router() -> Router:

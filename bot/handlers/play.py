@@ -6,33 +6,36 @@ from aiogram import Router
 from aiogram.types import CallbackQuery, Message
 
 from bot.callbacks import CancelCb, CardCb, PlayCb
-from bot.handlers.common import personal_texts
+from bot.handlers.common import tap_texts
 from bot.service import GameService
 from storage import OutboxOp
 
 
 async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: GameService) -> None:
-    await service.toggle(
+    played = await service.toggle(
         callback_data.game, query.from_user.id, callback_data.v, callback_data.card
     )
-    await query.answer()
+    if played:
+        await query.answer((await tap_texts(service, query)).alert("play.done"))
+    else:
+        await query.answer()
 
 
 async def play_cards(query: CallbackQuery, callback_data: PlayCb, service: GameService) -> None:
     data = callback_data
     await service.play(data.game, query.from_user.id, data.v, data.kind, data.cards)
-    await query.answer(personal_texts(query.from_user, service.default_language)("play.done"))
+    await query.answer((await tap_texts(service, query)).alert("play.done"))
 
 
 async def confirm_cancel(
     query: CallbackQuery, callback_data: CancelCb, service: GameService
 ) -> None:
-    t = personal_texts(query.from_user, service.default_language)
+    t = await tap_texts(service, query)
     if callback_data.confirm:
-        await service.cancel(callback_data.game, query.from_user.id, callback_data.v)
-        await query.answer(t("cancel.done"))
+        await service.cancel(callback_data.game, query.from_user.id)
+        await query.answer(t.alert("cancel.done"))
     else:
-        await query.answer(t("cancel.kept"))
+        await query.answer(t.alert("cancel.kept"))
     message = query.message
     if isinstance(message, Message) and _carries(message, query.data):
         # The confirmation question has served its purpose. (Only if the tap came from
@@ -52,7 +55,7 @@ def _carries(message: Message, data: str | None) -> bool:
 
 async def unknown_button(query: CallbackQuery, service: GameService) -> None:
     """Forged, junk or long-retired buttons: say so; nothing changes."""
-    await query.answer(personal_texts(query.from_user, service.default_language)("error.forged"))
+    await query.answer((await tap_texts(service, query)).alert("error.forged"))
 
 
 def make_router() -> Router:

@@ -47,7 +47,7 @@ async def choose_language(
     if chat.type == "private":
         raise UserError("error.group_only")
     await service.set_language(chat.id, chat_title(chat), callback_data.code)
-    await query.answer(texts(callback_data.code)("language.set"))
+    await query.answer(texts(callback_data.code).alert("language.set"))
 
 
 def make_router() -> Router:

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import json
 import time
-from html import escape
 
 from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
-from aiogram.types import CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message
+from aiogram.types import CallbackQuery, Chat, Message
 
 from bot import render
 from bot.attachments import document_payload
 from bot.handlers.common import chat_texts, chat_title, personal_texts, reply, thread_of, user_info
-from bot.i18n import texts
+from bot.i18n import html, texts
 from bot.service import GameService, NeedsStart, UserError
 from bot.stats import HISTORY_LIMIT, export_filename, history_text, stats_text, top_text
 from storage import OutboxOp
@@ -84,13 +83,10 @@ async def history(message: Message, service: GameService) -> None:
     markup = None
     if series:
         buttons = [
-            InlineKeyboardButton(
-                text=t("history.button", n=n), callback_data=HistoryCb(game=s.game_id).pack()
-            )
+            render.button(t("history.button", n=n), HistoryCb(game=s.game_id).pack())
             for n, s in enumerate(series, start=1)
         ]
-        rows = [buttons[i : i + 5] for i in range(0, len(buttons), 5)]
-        markup = InlineKeyboardMarkup(inline_keyboard=rows)
+        markup = render.keyboard([buttons[i : i + 5] for i in range(0, len(buttons), 5)])
     await reply(service, message, history_text(t, series), markup=markup)
 
 
@@ -156,15 +152,11 @@ def _in_thread(message: object, payload: dict[str, object]) -> dict[str, object]
 async def reset_stats(message: Message, service: GameService, bot: Bot) -> None:
     await _require_admin(bot, message)
     t = await chat_texts(service, message)
-    markup = InlineKeyboardMarkup(
-        inline_keyboard=[
+    markup = render.keyboard(
+        [
             [
-                InlineKeyboardButton(
-                    text=t("reset.yes"), callback_data=ResetCb(confirm=True).pack()
-                ),
-                InlineKeyboardButton(
-                    text=t("reset.no"), callback_data=ResetCb(confirm=False).pack()
-                ),
+                render.button(t("reset.yes"), ResetCb(confirm=True).pack()),
+                render.button(t("reset.no"), ResetCb(confirm=False).pack()),
             ]
         ]
     )
@@ -205,7 +197,7 @@ async def notify(message: Message, service: GameService) -> None:
     on = await service.storage.toggle_lobby_watch(message.chat.id, user.id)
     t = await chat_texts(service, message)
     key = "notify.on" if on else "notify.off"
-    await reply(service, message, t(key, name=escape(user.name)), quote=message.message_id)
+    await reply(service, message, t(key, name=html(user.name)), quote=message.message_id)
 
 
 async def settings(

@@ -82,7 +82,7 @@ def is_my_turn(message: FakeMessage) -> bool:
     return "Your lead" in message.text or "Your answer" in message.text
 
 
-_CARD_TOKEN = re.compile(r"^(✅ )?(\S+)$")
+PLAYED = "Played."  # the answer to a tap that made a move (English texts)
 
 
 async def play_one_move(
@@ -119,11 +119,20 @@ async def play_one_move(
         cards = [b for b in message.buttons[0] if not b.text.startswith("✅")]
         assert cards, f"no card left to select: {message.text}"
         before = len(message.history)
-        answer = await (await user.tap(message, data=rng.choice(cards).callback_data)).wait(
-            timeout=5
-        )
+        card = rng.choice(cards)
+        answer = await (await user.tap(message, data=card.callback_data)).wait(timeout=5)
         # A fresh keyboard must just work: an alert here means the bot drew a stale one.
         assert not (strict and answer.show_alert), answer.text
+        if answer.text == PLAYED:  # a card that is a whole move by itself goes on one tap
+            played = cards_in(card.text)
+            deal = current_deal([user], group)
+            await fake.wait_for(
+                lambda: (
+                    not (hand_cards(user, group) & played) or current_deal([user], group) != deal
+                ),
+                description="the hand to show the one-tap move",
+            )
+            return card.text
         await fake.wait_for(
             lambda m=message, b=before: len(m.history) > b or hand_message(user, group) is not m,
             description="the hand keyboard to redraw",
@@ -154,11 +163,25 @@ def current_deal(users: list[FakeUser], group: FakeChat | None = None) -> int:
     return max(numbers, default=1)
 
 
+def this_deal_only(text: str) -> str:
+    """``text`` without the previous deal's last trick, which a new deal's screens show
+    until its first lead (issue 9: every card played is seen by all)."""
+    kept, skipping = [], False
+    for line in text.splitlines():
+        if line.startswith("Last trick of deal "):
+            skipping = True
+        elif skipping and not line.startswith("  "):
+            skipping = False
+        if not skipping:
+            kept.append(line)
+    return "\n".join(kept)
+
+
 def assert_no_hidden_card_in_group(group: FakeChat, players: list[FakeUser]) -> None:
     """No card still held in a hand has appeared in the group during this deal, bar the
     face-up trump card (R3). Earlier deals used the same 36 cards, so they are left out."""
     deal = f"deal {current_deal(players, group)}\n"
-    texts = [t for t in group.all_texts() if deal in t]
+    texts = [this_deal_only(t) for t in group.all_texts() if deal in t]
     trump = {
         card
         for text in texts
@@ -177,7 +200,7 @@ def assert_no_hand_in_another_dm(players: list[FakeUser], group: FakeChat | None
     deal = f"deal {current_deal(players, group)}\n"
     held = {u.id: hand_cards(u, group) for u in players}
     for user in players:
-        texts = [t for t in user.dm.all_texts() if deal in t]
+        texts = [this_deal_only(t) for t in user.dm.all_texts() if deal in t]
         trump = {
             c
             for t in texts

@@ -69,7 +69,7 @@ async def test_games_in_two_topics_and_another_group_keep_separate_hands(tmp_pat
             await play_one_move(fake, alice, rng, other)
             # Only the Family table moved; the topic tables did not.
             family_table = next(m for m in other.bot_messages() if "deal 1" in m.text)
-            assert "On the table" in family_table.text or "Last trick" in family_table.text
+            assert "On the table" in family_table.text or "Trick to" in family_table.text
             for topic in (red, blue):
                 table = next(
                     m for m in forum.bot_messages(topic.message_thread_id) if "deal 1" in m.text

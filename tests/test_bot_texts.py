@@ -1,0 +1,163 @@
+"""Every text the bot sends is HTML Telegram accepts, whatever people typed (issue 9, bug 1).
+
+Telegram refuses a whole message whose HTML does not parse ("can't parse entities"), so a
+group title like "Пики & Трефы <3" put into a template unescaped silently loses the
+message. The text layer escapes every value itself; these tests render every template
+and every screen with hostile names and titles and parse them as Telegram would.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from bot import render
+from bot.i18n import LANGUAGES, catalog_keys, texts
+from engine import Series, shuffled_deck
+from engine.deal import covers
+from storage import Deadline, Game, Seat
+from tests.fake_telegram.text import parse_html
+
+HOSTILE = [
+    "<b>Аня & Co</b> 😀",
+    "Пики & Трефы <3 🃏",
+    "&amp; &lt;",
+    "a < b > c",
+    "\"quoted\" 'single'",
+    "\u202eRTL\u200f mark \u202c",
+    "</i><i>",
+    "X" * 64 + " " + "Я" * 64,  # Telegram allows first + last name of 64 each
+]
+MAX_TEXT = 4096  # Telegram's limit on a message text after entity parsing
+
+
+def placeholders(template: str) -> set[str]:
+    return set(re.findall(r"{(\w+)}", template))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("value", HOSTILE)
+def test_every_template_stays_valid_html_with_hostile_values(language: str, value: str) -> None:
+    t = texts(language)
+    for key in sorted(catalog_keys(language)):
+        fields = placeholders(t(key))
+        rendered = t(key, **dict.fromkeys(fields, value))
+        shown, _ = parse_html(rendered)  # raises as Telegram would refuse the message
+        if fields:
+            assert value in shown, (key, shown)
+        # Pop-ups are plain text: the value as typed, no tags or entities around it.
+        alert = t.alert(key, **dict.fromkeys(fields, value))
+        if fields:
+            assert value in alert, (key, alert)
+        rest = alert.replace(value, "")
+        assert not any(mark in rest for mark in ("<b>", "&lt;", "&amp;")), (key, alert)
+
+
+def hostile_game(players: int, rng: random.Random) -> tuple[Game, Series]:
+    seats = tuple(
+        Seat(i, 100 + i, None, HOSTILE[(i * 3) % len(HOSTILE)], away=i == 1) for i in range(players)
+    )
+    game = Game(
+        id=7,
+        chat_id=-100,
+        thread_id=None,
+        status="playing",
+        rules={},
+        version=3,
+        seats=seats,
+        created_by=100,
+        created_at=0.0,
+        first_dealer=0,
+        deadline=Deadline(0, 600.0, 400.0),
+        lobby_expires_at=None,
+        winners=None,
+    )
+    series = Series(players, first_dealer=0)
+    series.start_deal(shuffled_deck(rng=rng))
+    return game, series
+
+
+def screens(language: str, game: Game, series: Series, title: str) -> list[str]:
+    t = texts(language)
+    deal = series.deals[-1]
+    out = [
+        render.lobby_text(t, game),
+        render.lobby_closed_text(t, game, "cancelled"),
+        render.table_text(t, game, series, turn_seconds=600),
+        render.final_table_text(t, game, series, "finished"),
+        render.hand_over_text(t, title, "finished"),
+        render.series_end_text(t, game, series.totals, [0, 1]),
+    ]
+    for seat in game.seats:
+        out.append(
+            render.hand_text(
+                t, game, title, deal, seat.seat, deal_number=len(series.deals), turn_seconds=60
+            )
+        )
+    if series.results:
+        out.append(render.deal_end_text(t, game, 1, series.results[-1], series.totals))
+    return out
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_every_screen_shows_hostile_names_and_titles_literally(language: str, players: int) -> None:
+    rng = random.Random(players)
+    game, series = hostile_game(players, rng)
+    title = "Пики & Трефы <3 🃏 <b>"
+    names = [s.name for s in game.seats]
+    for _ in range(200):  # through tricks, a finished deal and the next one
+        for text in screens(language, game, series, title):
+            shown, _ = parse_html(text)
+            assert len(shown.encode("utf-16-le")) // 2 <= MAX_TEXT
+            rest = shown.replace("&amp; &lt;", "")
+            assert "&lt;" not in rest and "&amp;" not in rest, shown
+        deal = series.current
+        if deal is None or series.finished:
+            break
+        if deal.finished:
+            series.start_deal(shuffled_deck(rng=rng))
+            continue
+        series.apply(rng.choice(deal.legal_moves()))
+    table = parse_html(render.table_text(texts(language), game, series, turn_seconds=5))[0]
+    assert all(name in table for name in names), table
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_card_plays_on_one_tap_only_when_it_is_the_one_move_it_can_make(players: int) -> None:
+    """Issue 9: one tap plays a card only when no choice is made for the player: a lead
+    with no other card of its suit in hand (R6), an answer to one card that cannot beat
+    it (R7: it can only be discarded). Any other card is selected first."""
+    rng = random.Random(players)
+    series = Series(players, first_dealer=0)
+    series.start_deal(shuffled_deck(rng=rng))
+    checked = 0
+    while not series.finished and checked < 400:
+        deal = series.deals[-1]
+        if deal.finished:
+            series.start_deal(shuffled_deck(rng=rng))
+            continue
+        seat = deal.turn
+        assert seat is not None
+        view = deal.view(seat)
+        for card in view.hand:
+            move = render.one_tap_move(deal, seat, card)
+            if not view.table:
+                same_suit = [c for c in view.hand if c.suit is card.suit and c != card]
+                can_lead_more = min(view.hand_sizes) > 1 and same_suit
+                assert (move is None) == bool(can_lead_more), (card, view.hand)
+            elif len(view.table[0].cards) == 1:
+                claim = next(p.cards for p in view.table if p.seat == view.claimant)
+                beats = covers((card,), claim, view.trump)
+                assert (move is None) == beats, (card, claim)
+                assert move is None or move.beat is False
+            else:
+                assert move is None  # several cards to answer with: always a choice
+            for other in range(players):
+                if other != seat:
+                    assert render.one_tap_move(deal, other, card) is None
+            checked += 1
+        series.apply(rng.choice(deal.legal_moves()))
+    assert checked > 50
