@@ -41,9 +41,7 @@ from storage import (
     StorageError,
     User,
     UserStats,
-    open_storage,
 )
-from tests.conftest import empty_pg
 from tests.storage_play import new_game, next_change, play_to_end, series_of
 
 SEATS = (Seat(0, 11, None, "Ann"), Seat(1, None, "easy", "Bot"), Seat(2, 12, None, "Bob"))
@@ -53,19 +51,6 @@ DECK = tuple(engine.card_codes(engine.shuffled_deck(7)))
 @pytest.fixture
 async def sqlite_db(tmp_path: Path) -> AsyncIterator[Storage]:
     storage = await Storage.open(tmp_path / "bot.sqlite3")
-    yield storage
-    await storage.close()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
-    """The storage contract: every backend behind the same methods."""
-    if request.param == "sqlite":
-        url = f"sqlite:{tmp_path / 'bot.sqlite3'}"
-    else:
-        url = request.getfixturevalue("pg_shared_url")
-        await empty_pg(url)
-    storage = await open_storage(url)
     yield storage
     await storage.close()
 
