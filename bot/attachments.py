@@ -20,7 +20,7 @@ from bot import picture
 from bot.i18n import texts
 from bot.stats import game_name, when
 from stats.summary import game_of
-from storage import OutboxItem, Storage
+from storage import Backend, OutboxItem
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ def document_payload(name: str, text: str, caption: str) -> dict[str, Any]:
 
 
 class Attachments:
-    def __init__(self, storage: Storage, default_language: str) -> None:
+    def __init__(self, storage: Backend, default_language: str) -> None:
         self.storage = storage
         self.default_language = default_language
         self._warned = False

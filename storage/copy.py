@@ -30,6 +30,10 @@ ORDER = (
     "stats",
     "outbox",
     "updates",
+    "series",
+    "series_seats",
+    "ratings",
+    "lobby_watchers",
 )
 # Bookkeeping of each backend, and PostgreSQL's card selections (a moment's taps; SQLite
 # keeps them in the bot's memory).

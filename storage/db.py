@@ -41,7 +41,14 @@ from storage.models import (
     User,
     UserStats,
 )
-from storage.records import RecordsMixin, migrate_records, record_series
+from storage.records import (
+    Job,
+    RecordsMixin,
+    Step,
+    finishing_series,
+    migrate_records,
+    record_series,
+)
 from storage.updates import DuplicateUpdateError, pending_claim
 
 logger = logging.getLogger(__name__)
@@ -70,6 +77,23 @@ _OPEN: Final = "status IN ('lobby', 'playing')"
 
 _T = TypeVar("_T")
 _Body: TypeAlias = Callable[[sqlite3.Connection], _T]
+
+
+def _run_job(conn: sqlite3.Connection, job: Job[_T]) -> _T:
+    """Run a storage/records.py job's statements on ``conn`` (inside the caller's
+    transaction), sending each one's rows back."""
+    try:
+        step: Step = next(job)
+        while True:
+            if step.many:
+                conn.executemany(step.sql, step.params)
+                rows: list[Any] = []
+            else:
+                rows = conn.execute(step.sql, step.params).fetchall()
+            step = job.send(rows)
+    except StopIteration as done:
+        result: _T = done.value
+        return result
 
 
 def _all(conn: sqlite3.Connection, sql: str, params: Sequence[object] = ()) -> list[Any]:
@@ -408,6 +432,10 @@ class Storage(RecordsMixin):
             raise
         return outcomes
 
+    async def _run_job(self, job: Job[_T], *, write: bool) -> _T:
+        """A storage/records.py job, as one transaction."""
+        return await (self._write if write else self._read)(lambda conn: _run_job(conn, job))
+
     # --- coordination (one process: these are trivial; see storage/pg.py) -------
 
     @contextlib.asynccontextmanager
@@ -562,7 +590,7 @@ class Storage(RecordsMixin):
                     (new_id, old_id),
                 )
                 conn.execute("DELETE FROM stats WHERE chat_id = ?", (old_id,))
-                migrate_records(conn, old_id, new_id)
+                _run_job(conn, migrate_records(old_id, new_id))
 
             await self._write(body)
         except sqlite3.IntegrityError as exc:
@@ -837,11 +865,9 @@ class Storage(RecordsMixin):
                 chat_id,
                 [(s, 0, 0, 1, int(s.seat in won)) for s in seats if s.user_id is not None],
             )
-        if change.series_end is not None:
-            if change.status != "finished":
-                raise StorageError(f"game {game_id}: a series result needs status 'finished'")
-            if old_status != "finished":
-                record_series(conn, game_id, chat_id, change.series_end, now)
+        end = finishing_series(game_id, change, old_status)
+        if end is not None:
+            _run_job(conn, record_series(game_id, chat_id, end, now))
         self._write_outbox(conn, change.outbox, now, game_id)
         game = self._game(conn, game_id)
         assert game is not None

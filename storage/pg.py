@@ -74,6 +74,14 @@ from storage.models import (
 )
 from storage.pg_instances import CONNECT_TIMEOUT, PgInstances
 from storage.pg_migrations import PG_SCHEMA_VERSION, pg_migrate
+from storage.records import (
+    Job,
+    RecordsMixin,
+    Step,
+    finishing_series,
+    migrate_records,
+    record_series,
+)
 from storage.updates import DuplicateUpdateError, pending_claim
 
 logger = logging.getLogger(__name__)
@@ -100,7 +108,7 @@ def redact(url: str) -> str:
     return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", url)
 
 
-class PgStorage(PgInstances):
+class PgStorage(PgInstances, RecordsMixin):
     """Everything the bot must not forget, in a PostgreSQL database shared by instances."""
 
     shared: Final = True  # other processes change games too: caches must be checked
@@ -181,6 +189,12 @@ class PgStorage(PgInstances):
         if claim is not None:
             claim.claimed = True
         return value
+
+    async def _run_job(self, job: Job[_T], *, write: bool) -> _T:
+        """A storage/records.py job, as one transaction."""
+        if write:
+            return await self._write(lambda conn: _run_job(conn, job))
+        return await self._read(lambda conn: _run_job(conn, job))
 
     # --- chats & users -------------------------------------------------------
 
@@ -278,6 +292,7 @@ class PgStorage(PgInstances):
                 old_id,
             )
             await conn.execute(sql("DELETE FROM stats WHERE chat_id = ?"), old_id)
+            await _run_job(conn, migrate_records(old_id, new_id))
 
         try:
             await self._write(body)
@@ -554,6 +569,9 @@ class PgStorage(PgInstances):
                 chat_id,
                 [(s, 0, 0, 1, int(s.seat in won)) for s in seats if s.user_id is not None],
             )
+        end = finishing_series(game_id, change, old_status)
+        if end is not None:
+            await _run_job(conn, record_series(game_id, chat_id, end, now))
         await self._write_outbox(conn, change.outbox, now, game_id)
         game = await self._game(conn, game_id)
         assert game is not None
@@ -846,6 +864,23 @@ class PgStorage(PgInstances):
 async def _no_reset(conn: Conn) -> None:
     """The query pool's connections keep no session state (transactions are always closed,
     locks and LISTEN live on other connections): skip the reset round trip on release."""
+
+
+async def _run_job(conn: Conn, job: Job[_T]) -> _T:
+    """Run a storage/records.py job's statements on ``conn`` (inside the caller's
+    transaction), sending each one's rows back."""
+    try:
+        step: Step = next(job)
+        while True:
+            if step.many:
+                await conn.executemany(sql(step.sql), step.params)
+                rows: list[Any] = []
+            else:
+                rows = [tuple(r) for r in await conn.fetch(sql(step.sql), *step.params)]
+            step = job.send(rows)
+    except StopIteration as done:
+        result: _T = done.value
+        return result
 
 
 async def _claim(conn: Conn, update_id: int) -> None:

@@ -18,7 +18,7 @@ from storage.errors import NewerDatabaseError
 OUTBOX_CHANNEL: Final = "burkozel_outbox"
 
 PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
-    # 1: the initial schema, as SQLite's migrations 1-2.
+    # 1: the initial schema, as SQLite's migrations 1 and 3 (handled updates).
     (
         """
         CREATE TABLE chats (
@@ -185,6 +185,70 @@ PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
             version INTEGER NOT NULL,
             cards   TEXT    NOT NULL,
             PRIMARY KEY (game_id, user_id)
+        )
+        """,
+    ),
+    # 2: series results, ratings, per-chat picture switch and stats reset, lobby watchers
+    # (issue 14), as SQLite's migration 2.
+    (
+        "ALTER TABLE chats ADD COLUMN pictures INTEGER NOT NULL DEFAULT 1",
+        # /resetstats: series finished before this moment no longer count in the chat's
+        # stats (the records themselves are kept).
+        "ALTER TABLE chats ADD COLUMN stats_reset_at DOUBLE PRECISION NOT NULL DEFAULT 0",
+        """
+        CREATE TABLE series (
+            game_id     BIGINT  PRIMARY KEY REFERENCES games (id) ON DELETE CASCADE,
+            chat_id     BIGINT  NOT NULL,
+            game        TEXT    NOT NULL,
+            finished_at DOUBLE PRECISION NOT NULL,
+            deals       INTEGER NOT NULL CHECK (deals >= 0),
+            teams       TEXT    NOT NULL DEFAULT 'none'
+        )
+        """,
+        "CREATE INDEX series_by_chat ON series (chat_id, finished_at)",
+        # One row per seat of a finished series: everything /stats adds up.
+        """
+        CREATE TABLE series_seats (
+            game_id            BIGINT  NOT NULL REFERENCES series (game_id) ON DELETE CASCADE,
+            seat               INTEGER NOT NULL CHECK (seat >= 0),
+            user_id            BIGINT,
+            bot_level          TEXT,
+            name               TEXT    NOT NULL,
+            team               INTEGER NOT NULL,
+            place              INTEGER NOT NULL CHECK (place >= 0),
+            won                INTEGER NOT NULL CHECK (won IN (0, 1)),
+            deals              INTEGER NOT NULL,
+            points             INTEGER NOT NULL,
+            penalties          INTEGER NOT NULL,
+            best_deal          INTEGER NOT NULL,
+            declarations_true  INTEGER NOT NULL DEFAULT 0,
+            declarations_false INTEGER NOT NULL DEFAULT 0,
+            combinations       INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (game_id, seat)
+        )
+        """,
+        "CREATE INDEX series_seats_by_user ON series_seats (user_id) WHERE user_id IS NOT NULL",
+        # Openskill (Plackett-Luce) ratings per chat and game; player is 'u<user id>' or
+        # 'ai:<level>' (computer players are rated too).
+        """
+        CREATE TABLE ratings (
+            chat_id BIGINT  NOT NULL,
+            game    TEXT    NOT NULL,
+            player  TEXT    NOT NULL,
+            name    TEXT    NOT NULL,
+            mu      DOUBLE PRECISION NOT NULL,
+            sigma   DOUBLE PRECISION NOT NULL,
+            series  INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (chat_id, game, player)
+        )
+        """,
+        # /notify: users to tell in DM when the next lobby opens in a chat.
+        """
+        CREATE TABLE lobby_watchers (
+            chat_id    BIGINT  NOT NULL,
+            user_id    BIGINT  NOT NULL,
+            created_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (chat_id, user_id)
         )
         """,
     ),

@@ -1,23 +1,49 @@
-"""Finished series, ratings, chat switches and lobby watchers (issue 14).
+"""Finished series, ratings, chat switches and lobby watchers (issue 14), for both backends.
 
-A mixin of :class:`storage.Storage`: every method is one transaction through the same
-``_read`` / ``_write`` helpers. The SQL is plain and parameterised (no SQLite-only
-functions) so another backend can run it as is.
+Each operation is written once, as a *job*: a generator that yields the statements of one
+transaction (:class:`Step`, SQL with ``?`` placeholders, plain enough for SQLite and
+PostgreSQL alike) and is sent back each statement's rows. Deciding what to run next,
+decoding rows and rating a series are pure code here; a backend only runs the steps, on
+its own connection and inside its own transaction (``Storage._run_job`` in storage/db.py,
+``PgStorage._run_job`` in storage/pg.py). :class:`RecordsMixin` is the public API of
+both backends; :func:`record_series` and :func:`migrate_records` run inside the commit and
+the chat migration of each.
 """
 
 from __future__ import annotations
 
 import logging
-import sqlite3
 import time
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Generator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
-from storage.errors import CorruptRecordError
-from storage.models import PlayerRecord, Rating, SeatResult, SeriesEnd, SeriesSummary
+from storage.errors import CorruptRecordError, StorageError
+from storage.models import (
+    GameChange,
+    PlayerRecord,
+    Rating,
+    SeatResult,
+    SeriesEnd,
+    SeriesSummary,
+)
 
 _T = TypeVar("_T")
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One parameterised statement; ``many``: ``params`` is a list of parameter rows."""
+
+    sql: str
+    params: Sequence[Any] = ()
+    many: bool = False
+
+
+Rows: TypeAlias = list[Sequence[Any]]
+# Yields the statements of one transaction, is sent each one's rows ([] for `many`).
+Job: TypeAlias = Generator[Step, Rows, _T]
 
 _SEAT_RESULT_COLUMNS = (
     "seat, user_id, bot_level, name, team, place, won, deals, points, penalties, best_deal,"
@@ -30,17 +56,25 @@ _SUMS = (
 )
 
 
-def record_series(
-    conn: sqlite3.Connection, game_id: int, chat_id: int, end: SeriesEnd, now: float
-) -> None:
-    """Store a finished series and update the ratings of everyone in it (same transaction
-    as the commit that finishes it, so a series is rated exactly once)."""
-    conn.execute(
+def finishing_series(game_id: int, change: GameChange, old_status: str) -> SeriesEnd | None:
+    """The series result ``change`` records: only with status 'finished' (else
+    StorageError), and only on the transition to it, so a series is rated once."""
+    if change.series_end is None:
+        return None
+    if change.status != "finished":
+        raise StorageError(f"game {game_id}: a series result needs status 'finished'")
+    return change.series_end if old_status != "finished" else None
+
+
+def record_series(game_id: int, chat_id: int, end: SeriesEnd, now: float) -> Job[None]:
+    """Store a finished series and update the ratings of everyone in it (run inside the
+    transaction of the commit that finishes it, so a series is rated exactly once)."""
+    yield Step(
         "INSERT INTO series (game_id, chat_id, game, finished_at, deals, teams)"
         " VALUES (?, ?, ?, ?, ?, ?)",
         (game_id, chat_id, end.game, now, end.deals, end.teams),
     )
-    conn.executemany(
+    yield Step(
         f"INSERT INTO series_seats (game_id, {_SEAT_RESULT_COLUMNS})"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
@@ -63,6 +97,7 @@ def record_series(
             )
             for r in end.seats
         ],
+        many=True,
     )
     if len({r.team for r in end.seats}) < 2:
         return  # nothing to rate against
@@ -71,10 +106,10 @@ def record_series(
 
     current: dict[str, Skill] = {}
     for r in end.seats:
-        rows = conn.execute(
+        rows = yield Step(
             "SELECT mu, sigma, series FROM ratings WHERE chat_id = ? AND game = ? AND player = ?",
             (chat_id, end.game, r.player),
-        ).fetchall()
+        )
         if rows:
             current[r.player] = Skill(float(rows[0][0]), float(rows[0][1]), int(rows[0][2]))
     try:
@@ -84,40 +119,46 @@ def record_series(
         logger.exception("game %s: rating the series failed; ratings left as they were", game_id)
         return
     names = {r.player: r.name for r in end.seats}
-    conn.executemany(
+    yield Step(
         "INSERT INTO ratings (chat_id, game, player, name, mu, sigma, series)"
         " VALUES (?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (chat_id, game, player) DO UPDATE SET name = excluded.name,"
         " mu = excluded.mu, sigma = excluded.sigma, series = excluded.series",
         [
-            (chat_id, end.game, player, names[player], s.mu, s.sigma, s.series)
+            (chat_id, end.game, player, names[player], float(s.mu), float(s.sigma), s.series)
             for player, s in new.items()
         ],
+        many=True,
     )
 
 
-def migrate_records(conn: sqlite3.Connection, old_id: int, new_id: int) -> None:
+def migrate_records(old_id: int, new_id: int) -> Job[None]:
     """A group became a supergroup: its series, ratings, watchers and switches follow."""
-    conn.execute("UPDATE series SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
-    conn.execute(
+    yield Step("UPDATE series SET chat_id = ? WHERE chat_id = ?", (new_id, old_id))
+    yield Step(
         "INSERT INTO ratings (chat_id, game, player, name, mu, sigma, series)"
         " SELECT ?, game, player, name, mu, sigma, series FROM ratings WHERE chat_id = ?"
         " ON CONFLICT (chat_id, game, player) DO NOTHING",
         (new_id, old_id),
     )
-    conn.execute("DELETE FROM ratings WHERE chat_id = ?", (old_id,))
-    conn.execute(
+    yield Step("DELETE FROM ratings WHERE chat_id = ?", (old_id,))
+    yield Step(
         "INSERT INTO lobby_watchers (chat_id, user_id, created_at)"
         " SELECT ?, user_id, created_at FROM lobby_watchers WHERE chat_id = ?"
         " ON CONFLICT (chat_id, user_id) DO NOTHING",
         (new_id, old_id),
     )
-    conn.execute("DELETE FROM lobby_watchers WHERE chat_id = ?", (old_id,))
-    conn.execute(
+    yield Step("DELETE FROM lobby_watchers WHERE chat_id = ?", (old_id,))
+    yield Step(
         "UPDATE chats SET pictures = (SELECT o.pictures FROM chats o WHERE o.id = ?),"
         " stats_reset_at = (SELECT o.stats_reset_at FROM chats o WHERE o.id = ?) WHERE id = ?",
         (old_id, old_id, new_id),
     )
+
+
+def _query(statement: str, params: Sequence[object]) -> Job[Rows]:
+    """A job of one statement, for its rows."""
+    return (yield Step(statement, params))
 
 
 def _int(where: str, value: object) -> int:
@@ -151,47 +192,41 @@ def _seat_result(where: str, row: Sequence[Any]) -> SeatResult:
 class RecordsMixin:
     """Storage methods for stats, ratings, history, chat switches and /notify."""
 
-    if TYPE_CHECKING:  # provided by storage.db.Storage
+    if TYPE_CHECKING:  # provided by each backend (storage/db.py, storage/pg.py)
 
-        async def _read(self, body: Callable[[sqlite3.Connection], _T]) -> _T: ...
-        async def _write(self, body: Callable[[sqlite3.Connection], _T]) -> _T: ...
+        async def _run_job(self, job: Job[_T], *, write: bool) -> _T: ...
 
     # --- stats ---------------------------------------------------------------
 
     async def player_records(self, user_id: int, chat_id: int | None) -> list[PlayerRecord]:
         """The user's record per game, in one chat or (``None``) over all chats; series a
         chat finished before its /resetstats do not count."""
-
-        def body(conn: sqlite3.Connection) -> list[Any]:
-            where = "ss.user_id = ? AND s.finished_at > COALESCE(c.stats_reset_at, 0)"
-            params: list[object] = [user_id]
-            if chat_id is not None:
-                where += " AND s.chat_id = ?"
-                params.append(chat_id)
-            return conn.execute(
+        where = "ss.user_id = ? AND s.finished_at > COALESCE(c.stats_reset_at, 0)"
+        params: list[object] = [user_id]
+        if chat_id is not None:
+            where += " AND s.chat_id = ?"
+            params.append(chat_id)
+        rows = await self._run_job(
+            _query(
                 f"SELECT s.game, {_SUMS} FROM series_seats ss"
                 " JOIN series s ON s.game_id = ss.game_id"
                 " LEFT JOIN chats c ON c.id = s.chat_id"
                 f" WHERE {where} GROUP BY s.game ORDER BY s.game",
                 params,
-            ).fetchall()
-
-        rows = await self._read(body)
+            ),
+            write=False,
+        )
         where = f"records of user {user_id}"
         return [PlayerRecord(str(row[0]), *(_int(where, v or 0) for v in row[1:])) for row in rows]
 
     async def ratings(self, chat_id: int, game: str | None = None) -> list[Rating]:
         """The chat's ratings, best first (by mu - 3 sigma)."""
-
-        def body(conn: sqlite3.Connection) -> list[Any]:
-            sql = "SELECT game, player, name, mu, sigma, series FROM ratings WHERE chat_id = ?"
-            params: list[object] = [chat_id]
-            if game is not None:
-                sql += " AND game = ?"
-                params.append(game)
-            return conn.execute(sql, params).fetchall()
-
-        rows = await self._read(body)
+        sql = "SELECT game, player, name, mu, sigma, series FROM ratings WHERE chat_id = ?"
+        params: list[object] = [chat_id]
+        if game is not None:
+            sql += " AND game = ?"
+            params.append(game)
+        rows = await self._run_job(_query(sql, params), write=False)
         result = []
         for row in rows:
             if not all(isinstance(v, int | float) for v in row[3:5]):
@@ -212,21 +247,21 @@ class RecordsMixin:
     async def recent_series(self, chat_id: int, limit: int = 10) -> list[SeriesSummary]:
         """The chat's last finished series, newest first, each with its seats."""
 
-        def body(conn: sqlite3.Connection) -> tuple[list[Any], list[Any]]:
-            series = conn.execute(
+        def job() -> Job[tuple[Rows, Rows]]:
+            series = yield Step(
                 "SELECT game_id, chat_id, game, finished_at, deals FROM series"
                 " WHERE chat_id = ? ORDER BY finished_at DESC, game_id DESC LIMIT ?",
                 (chat_id, limit),
-            ).fetchall()
-            seats = conn.execute(
+            )
+            seats = yield Step(
                 f"SELECT game_id, {_SEAT_RESULT_COLUMNS} FROM series_seats WHERE game_id IN"
                 " (SELECT game_id FROM series WHERE chat_id = ?"
                 " ORDER BY finished_at DESC, game_id DESC LIMIT ?) ORDER BY game_id, seat",
                 (chat_id, limit),
-            ).fetchall()
+            )
             return series, seats
 
-        series_rows, seat_rows = await self._read(body)
+        series_rows, seat_rows = await self._run_job(job(), write=False)
         by_game: dict[int, list[SeatResult]] = {}
         for row in seat_rows:
             by_game.setdefault(row[0], []).append(
@@ -245,18 +280,18 @@ class RecordsMixin:
         ]
 
     async def series_result(self, game_id: int) -> SeriesSummary | None:
-        def body(conn: sqlite3.Connection) -> tuple[list[Any], list[Any]]:
-            series = conn.execute(
+        def job() -> Job[tuple[Rows, Rows]]:
+            series = yield Step(
                 "SELECT game_id, chat_id, game, finished_at, deals FROM series WHERE game_id = ?",
                 (game_id,),
-            ).fetchall()
-            seats = conn.execute(
+            )
+            seats = yield Step(
                 f"SELECT {_SEAT_RESULT_COLUMNS} FROM series_seats WHERE game_id = ? ORDER BY seat",
                 (game_id,),
-            ).fetchall()
+            )
             return series, seats
 
-        series_rows, seat_rows = await self._read(body)
+        series_rows, seat_rows = await self._run_job(job(), write=False)
         if not series_rows:
             return None
         row = series_rows[0]
@@ -273,54 +308,51 @@ class RecordsMixin:
     async def last_played_game(self, chat_id: int, thread_id: int | None = None) -> int | None:
         """The chat's newest game with at least one finished deal (an open game in
         ``thread_id`` first), for /export."""
-
-        def body(conn: sqlite3.Connection) -> list[Any]:
-            return conn.execute(
+        rows = await self._run_job(
+            _query(
                 "SELECT g.id FROM games g WHERE g.chat_id = ?"
                 " AND EXISTS (SELECT 1 FROM tallies t WHERE t.game_id = g.id)"
                 " ORDER BY CASE WHEN g.status IN ('lobby', 'playing')"
                 " AND COALESCE(g.thread_id, 0) = ? THEN 0 ELSE 1 END, g.updated_at DESC,"
                 " g.id DESC LIMIT 1",
                 (chat_id, thread_id or 0),
-            ).fetchall()
-
-        rows = await self._read(body)
+            ),
+            write=False,
+        )
         return _int("games row", rows[0][0]) if rows else None
 
     async def reset_chat_stats(self, chat_id: int) -> None:
         """/resetstats: the chat's ratings and stats start again; game records stay."""
         now = time.time()
 
-        def body(conn: sqlite3.Connection) -> None:
-            conn.execute("DELETE FROM ratings WHERE chat_id = ?", (chat_id,))
-            conn.execute("DELETE FROM stats WHERE chat_id = ?", (chat_id,))
-            conn.execute(
+        def job() -> Job[None]:
+            yield Step("DELETE FROM ratings WHERE chat_id = ?", (chat_id,))
+            yield Step("DELETE FROM stats WHERE chat_id = ?", (chat_id,))
+            yield Step(
                 "INSERT INTO chats (id, stats_reset_at) VALUES (?, ?)"
                 " ON CONFLICT (id) DO UPDATE SET stats_reset_at = excluded.stats_reset_at",
                 (chat_id, now),
             )
 
-        await self._write(body)
+        await self._run_job(job(), write=True)
 
     # --- chat switches -------------------------------------------------------
 
     async def set_chat_pictures(self, chat_id: int, on: bool) -> None:
-        def body(conn: sqlite3.Connection) -> None:
-            conn.execute(
+        await self._run_job(
+            _query(
                 "INSERT INTO chats (id, pictures) VALUES (?, ?)"
                 " ON CONFLICT (id) DO UPDATE SET pictures = excluded.pictures",
                 (chat_id, int(on)),
-            )
-
-        await self._write(body)
+            ),
+            write=True,
+        )
 
     async def chat_pictures(self, chat_id: int) -> bool:
         """Whether series results in this chat carry a picture (on unless switched off)."""
-
-        def body(conn: sqlite3.Connection) -> list[Any]:
-            return conn.execute("SELECT pictures FROM chats WHERE id = ?", (chat_id,)).fetchall()
-
-        rows = await self._read(body)
+        rows = await self._run_job(
+            _query("SELECT pictures FROM chats WHERE id = ?", (chat_id,)), write=False
+        )
         return bool(rows[0][0]) if rows else True
 
     # --- /notify ---------------------------------------------------------------
@@ -329,28 +361,26 @@ class RecordsMixin:
         """Switch the user's "tell me when the next lobby opens here"; True if now on."""
         now = time.time()
 
-        def body(conn: sqlite3.Connection) -> bool:
-            cursor = conn.execute(
-                "DELETE FROM lobby_watchers WHERE chat_id = ? AND user_id = ?", (chat_id, user_id)
+        def job() -> Job[bool]:
+            removed = yield Step(
+                "DELETE FROM lobby_watchers WHERE chat_id = ? AND user_id = ? RETURNING user_id",
+                (chat_id, user_id),
             )
-            if cursor.rowcount:
+            if removed:
                 return False
-            conn.execute(
+            yield Step(
                 "INSERT INTO lobby_watchers (chat_id, user_id, created_at) VALUES (?, ?, ?)",
                 (chat_id, user_id, now),
             )
             return True
 
-        return await self._write(body)
+        return await self._run_job(job(), write=True)
 
     async def take_lobby_watchers(self, chat_id: int) -> list[int]:
         """The users waiting for a lobby in this chat; they are told once, so this forgets
         them (in the same transaction)."""
-
-        def body(conn: sqlite3.Connection) -> list[int]:
-            rows = conn.execute(
-                "DELETE FROM lobby_watchers WHERE chat_id = ? RETURNING user_id", (chat_id,)
-            ).fetchall()
-            return sorted(int(r[0]) for r in rows)
-
-        return await self._write(body)
+        rows = await self._run_job(
+            _query("DELETE FROM lobby_watchers WHERE chat_id = ? RETURNING user_id", (chat_id,)),
+            write=True,
+        )
+        return sorted(int(r[0]) for r in rows)

@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import asyncpg
 import pytest
 
+from storage import Backend, open_storage
 from tests.pg_cluster import Cluster, Unavailable, start_cluster
 
 _unavailable: list[str] = []
@@ -48,6 +50,20 @@ async def pg_url(pg_cluster: Cluster) -> AsyncIterator[str]:
     url = await pg_cluster.new_database()
     yield url
     await pg_cluster.drop_database(url)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
+    """The storage contract: every backend behind the same methods (a fresh SQLite file,
+    or the shared PostgreSQL database emptied)."""
+    if request.param == "sqlite":
+        url = f"sqlite:{tmp_path / 'bot.sqlite3'}"
+    else:
+        url = request.getfixturevalue("pg_shared_url")
+        await empty_pg(url)
+    storage = await open_storage(url)
+    yield storage
+    await storage.close()
 
 
 async def empty_pg(url: str) -> None:

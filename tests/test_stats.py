@@ -1,12 +1,13 @@
 """Stats and ratings (issue 14): per-seat results, places, teams, and the stored stats
 and openskill ratings after scripted series, checked against values the test computes
-itself from the stored records (tallies and seats), not through the code under test."""
+itself from the stored records (tallies and seats), not through the code under test.
+
+The storage tests (those taking ``db``, tests/conftest.py) run against both backends."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
@@ -16,21 +17,14 @@ from openskill.models import PlackettLuce
 import engine
 from stats.ratings import Entrant, Skill, rate
 from stats.summary import higher_is_better, places, series_end, teams_of
-from storage import DealStart, DealTally, GameChange, Seat, Storage, StorageError
+from storage import Backend, DealStart, DealTally, GameChange, Seat, StorageError
 
 CHAT = -100
 DECK = tuple(engine.card_codes(engine.shuffled_deck(3)))
 
 
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Storage]:
-    storage = await Storage.open(tmp_path / "bot.sqlite3")
-    yield storage
-    await storage.close()
-
-
 async def play_series(
-    db: Storage,
+    db: Backend,
     seats: Sequence[Seat],
     deals: Sequence[tuple[Sequence[int], Sequence[int]]],
     rules: dict[str, object] | None = None,
@@ -105,7 +99,7 @@ class Independent:
 
 
 async def test_stats_and_ratings_after_two_and_three_player_series_match_an_independent_count(
-    db: Storage,
+    db: Backend,
 ) -> None:
     games = [
         (await play_series(db, (ANN, BOB), engine_deals(2, 1)), (ANN, BOB), False),
@@ -116,7 +110,7 @@ async def test_stats_and_ratings_after_two_and_three_player_series_match_an_inde
 
 
 async def test_r14_a_tie_for_the_fewest_penalties_shares_first_place_and_both_win(
-    db: Storage,
+    db: Backend,
 ) -> None:
     seats = (ANN, BOB, CAT)
     # Ann and Bob tie on 4 (R14: both win); Cat reaches 12.
@@ -131,7 +125,7 @@ async def test_r14_a_tie_for_the_fewest_penalties_shares_first_place_and_both_wi
     await check_against_stored_records(db, [(game_id, seats, False)])
 
 
-async def test_b5_pairs_are_rated_as_teams_from_the_rule_set(db: Storage) -> None:
+async def test_b5_pairs_are_rated_as_teams_from_the_rule_set(db: Backend) -> None:
     seats = (ANN, BOB, CAT, DAN)
     # B5: penalties go to the pair and appear on both partners (0+2 vs 1+3).
     deals = [
@@ -152,7 +146,7 @@ async def test_b5_pairs_are_rated_as_teams_from_the_rule_set(db: Storage) -> Non
     await check_against_stored_records(db, [(game_id, seats, True)])
 
 
-async def test_computer_players_are_rated_under_their_level(db: Storage) -> None:
+async def test_computer_players_are_rated_under_their_level(db: Backend) -> None:
     seats = (ANN, HARD)
     game_id = await play_series(db, seats, engine_deals(2, 5))
     ratings = {r.player: r for r in await db.ratings(CHAT)}
@@ -164,7 +158,7 @@ async def test_computer_players_are_rated_under_their_level(db: Storage) -> None
 
 
 async def check_against_stored_records(
-    db: Storage, games: Sequence[tuple[int, Sequence[Seat], bool]]
+    db: Backend, games: Sequence[tuple[int, Sequence[Seat], bool]]
 ) -> None:
     expected = Independent()
     per_user: dict[int, dict[str, int]] = {}
@@ -224,7 +218,7 @@ async def check_against_stored_records(
 
 
 async def test_a_series_is_recorded_and_rated_once_and_only_with_status_finished(
-    db: Storage,
+    db: Backend,
 ) -> None:
     game_id = await play_series(db, (ANN, BOB), engine_deals(2, 8))
     game = await db.get_game(game_id)
@@ -239,7 +233,7 @@ async def test_a_series_is_recorded_and_rated_once_and_only_with_status_finished
     assert len(await db.recent_series(CHAT)) == 1
 
 
-async def test_reset_starts_stats_and_ratings_again_but_keeps_the_records(db: Storage) -> None:
+async def test_reset_starts_stats_and_ratings_again_but_keeps_the_records(db: Backend) -> None:
     first = await play_series(db, (ANN, BOB), engine_deals(2, 9))
     await play_series(db, (ANN, BOB), engine_deals(2, 10), chat=-200)
     await db.reset_chat_stats(CHAT)
@@ -259,7 +253,7 @@ async def test_reset_starts_stats_and_ratings_again_but_keeps_the_records(db: St
     assert [s.game_id for s in await db.recent_series(CHAT)] == [second, first]
 
 
-async def test_lobby_watchers_toggle_and_are_told_once(db: Storage) -> None:
+async def test_lobby_watchers_toggle_and_are_told_once(db: Backend) -> None:
     assert await db.toggle_lobby_watch(CHAT, 11) is True
     assert await db.toggle_lobby_watch(CHAT, 12) is True
     assert await db.toggle_lobby_watch(CHAT, 12) is False  # a second /notify turns it off
@@ -268,7 +262,7 @@ async def test_lobby_watchers_toggle_and_are_told_once(db: Storage) -> None:
 
 
 async def test_pictures_are_on_until_switched_off_and_follow_a_chat_migration(
-    db: Storage,
+    db: Backend,
 ) -> None:
     assert await db.chat_pictures(CHAT) is True
     await db.set_chat_pictures(CHAT, False)
@@ -344,7 +338,7 @@ def test_rating_moves_the_best_up_and_the_worst_down(
 
 
 async def test_a_rating_failure_still_finishes_and_records_the_series(
-    db: Storage, monkeypatch: pytest.MonkeyPatch
+    db: Backend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import stats.ratings
 

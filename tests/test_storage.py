@@ -43,7 +43,7 @@ from storage import (
     UserStats,
     open_storage,
 )
-from tests.conftest import empty_pg
+from storage.copy import _tables as copy_tables
 from tests.storage_play import new_game, next_change, play_to_end, series_of
 
 SEATS = (Seat(0, 11, None, "Ann"), Seat(1, None, "easy", "Bot"), Seat(2, 12, None, "Bob"))
@@ -53,19 +53,6 @@ DECK = tuple(engine.card_codes(engine.shuffled_deck(7)))
 @pytest.fixture
 async def sqlite_db(tmp_path: Path) -> AsyncIterator[Storage]:
     storage = await Storage.open(tmp_path / "bot.sqlite3")
-    yield storage
-    await storage.close()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
-    """The storage contract: every backend behind the same methods."""
-    if request.param == "sqlite":
-        url = f"sqlite:{tmp_path / 'bot.sqlite3'}"
-    else:
-        url = request.getfixturevalue("pg_shared_url")
-        await empty_pg(url)
-    storage = await open_storage(url)
     yield storage
     await storage.close()
 
@@ -160,6 +147,23 @@ async def test_a_database_from_a_newer_schema_is_refused_and_left_untouched(
     assert not path.with_name(path.name + "-wal").exists()  # not even switched to WAL
     with sqlite3.connect(path) as raw:
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+async def test_both_backends_have_the_same_tables_and_columns(
+    tmp_path: Path, pg_shared_url: str
+) -> None:
+    """Each backend has its own migration list: a table or column added to one must be
+    added to the other (bookkeeping and PostgreSQL's card selections aside)."""
+    shapes = []
+    for url in (f"sqlite:{tmp_path / 'bot.sqlite3'}", pg_shared_url):
+        backend = await open_storage(url)
+        try:
+            shapes.append({t: sorted(cols) for t, cols in (await copy_tables(backend)).items()})
+        finally:
+            await backend.close()
+    sqlite_shape, pg_shape = shapes
+    assert {"series", "series_seats", "ratings", "lobby_watchers"} <= set(sqlite_shape)
+    assert pg_shape == sqlite_shape
 
 
 # --- chats, users ---------------------------------------------------------------

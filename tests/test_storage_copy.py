@@ -11,7 +11,17 @@ from pathlib import Path
 import pytest
 
 import engine
-from storage import Backend, GameChange, OutboxOp, PgStorage, Storage, StorageError, open_storage
+from stats.summary import series_end
+from storage import (
+    Backend,
+    GameChange,
+    OutboxOp,
+    PgStorage,
+    Seat,
+    Storage,
+    StorageError,
+    open_storage,
+)
 from storage.copy import copy_database
 from tests.storage_play import new_game, next_change, play_to_end, series_of
 
@@ -26,7 +36,21 @@ async def snapshot(db: Backend, game_ids: list[int]) -> list[object]:
         shown += [await db.game_messages(game_id), await db.chat_stats(game.chat_id)]
     shown += [await db.pending(now=10**12, limit=10_000), await db.get_chat(-5)]
     shown.append(await db.get_user(100))
+    # Issue 14's records: series, their seats, ratings, the chat switches.
+    for chat in (-5, -6, -8):
+        shown += [await db.recent_series(chat), await db.ratings(chat)]
+        shown += [await db.chat_pictures(chat), await db.player_records(100, chat)]
+    shown.append(await db.player_records(100, None))
     return shown
+
+
+async def finish_rated_series(db: Backend, chat_id: int) -> int:
+    """A series finished as the bot finishes one: recorded and rated in its last commit."""
+    seats = (Seat(0, 100, None, "Ann <&>"), Seat(1, None, "hard", "Computer"))
+    game = await db.create_game(chat_id, None, {}, 100, seats, None)
+    end = series_end({}, seats, [(60, 60)], [(2, 0)], (1,))
+    await db.commit(game.id, 0, GameChange(status="finished", winners=(1,), series_end=end))
+    return game.id
 
 
 async def test_copy_to_postgresql_and_back_keeps_everything_and_games_go_on(
@@ -44,12 +68,18 @@ async def test_copy_to_postgresql_and_back_keeps_everything_and_games_go_on(
     await src.set_message(running.id, "table", -5, 77)
     finished = await play_to_end(src, await new_game(src, rng, -6), rng)
     await src.enqueue((OutboxOp(100, "send", {"text": "still to send"}),))
+    rated = [await finish_rated_series(src, -8), await finish_rated_series(src, -6)]
+    await src.reset_chat_stats(-6)  # the first -6 series no longer counts in its stats
+    rated.append(await finish_rated_series(src, -6))
+    await src.set_chat_pictures(-5, False)
+    assert await src.toggle_lobby_watch(-5, 100)
     ids = [running.id, finished.id]
     before = await snapshot(src, ids)
     await src.close()
 
     counts = await copy_database(source_url, pg_url)
-    assert counts["games"] == 2 and counts["moves"] > 25 and counts["outbox"] > 0
+    assert counts["games"] == 5 and counts["moves"] > 25 and counts["outbox"] > 0
+    assert (counts["series"], counts["series_seats"], counts["lobby_watchers"]) == (3, 6, 1)
 
     pg = await open_storage(pg_url)
     assert isinstance(pg, PgStorage)
@@ -64,7 +94,7 @@ async def test_copy_to_postgresql_and_back_keeps_everything_and_games_go_on(
         assert report.finished and report.winners == game.winners
         # New rows get new ids after the copied ones.
         fresh = await pg.create_game(-7, None, {}, 1, running.seats, None)
-        assert fresh.id > max(ids)
+        assert fresh.id > max(ids + rated)
         after = await snapshot(pg, [*ids, fresh.id])
     finally:
         await pg.close()
@@ -78,6 +108,7 @@ async def test_copy_to_postgresql_and_back_keeps_everything_and_games_go_on(
         assert await snapshot(back, [*ids, fresh.id]) == after
         game = await back.commit(fresh.id, 0, GameChange(status="cancelled"))
         assert game.version == 1
+        assert await back.take_lobby_watchers(-5) == [100]  # /notify survived both copies
     finally:
         await back.close()
 
