@@ -13,11 +13,21 @@ from pathlib import Path
 from PIL import Image
 
 import engine
+from bot.app import App
+from bot.chatter import ChatterLimit
 from storage import Storage
 from tests.e2e.harness import new_fake, open_game, play_until, running_bot
 from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 TITLE = "Пики & Трефы <3 🃏"
+
+
+def roomy_chatter(app: App) -> None:
+    """These tests send many group commands in a row; the group's answer budget
+    (bot/chatter.py, tested in test_what_players_see) would route the later answers to
+    private chats, which is not what these tests look at."""
+    assert app.service is not None
+    app.service.chatter = ChatterLimit(cooldown=0.0, burst=1000.0)
 
 
 def series_over(group: FakeChat) -> bool:
@@ -58,7 +68,8 @@ async def test_a_finished_series_brings_one_picture_stats_rating_history_and_exp
         alice = fake.add_user("Alice <&> 🂡")
         bob = fake.add_user("Bob")
         group = fake.add_group(TITLE, members=[alice, bob])
-        async with running_bot(fake, db):
+        async with running_bot(fake, db) as app:
+            roomy_chatter(app)
             result = await play_series_against_computer(fake, group, alice, seed=5)
             # The result message itself carries the picture: one photo per series.
             assert result.photo is not None
@@ -145,7 +156,8 @@ async def test_export_during_a_deal_holds_only_finished_deals(tmp_path: Path) ->
         fake.enforce_limits = False
         alice = fake.add_user("Alice")
         group = fake.add_group(TITLE, members=[alice])
-        async with running_bot(fake, db):
+        async with running_bot(fake, db) as app:
+            roomy_chatter(app)
             lobby = await open_game(fake, group, [alice], start=False)
             await (await alice.tap(lobby, "🤖 + easy")).wait()
             await fake.wait_for(lambda: "Computer 1" in lobby.text)
@@ -191,7 +203,8 @@ async def test_resetstats_is_for_admins_with_a_confirmation_and_notify_toggles(
         alice, bob = fake.add_user("Alice"), fake.add_user("Bob & <Co>")
         group = fake.add_group(TITLE, members=[alice, bob])
         group.admins.add(alice.id)
-        async with running_bot(fake, db):
+        async with running_bot(fake, db) as app:
+            roomy_chatter(app)
             await play_series_against_computer(fake, group, alice, seed=3)
             await bob.send(group, "/resetstats")
             await last_reply(fake, group, "Only chat administrators")
@@ -273,7 +286,8 @@ async def test_a_series_result_left_in_the_outbox_goes_out_with_its_picture_afte
             await storage.enqueue((with_series_picture(op),))
         finally:
             await storage.close()
-        async with running_bot(fake, db):
+        async with running_bot(fake, db) as app:
+            roomy_chatter(app)
             photo = await fake.wait_for(
                 lambda: next((m for m in group.bot_messages() if m.photo), None),
                 description="the series picture",
