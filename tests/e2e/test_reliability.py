@@ -352,13 +352,19 @@ async def test_edits_coalesce_not_modified_is_done_and_a_lost_message_is_resent(
                 return OutboxOp(group.id, "edit", {"text": text}, game.id, "table")
 
             # Coalescing: five edits waiting at once, only the newest is sent.
-            edits_before = len(fake.requests_for("editMessageText"))
             await storage.enqueue(tuple(edit(f"version {i}") for i in range(5)))
             app.service.outbox_ready.set()
             await fake.wait_for(lambda: drained(app))
             assert message.text == "version 4"
             assert not any("version 3" in v.text for v in message.history if v.text)
-            assert len(fake.requests_for("editMessageText")) == edits_before + 1
+            # Counted by content: on a loaded machine the game's own start-up edits may
+            # still be going out around these.
+            sent = [
+                r
+                for r in fake.requests_for("editMessageText")
+                if r.params.get("text", "").startswith("version ")
+            ]
+            assert len(sent) == 1
 
             # The same content again: not sent at all, it would change nothing (issue 9).
             errors = list(app.delivery.stats.errors)
