@@ -12,8 +12,8 @@ device, never used in real play (``--shared-stock`` turns it off).
 
 Player specs: random, greedy, easy, normal, hard; hard:W (the levels' configuration
 with W worlds); strong:W[:M[:E[:B[:X[:Z]]]]] (Monte Carlo with W worlds, margin
-weight M, endgame search E = greedy|minimax|off, belief B = none|eps, exact worlds
-X, pruning z Z; defaults 1, greedy, none, 0, 0).
+weight M, endgame search E = minimax|off, belief B = none|eps, exact worlds
+X, pruning z Z; defaults 1, minimax, none, 0, 0).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ def make(spec: str, seed: int) -> Player:
     if spec.startswith("strong:"):
         # strong:WORLDS[:MARGIN_WEIGHT[:ENDGAME[:BELIEF[:EXACT[:PRUNE_Z]]]]]
         parts = spec.split(":")[1:]
-        parts += ["1", "greedy", "none", "0", "0"][len(parts) - 1 :]
+        parts += ["1", "minimax", "none", "0", "0"][len(parts) - 1 :]
         return StrongPlayer(
             seed,
             worlds=int(parts[0]),

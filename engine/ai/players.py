@@ -19,7 +19,7 @@ from typing import Protocol
 from engine.ai import policy
 from engine.ai.belief import Sampler, likelihood
 from engine.ai.sim import SUIT_INDEX, Sim, build_world, sample_world, unseen_for, view_table
-from engine.ai.solver import solve
+from engine.ai.solver import Solver
 from engine.deal import Move, PlayerView, penalties_for
 
 
@@ -144,9 +144,8 @@ class StrongPlayer:
     move in every world and finish the deal with the greedy policy; pick the best mean.
 
     In a two-player deal with an empty stock nothing is hidden any more, so the rest of
-    the deal is searched exactly instead (``endgame``: "greedy" = best response to the
-    greedy policy, the same opponent model the playouts use; "minimax" = against a
-    perfect opponent; "off" = keep sampling).
+    the deal is searched exactly instead (``endgame``: "minimax" = against a perfect
+    opponent, see :mod:`engine.ai.solver`; "off" = keep sampling).
 
     ``worlds`` bounds the samples per decision; ``time_limit`` (seconds), when set, stops
     earlier, which makes decisions depend on machine speed; leave it ``None`` when
@@ -160,7 +159,7 @@ class StrongPlayer:
         time_limit: float | None = None,
         margin_weight: float = 1.0,
         rollout_noise: float = 0.0,
-        endgame: str = "greedy",
+        endgame: str = "minimax",
         belief: float | None = None,
         exact_worlds: int = 0,
         prune: float = 0.0,
@@ -250,14 +249,9 @@ class StrongPlayer:
     ) -> list[float]:
         """Few worlds left (the stock nearly gone): solve each one exactly, weighted by
         how well it explains the other seat's plays."""
-        seat, weight = view.seat, self.margin_weight
         obs = Sampler(view, self.belief).obs
         eps = self.belief if self.belief is not None else 1.0
-
-        def value(sim: Sim) -> float:
-            return utility(sim.points, seat, weight)
-
-        model = policy.decide if self.endgame == "greedy" else None
+        options = [_option(m) for m in moves]
         totals = [0.0] * len(moves)
         mass = 0.0
         for world in worlds:
@@ -265,30 +259,27 @@ class StrongPlayer:
             if w <= 0.0:
                 continue
             mass += w
-            for i, move in enumerate(moves):
-                sim = world.copy()
-                sim.play(*_option(move))
-                totals[i] += w * solve(sim, seat, value, -1e9, 1e9, model)
+            values = Solver(view.seat, self._value(view.seat)).values(world, options)
+            for i, v in enumerate(values):
+                totals[i] += w * v
         return [t / mass for t in totals] if mass else totals
 
     def solve_endgame(
         self, view: PlayerView, moves: Sequence[Move], rng: random.Random
     ) -> list[float]:
-        """Two players, empty stock: the only world consistent with the view, solved exactly."""
+        """Two players, empty stock: the only world consistent with the view, solved
+        exactly against a perfect opponent (minimax), not against our greedy policy."""
         world = sample_world(view, rng)
-        seat, weight = view.seat, self.margin_weight
+        solver = Solver(view.seat, self._value(view.seat))
+        return solver.values(world, [_option(m) for m in moves])
+
+    def _value(self, seat: int) -> Callable[[Sim], float]:
+        weight = self.margin_weight
 
         def value(sim: Sim) -> float:
             return utility(sim.points, seat, weight)
 
-        scores = []
-        for move in moves:
-            cards, beat = _option(move)
-            sim = world.copy()
-            sim.play(cards, beat)
-            model = policy.decide if self.endgame == "greedy" else None
-            scores.append(solve(sim, seat, value, -1e9, 1e9, model))
-        return scores
+        return value
 
 
 def all_worlds(view: PlayerView, cap: int) -> list[Sim] | None:
