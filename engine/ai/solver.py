@@ -5,8 +5,8 @@ hand: the rest of the deal is a perfect-information game, so the player searches
 to the end instead of sampling. :class:`Solver` is plain minimax over a zero-sum
 utility (the opponent plays its best reply, not our greedy policy), made fast by
 alpha-beta pruning, a transposition table (the same cards left, the same trick and the
-same points are one position, however play got there) and move ordering (the greedy
-policy's move first: it is usually good, so it narrows the window early).
+same points are one position, however play got there) and move ordering (beats and
+rich plays first).
 
 The same search also solves one fully determined world while a few stock cards remain
 (draws then follow the world's stock order), for the "few worlds left" case.
@@ -17,8 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import combinations
 
-from engine.ai import policy
-from engine.ai.sim import Sim, covers
+from engine.ai.sim import PTS, Sim, covers
 
 Option = tuple[tuple[int, ...], bool | None]
 Key = tuple[int, int, int, int, tuple[int, ...], int, int, int]
@@ -47,13 +46,11 @@ def options(sim: Sim) -> list[Option]:
 
 
 def ordered_options(sim: Sim) -> list[Option]:
-    """:func:`options` with the greedy policy's move first (better alpha-beta cut-offs)."""
+    """:func:`options`, likely best first (better alpha-beta cut-offs): beats before
+    discards, and within each the most points first (tricks in Burkozel are won for
+    their points); discards and leads of the cheapest cards come before middling ones."""
     found = options(sim)
-    cards, beat = policy.decide(sim)
-    first = (tuple(sorted(cards)), beat)
-    if first in found:
-        found.remove(first)
-        found.insert(0, first)
+    found.sort(key=lambda o: (o[1] is not True, -sum(PTS[c] for c in o[0])))
     return found
 
 
