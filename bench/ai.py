@@ -14,7 +14,8 @@ device, never used in real play (``--stock shared`` plays the real shared stock,
 Player specs: random, greedy, easy, normal, hard; hard:W (the levels' configuration
 with W worlds); strong:W[:M[:E[:B[:X[:Z]]]]] (Monte Carlo with W worlds, margin
 weight M, endgame search E = minimax|off, belief B = none|eps, exact worlds
-X, pruning z Z; defaults 1, minimax, none, 0, 0). Benchmark-only opponents
+X, pruning z Z; defaults 1, minimax, none, 0, 0); hard+NAME=VALUE+... (the hard level
+with StrongPlayer attributes changed, e.g. hard+worlds=60+rollout=informed). Benchmark-only opponents
 (``bench/opponents.py``): cautious, aggressive, randomish, and the plain Monte Carlo
 baseline mc:W (W worlds per decision) or mct:MS (MS milliseconds per decision).
 
@@ -45,6 +46,7 @@ from engine.ai import (
     make_player,
     strong_player,
 )
+from engine.ai.players import HARD_WORLDS
 from engine.cards import Card, shuffled_deck
 from engine.deal import Deal
 from engine.rules import HAND_SIZE
@@ -101,6 +103,19 @@ def make(spec: str, seed: int) -> Player:
             exact_worlds=int(parts[4]),
             prune=float(parts[5]),
         )
+    if spec.startswith("hard+"):
+        # hard+NAME=VALUE+...: the hard level with StrongPlayer attributes overridden
+        player = strong_player(seed, HARD_WORLDS)
+        for item in spec.split("+")[1:]:
+            name, text = item.split("=")
+            current = getattr(player, name)
+            value: object = text
+            if text == "none":
+                value = None
+            elif isinstance(current, bool | int | float) or current is None:
+                value = float(text) if "." in text else int(text)
+            setattr(player, name, value)
+        return player
     if spec.startswith("hard:"):
         # hard:WORLDS = the levels' configuration with another budget
         return strong_player(seed, int(spec.split(":")[1]))

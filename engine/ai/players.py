@@ -16,7 +16,7 @@ from itertools import combinations, permutations
 from statistics import fmean, pstdev
 from typing import Protocol
 
-from engine.ai import policy
+from engine.ai import informed, policy
 from engine.ai.belief import Sampler, likelihood
 from engine.ai.sim import SUIT_INDEX, Sim, build_world, sample_world, unseen_for, view_table
 from engine.ai.solver import Solver
@@ -147,6 +147,9 @@ class StrongPlayer:
     the deal is searched exactly instead (``endgame``: "minimax" = against a perfect
     opponent, see :mod:`engine.ai.solver`; "off" = keep sampling).
 
+    ``rollout``: "greedy" finishes each world with our greedy policy for every seat;
+    "informed" with :mod:`engine.ai.informed`, which plays the world's open cards.
+
     ``worlds`` bounds the samples per decision; ``time_limit`` (seconds), when set, stops
     earlier, which makes decisions depend on machine speed; leave it ``None`` when
     decisions must be reproducible.
@@ -164,6 +167,7 @@ class StrongPlayer:
         exact_worlds: int = 0,
         prune: float = 0.0,
         max_growth: int = 4,
+        rollout: str = "greedy",
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.seed = seed
@@ -176,6 +180,7 @@ class StrongPlayer:
         self.exact_worlds = exact_worlds
         self.prune = prune
         self.max_growth = max_growth
+        self.rollout = rollout
         self.clock = clock
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
@@ -202,6 +207,7 @@ class StrongPlayer:
         start = self.clock()
         seat = view.seat
         sampler = Sampler(view, self.belief)
+        informed_rollouts = self.rollout == "informed"
         # Without pruning: ``worlds`` worlds for every move. With it, the same number of
         # playouts, but moves that are clearly worse than the leader on the worlds seen
         # so far (paired comparison) stop being played, and the rest get more worlds.
@@ -213,7 +219,10 @@ class StrongPlayer:
             for i in active:
                 sim = world.copy()
                 sim.play(*options[i])
-                policy.playout(sim, rng, self.rollout_noise)
+                if informed_rollouts:
+                    informed.playout(sim)
+                else:
+                    policy.playout(sim, rng, self.rollout_noise)
                 values[i].append(utility(sim.points, seat, self.margin_weight))
             spent += len(active)
             done += 1
