@@ -231,7 +231,7 @@ def match(spec_a: str, spec_b: str, players: int, pairs: int, jobs: int, queued:
     print(f"  ({wall:.0f} s wall, {jobs} processes)", flush=True)
 
 
-MC_WORLDS = 40  # the plain Monte Carlo baseline's budget: about hard's mean time per move
+MC_WORLDS = 300  # the plain Monte Carlo baseline's budget: about hard's mean time per move
 
 SUITES: dict[str, list[tuple[str, str, int]]] = {
     "sg": [("hard", "greedy", 2)],

@@ -310,13 +310,15 @@ def all_worlds(view: PlayerView, cap: int) -> list[Sim] | None:
 
 
 LEVELS = ("easy", "normal", "hard")
-# Budgets measured with bench/ai.py (see bench/RESULTS-ai.md): hard stays well under
-# 1 s per move (p95) on one core; normal is an order of magnitude cheaper and weaker.
+# Budgets measured with bench/ai.py (see bench/RESULTS-ai.md): hard stays under 1 s per
+# move (p95) on one core; normal is an order of magnitude cheaper and weaker.
 NORMAL_WORLDS = 20
 HARD_WORLDS = 300
-# Inference: a world that does not explain another seat's open play as the greedy
-# policy would have made it counts this much (soft, since people are not greedy bots).
-BELIEF = 0.05
+# Inference from the others' open plays (belief.py) assumes they play our greedy
+# policy; against anyone else it only costs time (issue 13: at equal time against a
+# plain Monte Carlo search it was no better, and it takes ~30% of hard's time), so the
+# levels sample worlds uniformly. ``StrongPlayer(belief=eps)`` still offers it.
+BELIEF: float | None = None
 EXACT_WORLDS = 12  # two players, at most this many worlds left: solve each exactly
 PRUNE_Z = 2.5  # drop a move once it trails the leader by this many standard errors
 
