@@ -4,7 +4,8 @@ Every deck is played once per rotation of the line-up (2 players: twice, seats
 swapped), so the luck of the cards cancels out. To make the two games of a pair
 deal alike even after play diverges, each seat draws from its own pre-shuffled queue
 of stock cards instead of the shared stock (``QueuedDeal``); that is a benchmark-only
-device, never used in real play (``--shared-stock`` turns it off).
+device, never used in real play (``--stock shared`` plays the real shared stock,
+``--stock both`` every match both ways).
 
     .venv/bin/python bench/ai.py --quick          # a small run, about a minute
     .venv/bin/python bench/ai.py --pairs 500 --side-pairs 100   # the report (long)
@@ -12,8 +13,14 @@ device, never used in real play (``--shared-stock`` turns it off).
 
 Player specs: random, greedy, easy, normal, hard; hard:W (the levels' configuration
 with W worlds); strong:W[:M[:E[:B[:X[:Z]]]]] (Monte Carlo with W worlds, margin
-weight M, endgame search E = greedy|minimax|off, belief B = none|eps, exact worlds
-X, pruning z Z; defaults 1, greedy, none, 0, 0).
+weight M, endgame search E = minimax|off, belief B = none|eps, exact worlds
+X, pruning z Z; defaults 1, minimax, none, 0, 0); hard+NAME=VALUE+... (the hard level
+with StrongPlayer attributes changed, e.g. hard+worlds=60+rollout=informed). Benchmark-only opponents
+(``bench/opponents.py``): cautious, aggressive, randomish, and the plain Monte Carlo
+baseline mc:W (W worlds per decision) or mct:MS (MS milliseconds per decision).
+
+    .venv/bin/python bench/ai.py --only mc --stock both --pairs 300   # issue 13 goal
+    .venv/bin/python bench/ai.py --only styles --pairs 100 --stock both
 """
 
 from __future__ import annotations
@@ -30,14 +37,16 @@ from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from bench.opponents import STYLES, make_opponent
 from engine.ai import (
-    GreedyPlayer,
+    LEVELS,
     Player,
     RandomPlayer,
     StrongPlayer,
     make_player,
     strong_player,
 )
+from engine.ai.players import HARD_WORLDS
 from engine.cards import Card, shuffled_deck
 from engine.deal import Deal
 from engine.rules import HAND_SIZE, RuleSet
@@ -84,7 +93,7 @@ def make(spec: str, seed: int) -> Player:
     if spec.startswith("strong:"):
         # strong:WORLDS[:MARGIN_WEIGHT[:ENDGAME[:BELIEF[:EXACT[:PRUNE_Z]]]]]
         parts = spec.split(":")[1:]
-        parts += ["1", "greedy", "none", "0", "0"][len(parts) - 1 :]
+        parts += ["1", "minimax", "none", "0", "0"][len(parts) - 1 :]
         return StrongPlayer(
             seed,
             worlds=int(parts[0]),
@@ -94,14 +103,26 @@ def make(spec: str, seed: int) -> Player:
             exact_worlds=int(parts[4]),
             prune=float(parts[5]),
         )
+    if spec.startswith("hard+"):
+        # hard+NAME=VALUE+...: the hard level with StrongPlayer attributes overridden
+        player = strong_player(seed, HARD_WORLDS)
+        for item in spec.split("+")[1:]:
+            name, text = item.split("=")
+            current = getattr(player, name)
+            value: object = text
+            if text == "none":
+                value = None
+            elif isinstance(current, bool | int | float) or current is None:
+                value = float(text) if "." in text else int(text)
+            setattr(player, name, value)
+        return player
     if spec.startswith("hard:"):
         # hard:WORLDS = the levels' configuration with another budget
         return strong_player(seed, int(spec.split(":")[1]))
     if spec == "random":
         return RandomPlayer(seed)
-    if spec == "greedy":
-        return GreedyPlayer(seed)
-    return make_player(spec, seed)
+    opponent = make_opponent(spec, seed)
+    return opponent if opponent is not None else make_player(spec, seed)
 
 
 @dataclass
@@ -185,7 +206,11 @@ def match(spec_a: str, spec_b: str, players: int, pairs: int, jobs: int, queued:
     a_times = [t for d in decks for t in d.a_times]
     b_times = [t for d in decks for t in d.b_times]
     b_label = spec_b if players == 2 else f"{players - 1}x {spec_b}"
-    print(f"\n== {spec_a} vs {b_label}: {players} players, {pairs} decks x {players} rotations")
+    stock = "per-seat queues" if queued else "shared stock"
+    print(
+        f"\n== {spec_a} vs {b_label}: {players} players, {pairs} decks x {players} rotations, "
+        f"{stock}"
+    )
     print(
         f"  deal wins of {spec_a}: {statistics.fmean(per_deck['a_win']):.1%} "
         f"(ties {statistics.fmean(per_deck['a_tie']):.1%}; "
@@ -199,11 +224,14 @@ def match(spec_a: str, spec_b: str, players: int, pairs: int, jobs: int, queued:
     print(f"  penalty edge       {'':>10}  {ci(pen_edge)}")
     for label, times in ((spec_a, a_times), (spec_b, b_times)):
         print(
-            f"  time per move {label:>10}: p50 {pct(times, 0.5) * 1000:7.1f} ms, "
+            f"  time per move {label:>10}: mean {statistics.fmean(times or [0.0]) * 1000:7.1f} ms, "
+            f"p50 {pct(times, 0.5) * 1000:7.1f} ms, "
             f"p95 {pct(times, 0.95) * 1000:7.1f} ms, max {pct(times, 1.0) * 1000:7.1f} ms"
         )
     print(f"  ({wall:.0f} s wall, {jobs} processes)", flush=True)
 
+
+MC_WORLDS = 300  # the plain Monte Carlo baseline's budget: about hard's mean time per move
 
 SUITES: dict[str, list[tuple[str, str, int]]] = {
     "sg": [("hard", "greedy", 2)],
@@ -212,9 +240,13 @@ SUITES: dict[str, list[tuple[str, str, int]]] = {
     "table3": [("hard", "greedy", 3), ("greedy", "random", 3)],
     "budget": [("hard:20", "greedy", 2), ("hard:60", "greedy", 2), ("hard:150", "greedy", 2)],
     "levels": [("easy", "random", 2), ("normal", "easy", 2), ("hard", "normal", 2)],
+    # Issue 13: hard against a plain Monte Carlo search at about the same mean time per
+    # move (check the printed means), and every level against every opponent style.
+    "mc": [("hard", f"mc:{MC_WORLDS}", 2)],
+    "styles": [(level, style, 2) for level in LEVELS for style in STYLES],
 }
 
-SIDE_SUITES = ("table3", "budget", "levels")
+SIDE_SUITES = ("table3", "budget", "levels", "styles")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -229,7 +261,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=int,
         help="decks per match for the table3, budget and levels suites (default: --pairs)",
     )
-    parser.add_argument("--shared-stock", action="store_true", help="no per-seat draw queues")
+    parser.add_argument(
+        "--stock",
+        choices=("queued", "shared", "both"),
+        default="queued",
+        help="per-seat draw queues, the real shared stock, or every match with each",
+    )
+    parser.add_argument("--shared-stock", action="store_true", help="same as --stock shared")
     parser.add_argument(
         "--rules",
         nargs="+",
@@ -241,21 +279,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.rules:
         return house_rules_main(args)
     pairs = 40 if args.quick else args.pairs
-    queued = not args.shared_stock
-    print(f"bench/ai.py: {pairs} decks per match, per-seat draw queues: {queued}")
+    stock = "shared" if args.shared_stock else args.stock
+    modes = {"queued": [True], "shared": [False], "both": [True, False]}[stock]
+    print(f"bench/ai.py: {pairs} decks per match, stock: {stock}")
     print("Time per move counts only decisions with more than one legal move.")
     if args.match:
         a, b, n = args.match.split(",")
-        match(a, b, int(n), pairs, args.jobs, queued)
+        for queued in modes:
+            match(a, b, int(n), pairs, args.jobs, queued)
         return 0
     side = pairs if args.quick or args.side_pairs is None else args.side_pairs
     if side != pairs:
         print(f"Suites {', '.join(SIDE_SUITES)}: {side} decks per match.")
     for name in args.only or list(SUITES):
         for spec_a, spec_b, players in SUITES[name]:
-            match(
-                spec_a, spec_b, players, side if name in SIDE_SUITES else pairs, args.jobs, queued
-            )
+            for queued in modes:
+                size = side if name in SIDE_SUITES else pairs
+                match(spec_a, spec_b, players, size, args.jobs, queued)
     return 0
 
 

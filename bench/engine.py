@@ -5,6 +5,11 @@ Each deal starts from a seeded random deck; every move is a random pick from
 ``Deal.legal_moves()`` (Burkozel) or from every acting seat's legal actions, never
 declaring (Bura, D-rules with ``moscow: on``). "push" plays it trusted (no re-check, as a simulating
 computer player would); "apply" re-validates it first.
+
+Then the computer players' playout simulator (``engine/ai/sim.py`` with the greedy
+rollout policy, ``engine/ai/policy.py``): full greedy playouts per second from a
+sampled world at the start of a deal, the figure the Monte Carlo search spends its
+time on.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import Deal, shuffled_deck
+from engine.ai import policy
+from engine.ai.sim import sample_world
 from engine.bura.deal import BuraDeal
 from engine.bura.rules import BuraRules
 
@@ -71,6 +78,25 @@ def measure(
     return deals / elapsed, moves / elapsed
 
 
+def measure_playouts(players: int, seconds: float) -> float:
+    """Greedy playouts per second, each from a fresh copy of a start-of-deal world."""
+    rng = random.Random(players)
+    worlds = []
+    for _ in range(50):
+        deal = Deal.start(players, shuffled_deck(rng=rng), rng.randrange(players))
+        worlds.append(sample_world(deal.view(deal.turn or 0), rng))
+    done = 0
+    start = time.perf_counter()
+    elapsed = 0.0
+    while elapsed < seconds:
+        for world in worlds:
+            sim = world.copy()
+            policy.playout(sim)
+        done += len(worlds)
+        elapsed = time.perf_counter() - start
+    return done / elapsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
@@ -81,6 +107,9 @@ def main() -> None:
             for mode in ("push", "apply"):
                 dps, mps = measure(players, args.seconds, validated=mode == "apply", game=game)
                 print(f"{game:>8} {players:>7} {mode:>6} {dps:>10,.0f} {mps:>10,.0f}", flush=True)
+    print(f"\n{'players':>7} {'playouts/s':>11}  (computer players' simulator, greedy rollouts)")
+    for players in (2, 3, 4):
+        print(f"{players:>7} {measure_playouts(players, args.seconds):>11,.0f}", flush=True)
 
 
 if __name__ == "__main__":

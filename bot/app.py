@@ -164,7 +164,12 @@ class App:
             )
             await register_commands(bot, settings.default_language)
             dispatcher = Dispatcher(service=service)
-            dispatcher.update.outer_middleware(OnceMiddleware(storage))
+            # Webhook mode re-delivers what an instance died on: each update applied once.
+            # (Polling keeps its behaviour: a restart re-reads unconfirmed updates, whose
+            # taps carry versions and are refused as stale.)
+            dispatcher.update.outer_middleware(
+                OnceMiddleware(storage, dedupe=bool(settings.webhook_url))
+            )
             dispatcher.include_router(build_router())
             role = SenderRole(
                 storage,

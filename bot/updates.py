@@ -25,8 +25,9 @@ log = logging.getLogger(__name__)
 class OnceMiddleware(BaseMiddleware):
     """Outer middleware on ``Dispatcher.update``: dedupe by update_id, count, time taps."""
 
-    def __init__(self, storage: Backend) -> None:
+    def __init__(self, storage: Backend, *, dedupe: bool = True) -> None:
         self.storage = storage
+        self.dedupe = dedupe  # off: only count and time
 
     async def __call__(
         self,
@@ -38,6 +39,10 @@ class OnceMiddleware(BaseMiddleware):
         started = time.perf_counter()
         # No look-up first: an update that changed nothing may run again harmlessly, and
         # one that did is stopped by its first write (one round trip less per update).
+        if not self.dedupe:
+            result = await handler(event, data)
+            self._count(event, started)
+            return result
         claim = UpdateClaim(event.update_id)
         token = CURRENT_UPDATE.set(claim)
         try:
@@ -49,7 +54,11 @@ class OnceMiddleware(BaseMiddleware):
             return None
         finally:
             CURRENT_UPDATE.reset(token)
+        self._count(event, started)
+        return result
+
+    @staticmethod
+    def _count(event: Update, started: float) -> None:
         metrics.UPDATES.labels(event.event_type).inc()
         if event.callback_query is not None:
             metrics.TAP_SECONDS.observe(time.perf_counter() - started)
-        return result

@@ -70,6 +70,11 @@ class PgInstances:
         read by a statement of its own, after the lock: its snapshot then sees what the
         previous holder committed.
         """
+        if not 0 < game_id < 2**63:
+            # No such game (ids are positive bigints); a forged id must neither fail here
+            # nor wait on the negative keys of the migration and sender locks.
+            yield None
+            return
         async with self._locks.acquire() as conn:
             await conn.execute("SELECT pg_advisory_lock($1)", game_id)
             # The locked block's storage calls run on this connection: one connection per

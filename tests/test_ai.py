@@ -137,8 +137,9 @@ def test_decisions_ignore_hidden_cards(n: int) -> None:
         "easy": make_player("easy", 1),
         "random": RandomPlayer(1),
         "strong": StrongPlayer(1, worlds=6),
-        "normal": make_player("normal", 1),  # belief weighting, exact worlds
+        "normal": make_player("normal", 1),  # exact worlds, pruning
         "pruning": StrongPlayer(1, worlds=34, belief=0.05, prune=1.0),
+        "informed": StrongPlayer(1, worlds=6, rollout="informed"),
     }
     checked = 0
     for game in range(40):

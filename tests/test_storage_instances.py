@@ -47,6 +47,10 @@ async def test_one_instance_at_a_time_changes_a_game_and_sees_the_last_version(
             assert version == 0
         async with b.game_lock(game.id + 1000) as version:
             assert version is None  # no such game
+        assert await a.try_lead()  # holds the sender key
+        for forged in (-2, -1, 0, 2**63, -(2**70)):  # never waits on another lock's key
+            async with b.game_lock(forged) as version:
+                assert version is None
     finally:
         await a.close()
         await b.close()

@@ -16,11 +16,11 @@ from itertools import combinations, permutations
 from statistics import fmean, pstdev
 from typing import Protocol
 
-from engine.ai import policy
+from engine.ai import informed, policy
 from engine.ai.belief import Sampler, likelihood
 from engine.ai.house import HouseSearch, house_move
 from engine.ai.sim import SUIT_INDEX, Sim, build_world, sample_world, unseen_for, view_table
-from engine.ai.solver import solve
+from engine.ai.solver import Solver
 from engine.deal import Move, PlayerView, penalties_for
 from engine.rules import BASE_RULES
 
@@ -148,9 +148,11 @@ class StrongPlayer:
     move in every world and finish the deal with the greedy policy; pick the best mean.
 
     In a two-player deal with an empty stock nothing is hidden any more, so the rest of
-    the deal is searched exactly instead (``endgame``: "greedy" = best response to the
-    greedy policy, the same opponent model the playouts use; "minimax" = against a
-    perfect opponent; "off" = keep sampling).
+    the deal is searched exactly instead (``endgame``: "minimax" = against a perfect
+    opponent, see :mod:`engine.ai.solver`; "off" = keep sampling).
+
+    ``rollout``: "greedy" finishes each world with our greedy policy for every seat;
+    "informed" with :mod:`engine.ai.informed`, which plays the world's open cards.
 
     ``worlds`` bounds the samples per decision; ``time_limit`` (seconds), when set, stops
     earlier, which makes decisions depend on machine speed; leave it ``None`` when
@@ -164,11 +166,12 @@ class StrongPlayer:
         time_limit: float | None = None,
         margin_weight: float = 1.0,
         rollout_noise: float = 0.0,
-        endgame: str = "greedy",
+        endgame: str = "minimax",
         belief: float | None = None,
         exact_worlds: int = 0,
         prune: float = 0.0,
         max_growth: int = 4,
+        rollout: str = "greedy",
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.seed = seed
@@ -181,6 +184,7 @@ class StrongPlayer:
         self.exact_worlds = exact_worlds
         self.prune = prune
         self.max_growth = max_growth
+        self.rollout = rollout
         self.clock = clock
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
@@ -212,6 +216,7 @@ class StrongPlayer:
         start = self.clock()
         seat = view.seat
         sampler = Sampler(view, self.belief)
+        informed_rollouts = self.rollout == "informed"
         # Without pruning: ``worlds`` worlds for every move. With it, the same number of
         # playouts, but moves that are clearly worse than the leader on the worlds seen
         # so far (paired comparison) stop being played, and the rest get more worlds.
@@ -223,7 +228,10 @@ class StrongPlayer:
             for i in active:
                 sim = world.copy()
                 sim.play(*options[i])
-                policy.playout(sim, rng, self.rollout_noise)
+                if informed_rollouts:
+                    informed.playout(sim)
+                else:
+                    policy.playout(sim, rng, self.rollout_noise)
                 values[i].append(utility(sim.points, seat, self.margin_weight))
             spent += len(active)
             done += 1
@@ -259,14 +267,9 @@ class StrongPlayer:
     ) -> list[float]:
         """Few worlds left (the stock nearly gone): solve each one exactly, weighted by
         how well it explains the other seat's plays."""
-        seat, weight = view.seat, self.margin_weight
         obs = Sampler(view, self.belief).obs
         eps = self.belief if self.belief is not None else 1.0
-
-        def value(sim: Sim) -> float:
-            return utility(sim.points, seat, weight)
-
-        model = policy.decide if self.endgame == "greedy" else None
+        options = [_option(m) for m in moves]
         totals = [0.0] * len(moves)
         mass = 0.0
         for world in worlds:
@@ -274,30 +277,27 @@ class StrongPlayer:
             if w <= 0.0:
                 continue
             mass += w
-            for i, move in enumerate(moves):
-                sim = world.copy()
-                sim.play(*_option(move))
-                totals[i] += w * solve(sim, seat, value, -1e9, 1e9, model)
+            values = Solver(view.seat, self._value(view.seat)).values(world, options)
+            for i, v in enumerate(values):
+                totals[i] += w * v
         return [t / mass for t in totals] if mass else totals
 
     def solve_endgame(
         self, view: PlayerView, moves: Sequence[Move], rng: random.Random
     ) -> list[float]:
-        """Two players, empty stock: the only world consistent with the view, solved exactly."""
+        """Two players, empty stock: the only world consistent with the view, solved
+        exactly against a perfect opponent (minimax), not against our greedy policy."""
         world = sample_world(view, rng)
-        seat, weight = view.seat, self.margin_weight
+        solver = Solver(view.seat, self._value(view.seat))
+        return solver.values(world, [_option(m) for m in moves])
+
+    def _value(self, seat: int) -> Callable[[Sim], float]:
+        weight = self.margin_weight
 
         def value(sim: Sim) -> float:
             return utility(sim.points, seat, weight)
 
-        scores = []
-        for move in moves:
-            cards, beat = _option(move)
-            sim = world.copy()
-            sim.play(cards, beat)
-            model = policy.decide if self.endgame == "greedy" else None
-            scores.append(solve(sim, seat, value, -1e9, 1e9, model))
-        return scores
+        return value
 
 
 def all_worlds(view: PlayerView, cap: int) -> list[Sim] | None:
@@ -319,13 +319,15 @@ def all_worlds(view: PlayerView, cap: int) -> list[Sim] | None:
 
 
 LEVELS = ("easy", "normal", "hard")
-# Budgets measured with bench/ai.py (see bench/RESULTS-ai.md): hard stays well under
-# 1 s per move (p95) on one core; normal is an order of magnitude cheaper and weaker.
+# Budgets measured with bench/ai.py (see bench/RESULTS-ai.md): hard stays under 1 s per
+# move (p95) on one core; normal is an order of magnitude cheaper and weaker.
 NORMAL_WORLDS = 20
 HARD_WORLDS = 300
-# Inference: a world that does not explain another seat's open play as the greedy
-# policy would have made it counts this much (soft, since people are not greedy bots).
-BELIEF = 0.05
+# Inference from the others' open plays (belief.py) assumes they play our greedy
+# policy; against anyone else it only costs time (issue 13: at equal time against a
+# plain Monte Carlo search it was no better, and it takes ~30% of hard's time), so the
+# levels sample worlds uniformly. ``StrongPlayer(belief=eps)`` still offers it.
+BELIEF: float | None = None
 EXACT_WORLDS = 12  # two players, at most this many worlds left: solve each exactly
 PRUNE_Z = 2.5  # drop a move once it trails the leader by this many standard errors
 # Worlds per decision under house rules (Part B/C), where playouts run on real Deal

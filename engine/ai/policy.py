@@ -27,20 +27,27 @@ KEEP: tuple[tuple[float, ...], ...] = tuple(
 HOLD = (1.0, 0.55, 0.35)
 
 
+# The lead order of single cards: points plus keep value, then the index (ties).
+LEAD_KEY: tuple[tuple[tuple[float, int], ...], ...] = tuple(
+    tuple((PTS[c] + KEEP[t][c], c) for c in range(36)) for t in range(4)
+)
+
+
 def lead(hand: list[int], trump: int, limit: int, stock_left: int) -> tuple[int, ...]:
     """Lead low: a cheap single, or several worthless plain cards of one suit.
 
     Several cards make every other player answer with as many: they spend more
     cards (trumps, if they want the trick) to win nothing, or hand over their worst.
     """
-    keep = KEEP[trump]
     if limit >= 2:
+        zero: list[list[int]] = [[], [], [], []]
+        for c in hand:
+            if not PTS[c]:
+                zero[c // 9].append(c)
         best_group: tuple[int, ...] = ()
         for suit in range(4):
-            if suit == trump:
-                continue
-            group = [c for c in hand if c // 9 == suit and PTS[c] == 0]
-            if len(group) > len(best_group):
+            group = zero[suit]
+            if suit != trump and len(group) > len(best_group):
                 best_group = tuple(sorted(group)[:limit])
         if len(best_group) >= 2:
             return best_group
@@ -49,7 +56,7 @@ def lead(hand: list[int], trump: int, limit: int, stock_left: int) -> tuple[int,
         top = max(hand, key=lambda c: (c // 9 == trump, RANK[c], PTS[c]))
         if c_is_boss(top, hand, trump):
             return (top,)
-    return (min(hand, key=lambda c: (PTS[c] + keep[c], c)),)
+    return (min(hand, key=LEAD_KEY[trump].__getitem__),)
 
 
 def c_is_boss(card: int, hand: list[int], trump: int) -> bool:
@@ -74,7 +81,23 @@ def _answer_options(
     best_beat_value = float("-inf")
     best_disc: tuple[int, ...] = ()
     best_disc_value = float("-inf")
-    for combo in combinations(hand, k) if k > 1 else ((c,) for c in hand):
+    if k == 1:
+        # The common case, inlined (same order and ties as the general loop below).
+        c0 = claim[0]
+        s0 = c0 // 9
+        for c in hand:
+            won = table_pts + PTS[c]
+            cost = keep[c]
+            disc = -won * share - cost
+            if disc > best_disc_value:
+                best_disc_value, best_disc = disc, (c,)
+            sc = c // 9
+            if c > c0 if sc == s0 else sc == trump:
+                value = hold * won - (1.0 - hold) * won * share - cost
+                if value > best_beat_value:
+                    best_beat_value, best_beat = value, (c,)
+        return best_beat, best_beat_value, best_disc, best_disc_value
+    for combo in combinations(hand, k):
         pts = 0
         cost = 0.0
         for c in combo:
@@ -131,12 +154,17 @@ def decide(sim: Sim) -> tuple[tuple[int, ...], bool | None]:
 
 def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> None:
     """Play ``sim`` to the end with the greedy policy (``noise``: chance of a random move)."""
+    # decide() inlined: this loop is where the Monte Carlo search spends its time.
+    hands, trump, n, play = sim.hands, sim.trump, sim.n, sim.play
     while sim.turn >= 0:
         if noise and rng is not None and rng.random() < noise:
             cards, beat = random_move(sim, rng)
+        elif sim.k:
+            cards, beat = answer(hands[sim.turn], trump, sim.claim, sim.table_pts, sim.left - 1, n)
         else:
-            cards, beat = decide(sim)
-        sim.play(cards, beat)
+            cards = lead(hands[sim.turn], trump, sim.lead_limit(), len(sim.stock))
+            beat = None
+        play(cards, beat)
 
 
 def random_move(sim: Sim, rng: random.Random) -> tuple[tuple[int, ...], bool | None]:

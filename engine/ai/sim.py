@@ -99,9 +99,11 @@ class Sim:
 
     def lead_limit(self) -> int:
         """R6: at most 3 cards and no more than the smallest other hand."""
-        seat = self.turn
-        others = min(len(h) for s, h in enumerate(self.hands) if s != seat)
-        return min(3, others, len(self.hands[seat]))
+        seat, hands = self.turn, self.hands
+        if self.n == 2:
+            return min(3, len(hands[1 - seat]), len(hands[seat]))
+        others = min(len(h) for s, h in enumerate(hands) if s != seat)
+        return min(3, others, len(hands[seat]))
 
     def play(self, cards: tuple[int, ...], beat: bool | None) -> None:
         """Play a legal move for ``self.turn`` (not checked)."""
@@ -134,12 +136,15 @@ class Sim:
         self.claim = ()
         self.last_winner = winner
         stock, hands, n = self.stock, self.hands, self.n
-        while stock and any(len(h) < HAND_SIZE for h in hands):
+        while stock:
+            drew = False
             for i in range(n):
-                if stock:
-                    h = hands[(winner + i) % n]
-                    if len(h) < HAND_SIZE:
-                        h.append(stock.pop())
+                h = hands[(winner + i) % n]
+                if len(h) < HAND_SIZE and stock:
+                    h.append(stock.pop())
+                    drew = True
+            if not drew:
+                break
         self.leader = self.claimant = winner
         self.turn = winner if any(hands) else -1
 

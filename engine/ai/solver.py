@@ -1,9 +1,15 @@
-"""Exact play for the two-player endgame.
+"""Exact play for two players once nothing that matters is hidden.
 
 Once the stock is empty in a two-player deal, every card not seen is in the other
-hand: the deal has perfect information, so instead of sampling, the player searches
-the rest of the deal to the end (alpha-beta over a zero-sum utility). With at most
-four cards each this is a few thousand positions.
+hand: the rest of the deal is a perfect-information game, so the player searches it
+to the end instead of sampling. :class:`Solver` is plain minimax over a zero-sum
+utility (the opponent plays its best reply, not our greedy policy), made fast by
+alpha-beta pruning, a transposition table (the same cards left, the same trick and the
+same points are one position, however play got there) and move ordering (beats and
+rich plays first).
+
+The same search also solves one fully determined world while a few stock cards remain
+(draws then follow the world's stock order), for the "few worlds left" case.
 """
 
 from __future__ import annotations
@@ -11,9 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import combinations
 
-from engine.ai.sim import Sim, covers
+from engine.ai.sim import PTS, Sim, covers
 
 Option = tuple[tuple[int, ...], bool | None]
+Key = tuple[int, int, int, int, tuple[int, ...], int, int, int]
+
+EXACT, LOWER, UPPER = 0, 1, 2
 
 
 def options(sim: Sim) -> list[Option]:
@@ -36,39 +45,93 @@ def options(sim: Sim) -> list[Option]:
     return found
 
 
-def solve(
-    sim: Sim,
-    me: int,
-    value: Callable[[Sim], float],
-    alpha: float,
-    beta: float,
-    model: Callable[[Sim], Option] | None = None,
-) -> float:
-    """Minimax value for ``me`` of ``sim`` (two players, ``value`` zero-sum at the end).
+def ordered_options(sim: Sim) -> list[Option]:
+    """:func:`options`, likely best first (better alpha-beta cut-offs): beats before
+    discards, and within each the most points first (tricks in Burkozel are won for
+    their points); discards and leads of the cheapest cards come before middling ones."""
+    found = options(sim)
+    found.sort(key=lambda o: (o[1] is not True, -sum(PTS[c] for c in o[0])))
+    return found
 
-    With ``model``, the other seat is assumed to play that policy instead of its best
-    reply: the value of our best response to it (what the rollouts assume elsewhere).
+
+def _mask(cards: list[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+class Solver:
+    """Minimax value for ``me`` of two-player positions in which every card is placed.
+
+    ``value`` scores a finished deal for ``me`` (the other seat gets minus that). One
+    solver serves one world (its table is keyed by the cards left, not by which stock
+    they came from): make a new one per world.
     """
-    if sim.turn < 0:
-        return value(sim)
-    if model is not None and sim.turn != me:
-        child = sim.copy()
-        child.play(*model(child))
-        return solve(child, me, value, alpha, beta, model)
-    maximizing = sim.turn == me
-    best = -1e9 if maximizing else 1e9
-    for cards, beat in options(sim):
-        child = sim.copy()
-        child.play(cards, beat)
-        score = solve(child, me, value, alpha, beta, model)
-        if maximizing:
-            if score > best:
+
+    def __init__(self, me: int, value: Callable[[Sim], float]) -> None:
+        self.me = me
+        self.value = value
+        self.table: dict[Key, tuple[float, int]] = {}
+        self.nodes = 0
+
+    def key(self, sim: Sim) -> Key:
+        return (
+            _mask(sim.hands[0]),
+            _mask(sim.hands[1]),
+            len(sim.stock),
+            sim.turn,
+            sim.claim,
+            sim.claimant,
+            sim.table_pts,
+            sim.points[0],
+        )
+
+    def values(self, sim: Sim, moves: list[Option]) -> list[float]:
+        """The exact value of each of ``moves`` (legal for the seat to act in ``sim``)."""
+        out = []
+        for cards, beat in moves:
+            child = sim.copy()
+            child.play(cards, beat)
+            out.append(self.search(child, -1e9, 1e9))
+        return out
+
+    def search(self, sim: Sim, alpha: float, beta: float) -> float:
+        """Minimax value of ``sim`` for ``me`` (fail-soft alpha-beta)."""
+        if sim.turn < 0:
+            return self.value(sim)
+        self.nodes += 1
+        key = self.key(sim)
+        hit = self.table.get(key)
+        if hit is not None:
+            stored, flag = hit
+            if flag == EXACT:
+                return stored
+            if flag == LOWER and stored >= beta:
+                return stored
+            if flag == UPPER and stored <= alpha:
+                return stored
+        a0, b0 = alpha, beta
+        maximizing = sim.turn == self.me
+        best = -1e9 if maximizing else 1e9
+        for cards, beat in ordered_options(sim):
+            child = sim.copy()
+            child.play(cards, beat)
+            score = self.search(child, alpha, beta)
+            if maximizing:
+                if score > best:
+                    best = score
+                    alpha = max(alpha, best)
+            elif score < best:
                 best = score
-            alpha = max(alpha, best)
+                beta = min(beta, best)
+            if alpha >= beta:
+                break
+        if best <= a0:
+            flag = UPPER
+        elif best >= b0:
+            flag = LOWER
         else:
-            if score < best:
-                best = score
-            beta = min(beta, best)
-        if alpha >= beta:
-            break
-    return best
+            flag = EXACT
+        self.table[key] = (best, flag)
+        return best

@@ -84,7 +84,8 @@ class BotProcess:
         # Started = polling: a getUpdates from this process has reached the fake.
         await self.fake.wait_for(
             lambda: any(r.method == "getUpdates" for r in self.fake.requests[seen:]),
-            # Generous: a loaded 2-core machine can take many seconds to import and start.
+            # Importing aiogram alone takes ~10 s on a busy 2-core machine, and the first
+            # getUpdates is recorded when its 10 s long poll ends.
             timeout=60,
             description="the bot subprocess to start polling",
         )
