@@ -30,7 +30,8 @@ def keyboard(rows: list[list[dict[str, str]]]) -> Keyboard:
     return {"inline_keyboard": rows}
 
 
-PreviousTrick = tuple[int, TrickResult]  # a deal's number and its last trick
+# A deal's number, its last trick and its trump (★ marks that deal's trumps, not this one's).
+PreviousTrick = tuple[int, TrickResult, Suit]
 MAX_PLAYERS = 4
 
 
@@ -112,18 +113,19 @@ def _table_lines(
             claims = play.seat == view.claimant
             lines.append("  " + play_text(t, play, seats, view.trump, claims))
         return lines
+    trump = view.trump
     if view.last_trick is not None:
         trick = view.last_trick
         header = t("table.last_trick", name=seat_name(seats[trick.winner]), points=trick.points)
     elif previous is not None:
-        number, trick = previous
+        number, trick, trump = previous
         winner = seat_name(seats[trick.winner])
         header = t("table.previous_trick", deal=number, name=winner, points=trick.points)
     else:
         return [t("table.empty")]
     lines = [header]
     for play in trick.plays:
-        lines.append("  " + play_text(t, play, seats, view.trump, play.seat == trick.winner))
+        lines.append("  " + play_text(t, play, seats, trump, play.seat == trick.winner))
     return lines
 
 
@@ -139,8 +141,9 @@ def previous_trick(series: Series) -> PreviousTrick | None:
     """The last trick of the deal before, while the current deal has had none."""
     deal = series.deals[-1]
     if deal.last_trick is None and len(series.deals) > 1:
-        last = series.deals[-2].last_trick
-        return None if last is None else (len(series.deals) - 1, last)
+        before = series.deals[-2]
+        last = before.last_trick
+        return None if last is None else (len(series.deals) - 1, last, before.trump)
     return None
 
 

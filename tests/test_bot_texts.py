@@ -14,7 +14,7 @@ import re
 import pytest
 
 from bot import render
-from bot.i18n import LANGUAGES, catalog_keys, texts
+from bot.i18n import LANGUAGES, catalog_keys, plain, texts
 from engine import Series, shuffled_deck
 from engine.deal import covers
 from storage import Deadline, Game, Seat
@@ -161,3 +161,27 @@ def test_a_card_plays_on_one_tap_only_when_it_is_the_one_move_it_can_make(player
             checked += 1
         series.apply(rng.choice(deal.legal_moves()))
     assert checked > 50
+
+
+def test_r8_the_last_trick_of_the_deal_before_marks_that_deals_trumps() -> None:
+    """R8: the previous deal's last trick stays on screen until the next lead; its ★ must
+    mark the trumps of the deal it was played in, not the new deal's."""
+    rng = random.Random(11)
+    for _ in range(200):
+        game, series = hostile_game(2, rng)
+        first = series.deals[-1]
+        while not first.finished:
+            series.apply(first.legal_moves()[0])
+        second = series.start_deal(shuffled_deck(rng=rng))
+        if second.trump != first.trump:
+            break
+    else:
+        pytest.fail("no two deals with different trumps in 200 tries")
+    table = plain(render.table_text(texts("en"), game, series, turn_seconds=60))
+    last = first.last_trick
+    assert last is not None
+    for play in last.plays:
+        for card in play.cards:
+            assert render.card_text(card, first.trump) in table
+            if card.suit == second.trump and card != second.trump_card:
+                assert render.card_text(card, second.trump) not in table
