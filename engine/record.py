@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from engine.cards import parse_cards
+from engine.cards import Card, parse_cards
 from engine.deal import Move
 from engine.errors import EngineError, RecordError
 from engine.rules import RuleSet
@@ -60,13 +60,39 @@ def from_record(record: object) -> Series:
     except EngineError as exc:
         raise RecordError(str(exc)) from None
     for d, deal_data in enumerate(deals):
-        _replay_deal(series, d, deal_data)
+        replay_deal(series, d, deal_data, Move.from_json)
     return series
 
 
-def _replay_deal(series: Series, d: int, data: object) -> None:
+class RecordedSeries(Protocol):
+    """What replaying a record's deals needs of a game's series (both games have it)."""
+
+    @property
+    def finished(self) -> bool: ...
+
+    @property
+    def current(self) -> object | None: ...
+
+    def start_deal(self, deck: Sequence[Card], dealer: int | None = None, /) -> object: ...
+
+    def apply(self, action: Any, /) -> object: ...
+
+
+def replay_deal(
+    series: RecordedSeries,
+    d: int,
+    data: object,
+    parse_action: Callable[[object], object],
+    known_keys: frozenset[str] | None = None,
+) -> None:
+    """Deal deal ``d`` of a record from its deck and play its moves; every refusal is a
+    RecordError naming the deal (and move). ``known_keys``: refuse any other deal key."""
     if not isinstance(data, Mapping):
         raise RecordError("a deal must be an object", deal=d)
+    if known_keys is not None:
+        extra = sorted(set(data) - known_keys)
+        if extra:
+            raise RecordError(f"unknown deal key {extra[0]!r}", deal=d)
     if series.finished:
         raise RecordError("the series was already over before this deal", deal=d)
     if series.current is not None:
@@ -84,11 +110,10 @@ def _replay_deal(series: Series, d: int, data: object) -> None:
         raise RecordError(str(exc), deal=d) from None
     for m, move_data in enumerate(moves):
         try:
-            move = Move.from_json(move_data)
-            deal = series.current
-            if deal is None:
+            action = parse_action(move_data)
+            if series.current is None:
                 raise RecordError("the deal is already over", deal=d, move=m)
-            series.apply(move)
+            series.apply(action)
         except RecordError:
             raise
         except EngineError as exc:

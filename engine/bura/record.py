@@ -23,8 +23,8 @@ from engine.bura.actions import Declare, action_from_json
 from engine.bura.deal import BuraDeal
 from engine.bura.rules import BuraRules
 from engine.bura.series import BuraSeries
-from engine.cards import parse_cards
 from engine.errors import EngineError, RecordError
+from engine.record import replay_deal
 
 FORMAT = "bura-record/1"
 
@@ -90,37 +90,11 @@ def from_record(record: object) -> BuraSeries:
     return series
 
 
+_DEAL_KEYS = frozenset({"dealer", "deck", "moves"})
+
+
 def _replay_deal(series: BuraSeries, d: int, data: object) -> None:
-    if not isinstance(data, Mapping):
-        raise RecordError("a deal must be an object", deal=d)
-    extra = sorted(set(data) - {"dealer", "deck", "moves"})
-    if extra:
-        raise RecordError(f"unknown deal key {extra[0]!r}", deal=d)
-    if series.finished:
-        raise RecordError("the series was already over before this deal", deal=d)
-    if series.current is not None:
-        raise RecordError("the previous deal is not finished", deal=d)
-    dealer, deck, moves = data.get("dealer"), data.get("deck"), data.get("moves")
-    if dealer is not None and type(dealer) is not int:
-        raise RecordError("dealer must be a whole number", deal=d)
-    if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
-        raise RecordError("deck must be a list of card codes", deal=d)
-    if not isinstance(moves, list):
-        raise RecordError("moves must be a list", deal=d)
-    try:
-        series.start_deal(parse_cards(deck), dealer)
-    except EngineError as exc:
-        raise RecordError(str(exc), deal=d) from None
-    for m, move_data in enumerate(moves):
-        try:
-            action = action_from_json(move_data)
-            if series.current is None:
-                raise RecordError("the deal is already over", deal=d, move=m)
-            series.apply(action)
-        except RecordError:
-            raise
-        except EngineError as exc:
-            raise RecordError(str(exc), deal=d, move=m) from None
+    replay_deal(series, d, data, action_from_json, _DEAL_KEYS)
     series.close_record_deal()
 
 
