@@ -26,12 +26,15 @@ baseline mc:W (W worlds per decision) or mct:MS (MS milliseconds per decision).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
+import json
 import math
 import os
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -186,15 +189,57 @@ def pct(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def match(spec_a: str, spec_b: str, players: int, pairs: int, jobs: int, queued: bool) -> None:
+def match(
+    spec_a: str,
+    spec_b: str,
+    players: int,
+    pairs: int,
+    jobs: int,
+    queued: bool,
+    deck_log: str | None = None,
+) -> None:
     tasks = [(spec_a, spec_b, players, i, queued) for i in range(pairs)]
     t0 = time.perf_counter()
-    if jobs > 1:
-        with ProcessPoolExecutor(jobs) as pool:
-            decks = list(pool.map(play_deck, tasks, chunksize=4))
-    else:
-        decks = [play_deck(t) for t in tasks]
-    wall = time.perf_counter() - t0
+    decks: list[DeckResult] = []
+    with contextlib.ExitStack() as stack:
+        log = stack.enter_context(open(deck_log, "a")) if deck_log else None
+        if jobs > 1:
+            pool = stack.enter_context(ProcessPoolExecutor(jobs))
+            results: Iterable[DeckResult] = pool.map(play_deck, tasks, chunksize=4)
+        else:
+            results = map(play_deck, tasks)
+        for deck in results:
+            decks.append(deck)
+            if log is not None:  # a long run's partial results survive an interruption
+                log.write(
+                    json.dumps([spec_a, spec_b, players, queued, dataclasses.asdict(deck)]) + "\n"
+                )
+                log.flush()
+    report(spec_a, spec_b, players, queued, decks, time.perf_counter() - t0, jobs)
+
+
+def report_log(path: str) -> None:
+    """Print the figures of the decks a ``--deck-log`` file holds (a partial run)."""
+    by_match: dict[tuple[str, str, int, bool], list[DeckResult]] = {}
+    with open(path) as log:
+        for line in log:
+            spec_a, spec_b, players, queued, fields_ = json.loads(line)
+            key = (spec_a, spec_b, players, queued)
+            by_match.setdefault(key, []).append(DeckResult(**fields_))
+    for (spec_a, spec_b, players, queued), decks in by_match.items():
+        report(spec_a, spec_b, players, queued, decks, float("nan"), 0)
+
+
+def report(
+    spec_a: str,
+    spec_b: str,
+    players: int,
+    queued: bool,
+    decks: list[DeckResult],
+    wall: float,
+    jobs: int,
+) -> None:
+    pairs = len(decks)
     # Duplicate statistics: average each deck over its rotations first, so the
     # interval is over independent decks and the luck of the cards cancels.
     per_deck = {
@@ -268,6 +313,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="per-seat draw queues, the real shared stock, or every match with each",
     )
     parser.add_argument("--shared-stock", action="store_true", help="same as --stock shared")
+    parser.add_argument("--deck-log", help="append each deck's figures to this file (JSON lines)")
+    parser.add_argument("--report-log", help="only print the figures of a --deck-log file")
     parser.add_argument(
         "--rules",
         nargs="+",
@@ -276,6 +323,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(or --match A,B,N) under them, see bench/ai_rules.py",
     )
     args = parser.parse_args(argv)
+    if args.report_log:
+        report_log(args.report_log)
+        return 0
     if args.rules:
         return house_rules_main(args)
     pairs = 40 if args.quick else args.pairs
@@ -286,7 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.match:
         a, b, n = args.match.split(",")
         for queued in modes:
-            match(a, b, int(n), pairs, args.jobs, queued)
+            match(a, b, int(n), pairs, args.jobs, queued, args.deck_log)
         return 0
     side = pairs if args.quick or args.side_pairs is None else args.side_pairs
     if side != pairs:
@@ -295,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for spec_a, spec_b, players in SUITES[name]:
             for queued in modes:
                 size = side if name in SIDE_SUITES else pairs
-                match(spec_a, spec_b, players, size, args.jobs, queued)
+                match(spec_a, spec_b, players, size, args.jobs, queued, args.deck_log)
     return 0
 
 

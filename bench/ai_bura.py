@@ -38,12 +38,17 @@ from engine.cards import Card, shuffled_deck
 
 
 def make(spec: str, rules: BuraRules, seed: int) -> BuraPlayer:
+    spec, *options = spec.split("+")  # hard:20+temperature=20+sure_self=1
     level, _, rest = spec.partition(":")
     worlds, _, search = rest.partition(":")
     player = make_bura_player(level, rules, seed)
     if isinstance(player, BuraStrongPlayer):
         player.worlds = int(worlds) if worlds else player.worlds
         player.search = search or player.search
+        for option in options:
+            name, _, value = option.partition("=")
+            kind = type(getattr(player, name))
+            setattr(player, name, kind(float(value)) if kind is not str else value)
     return player
 
 

@@ -13,9 +13,9 @@ from typing import Protocol
 
 from engine.bura.actions import Action, Dave, Declare, Show
 from engine.bura.ai.policy import Situation, greedy
-from engine.bura.ai.world import sample_world
-from engine.bura.deal import BuraDeal, BuraDealResult
-from engine.bura.rules import BuraRules
+from engine.bura.ai.world import DISCARD_TEMPERATURE, sample_world
+from engine.bura.deal import DECLARE, BuraDeal, BuraDealResult
+from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, BuraRules
 from engine.bura.series import deal_penalties
 from engine.bura.view import BuraView
 
@@ -87,11 +87,17 @@ def utility(result: BuraDealResult, seat: int, rules: BuraRules, players: int) -
     return add[seat] - others
 
 
-def rollout(deal: BuraDeal) -> BuraDealResult:
-    """Finish ``deal`` with the greedy policy for every seat (a «Стоп!» is always said)."""
+def rollout(deal: BuraDeal, sure_seat: int | None = None) -> BuraDealResult:
+    """Finish ``deal`` with the greedy policy for every seat (a «Стоп!» is always said).
+    ``sure_seat`` declares exactly when its pile in this world holds enough (D5)."""
     while not deal.finished:
         actors = deal.actors()
         seat = actors[-1]  # a «Стоп!» holder comes before the rightful leader
+        if seat == sure_seat and deal.phase == DECLARE:
+            total = deal.points()[seat]
+            good = total >= DECLARE_TARGET and (deal.rules.target == "31" or total <= BUST_LIMIT)
+            deal.push(Declare(seat, good))
+            continue
         choice = greedy(Situation.of_deal(deal, seat), deal.legal_actions(seat))
         assert choice is not None
         deal.push(choice)
@@ -112,6 +118,9 @@ class BuraStrongPlayer:
         worlds: int = 40,
         search: str = "all",
         edge_weight: float = 0.25,
+        temperature: float = DISCARD_TEMPERATURE,
+        sure_self: bool = False,
+        extra: int = 0,
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -120,6 +129,9 @@ class BuraStrongPlayer:
         # Playouts score a deal won +1, lost -1, plus this share of the penalty edge:
         # winning the deal comes first, its size second.
         self.edge_weight = edge_weight
+        self.temperature = temperature
+        self.sure_self = sure_self
+        self.extra = extra  # more worlds for the two best options after ``worlds``
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
         options: list[Action | None] = [*canonical(legal)]
@@ -131,25 +143,35 @@ class BuraStrongPlayer:
             return greedy(Situation.of_view(view, self.rules), canonical(legal))
         rng = decision_rng(self.seed, view)
         totals = [0.0] * len(options)
-        for _ in range(self.worlds):
-            world = sample_world(view, self.rules, rng)
-            for i, option in enumerate(options):
+        counts = [0] * len(options)
+        sure = view.seat if self.sure_self else None
+        active = list(range(len(options)))
+        for round_ in range(self.worlds + self.extra):
+            if round_ == self.worlds and len(active) > 2:
+                # The close contenders get more worlds: the two best so far.
+                active = sorted(active, key=lambda i: totals[i] / counts[i])[-2:]
+            world = sample_world(view, self.rules, rng, self.temperature)
+            for i in active:
                 deal = world.copy()
-                if option is None:  # the rightful leader acts instead
+                if options[i] is None:  # the rightful leader acts instead
                     turn = deal.turn
                     assert turn is not None
                     leader_choice = greedy(Situation.of_deal(deal, turn), deal.legal_actions(turn))
                     assert leader_choice is not None
                     deal.push(leader_choice)
                 else:
+                    option = options[i]
+                    assert option is not None
                     deal.push(option)
-                edge = utility(rollout(deal), view.seat, self.rules, view.players)
+                edge = utility(rollout(deal, sure), view.seat, self.rules, view.players)
                 totals[i] += (edge > 0) - (edge < 0) + self.edge_weight * edge
+                counts[i] += 1
+        means = [totals[i] / counts[i] if i in active else -1e9 for i in range(len(options))]
         # Ties go to ending the deal now (a declaration): a playout's later win is less
         # sure than it looks, since it knows the sampled world's stock order.
         best = max(
             range(len(options)),
-            key=lambda i: (totals[i], options[i] == Declare(view.seat, True)),
+            key=lambda i: (means[i], options[i] == Declare(view.seat, True)),
         )
         return options[best]
 

@@ -19,15 +19,16 @@ DISCARD_TEMPERATURE = 6.0  # weight of a card as a closed discard: exp(-points /
 TRUMP_KEEP_WEIGHT = 3.0  # players keep trumps: a trump is this much likelier in a hand
 
 
-def _take_discard(pool: list[Card], count: int, trump: Suit, rng: random.Random) -> Card:
+def _take_discard(
+    pool: list[Card], count: int, trump: Suit, rng: random.Random, temperature: float
+) -> Card:
     """One card of a face-down discard of ``count`` cards: a single card is the one its
     owner wanted least (low, not trump); a discard of the whole hand is any hand."""
     if count >= HAND_SIZE:
         weights = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
     else:
-        temperature = DISCARD_TEMPERATURE * count
         weights = [
-            math.exp(-c.points / temperature)
+            math.exp(-c.points / (temperature * count))
             * (1.0 / TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0)
             for c in pool
         ]
@@ -46,7 +47,12 @@ def _take_kept(pool: list[Card], count: int, trump: Suit, rng: random.Random) ->
     return taken
 
 
-def sample_world(view: BuraView, rules: BuraRules, rng: random.Random) -> BuraDeal:
+def sample_world(
+    view: BuraView,
+    rules: BuraRules,
+    rng: random.Random,
+    temperature: float = DISCARD_TEMPERATURE,
+) -> BuraDeal:
     me = view.seat
     seen = set(view.seen_cards()) | {c for c, _owner in view.my_closed}
     known: set[Card] = set(view.hand) | seen | {view.trump_card}
@@ -70,7 +76,7 @@ def sample_world(view: BuraView, rules: BuraRules, rng: random.Random) -> BuraDe
                 if by == me:
                     card = mine_by_pile[pile.owner].pop()
                 else:
-                    card = _take_discard(pool, count, view.trump, rng)
+                    card = _take_discard(pool, count, view.trump, rng, temperature)
                 cards.append(PileCard(card, by, True, group))
         piles.append(cards)
     plays: list[TablePlay] = []
@@ -78,7 +84,8 @@ def sample_world(view: BuraView, rules: BuraRules, rng: random.Random) -> BuraDe
         cards_ = play.cards
         if cards_ is None:
             cards_ = tuple(
-                _take_discard(pool, play.count, view.trump, rng) for _ in range(play.count)
+                _take_discard(pool, play.count, view.trump, rng, temperature)
+                for _ in range(play.count)
             )
         closed = rules.discards == "closed" and play.beat is False
         plays.append(TablePlay(play.seat, cards_, play.beat, play.stop, closed))
