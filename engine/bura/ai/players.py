@@ -121,6 +121,8 @@ class BuraStrongPlayer:
         temperature: float = DISCARD_TEMPERATURE,
         sure_self: bool = False,
         extra: int = 0,
+        declare_worlds: int = 0,
+        lead_lean: float = 1.0,
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -132,6 +134,8 @@ class BuraStrongPlayer:
         self.temperature = temperature
         self.sure_self = sure_self
         self.extra = extra  # more worlds for the two best options after ``worlds``
+        self.declare_worlds = declare_worlds  # worlds that weigh a declaration itself
+        self.lead_lean = lead_lean  # see world._take_kept
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
         options: list[Action | None] = [*canonical(legal)]
@@ -150,7 +154,7 @@ class BuraStrongPlayer:
             if round_ == self.worlds and len(active) > 2:
                 # The close contenders get more worlds: the two best so far.
                 active = sorted(active, key=lambda i: totals[i] / counts[i])[-2:]
-            world = sample_world(view, self.rules, rng, self.temperature)
+            world = sample_world(view, self.rules, rng, self.temperature, self.lead_lean)
             for i in active:
                 deal = world.copy()
                 if options[i] is None:  # the rightful leader acts instead
@@ -164,6 +168,17 @@ class BuraStrongPlayer:
                     assert option is not None
                     deal.push(option)
                 edge = utility(rollout(deal, sure), view.seat, self.rules, view.players)
+                totals[i] += (edge > 0) - (edge < 0) + self.edge_weight * edge
+                counts[i] += 1
+        go = Declare(view.seat, True)
+        if go in options and self.declare_worlds > counts[options.index(go)]:
+            # A declaration ends the deal at once: its outcome is only the sampled
+            # closed discards' points, cheap to sample many more times.
+            i = options.index(go)
+            for _ in range(self.declare_worlds - counts[i]):
+                deal = sample_world(view, self.rules, rng, self.temperature, self.lead_lean)
+                deal.push(go)
+                edge = utility(deal.result(), view.seat, self.rules, view.players)
                 totals[i] += (edge > 0) - (edge < 0) + self.edge_weight * edge
                 counts[i] += 1
         means = [totals[i] / counts[i] if i in active else -1e9 for i in range(len(options))]

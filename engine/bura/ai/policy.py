@@ -62,7 +62,7 @@ class Situation:
         )
 
 
-def _keep_value(card: Card, trump: Suit) -> float:
+def keep_value(card: Card, trump: Suit) -> float:
     """How much a card is worth keeping in hand: trumps most, then points, then rank."""
     return (20.0 if card.suit is trump else 0.0) + card.points + card.rank * 0.1
 
@@ -90,7 +90,7 @@ def greedy(sit: Situation, legal: Sequence[Action]) -> Action | None:
     whole = [a for a in leads if len(a.cards) == 3]
     if whole:  # an own молодка or малая Москва: lead all three
         return whole[0]
-    return min(leads, key=lambda a: (len(a.cards) > 1, _keep_value(a.cards[0], sit.trump)))
+    return min(leads, key=lambda a: (len(a.cards) > 1, keep_value(a.cards[0], sit.trump)))
 
 
 def _answer(sit: Situation, legal: Sequence[Action]) -> Action:
@@ -106,4 +106,4 @@ def _answer(sit: Situation, legal: Sequence[Action]) -> Action:
         if beat_cost(best)[0] == 0 or sit.table_points >= 10:
             return best
     discards = [a for a in answers if not a.beat]
-    return min(discards, key=lambda a: sum(_keep_value(c, trump) for c in a.cards))
+    return min(discards, key=lambda a: sum(keep_value(c, trump) for c in a.cards))

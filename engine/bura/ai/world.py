@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import random
 
+from engine.bura.ai.policy import keep_value
 from engine.bura.deal import BuraDeal, PileCard, TablePlay
 from engine.bura.rules import HAND_SIZE, BuraRules
 from engine.bura.view import BuraView
@@ -37,10 +38,28 @@ def _take_discard(
     return card
 
 
-def _take_kept(pool: list[Card], count: int, trump: Suit, rng: random.Random) -> list[Card]:
+def _take_kept(
+    pool: list[Card],
+    count: int,
+    trump: Suit,
+    rng: random.Random,
+    floor: Card | None = None,
+    lean: float = 1.0,
+) -> list[Card]:
+    """``count`` cards of a hand; ``floor``: a card this hand has just led, which a
+    player leads as its least wanted, so cards it would rather have kept less are
+    ``lean`` times as likely."""
+    base = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
+    if floor is not None and lean != 1.0:
+        least = keep_value(floor, trump)
+        base = [
+            w * (lean if keep_value(c, trump) < least else 1.0)
+            for w, c in zip(base, pool, strict=True)
+        ]
+    weight_of = dict(zip(pool, base, strict=True))
     taken = []
     for _ in range(count):
-        weights = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
+        weights = [weight_of[c] for c in pool]
         card = rng.choices(pool, weights)[0]
         pool.remove(card)
         taken.append(card)
@@ -52,6 +71,7 @@ def sample_world(
     rules: BuraRules,
     rng: random.Random,
     temperature: float = DISCARD_TEMPERATURE,
+    lead_lean: float = 1.0,
 ) -> BuraDeal:
     me = view.seat
     seen = set(view.seen_cards()) | {c for c, _owner in view.my_closed}
@@ -89,14 +109,21 @@ def sample_world(
             )
         closed = rules.discards == "closed" and play.beat is False
         plays.append(TablePlay(play.seat, cards_, play.beat, play.stop, closed))
+    led: Card | None = None  # a single card just led by another seat, no draw since
+    if view.table and view.table[0].seat != me and not view.table[0].stop:
+        lead_cards = view.table[0].cards
+        if lead_cards is not None and len(lead_cards) == 1:
+            led = lead_cards[0]
     hands: list[list[Card]] = []
     for seat, size in enumerate(view.hand_sizes):
+        floor = led if led is not None and seat == view.table[0].seat else None
         if seat == me:
             hands.append(list(view.hand))
         elif trump_held and seat == holder:
-            hands.append([view.trump_card, *_take_kept(pool, size - 1, view.trump, rng)])
+            kept = _take_kept(pool, size - 1, view.trump, rng, floor, lead_lean)
+            hands.append([view.trump_card, *kept])
         else:
-            hands.append(_take_kept(pool, size, view.trump, rng))
+            hands.append(_take_kept(pool, size, view.trump, rng, floor, lead_lean))
     stock = pool
     if view.trump_card_in_stock:
         stock.append(view.trump_card)
