@@ -7,12 +7,14 @@ import random
 import pytest
 
 from engine.bura.actions import Declare, Lead
-from engine.bura.ai import BURA_LEVELS, make_bura_player, play_deal
+from engine.bura.ai import BURA_LEVELS, BuraStrongPlayer, make_bura_player, play_deal
+from engine.bura.ai.players import rollout
+from engine.bura.ai.policy import keep_value
 from engine.bura.ai.world import sample_world
 from engine.bura.deal import BuraDeal
 from engine.bura.rules import BuraRules
-from engine.cards import DECK, shuffled_deck
-from tests.bura_support import answer, bura_deck, cards_in_play, lead
+from engine.cards import DECK, Card, shuffled_deck
+from tests.bura_support import all_actions, answer, bura_deck, cards_in_play, lead
 
 RULES = BuraRules(moscow="on")
 
@@ -83,3 +85,71 @@ def test_a_stop_may_be_let_pass_but_the_seat_to_act_must_act() -> None:
         make_bura_player("random", rules, s).choose(view, deal.legal_actions(0)) for s in range(30)
     }
     assert None in options and Lead(0, deal.hand(0), True) in options
+
+
+def test_d5_a_sure_playout_never_declares_falsely_and_declares_31() -> None:
+    # The strong player's optional playout model of itself (sure_self): it declares
+    # exactly when its pile in the sampled world holds 31 or more.
+    rules = BuraRules(molodka="off", discards="open")
+    deal = BuraDeal.start(2, bura_deck(2, 0, ["KS JS 6S", "AH 10H KH"], "7C"), 0, rules)
+    deal.apply(lead(1, "AH 10H KH"))
+    deal.apply(answer(0, "KS JS 6S", False))  # seat 1's pile: exactly 31
+    result = rollout(deal.copy(), sure_seat=1)
+    assert (result.outcome, result.by) == ("declared", 1)
+    rng = random.Random(4)
+    for seed in range(40):
+        deal = BuraDeal.start(2, shuffled_deck(seed), 0, BuraRules())
+        if deal.finished:
+            continue
+        for _ in range(rng.randrange(8)):  # a random position, then playouts from it
+            if deal.finished:
+                break
+            deal.apply(rng.choice(all_actions(deal)))
+        if deal.finished:
+            continue
+        for seat in range(2):
+            result = rollout(deal.copy(), sure_seat=seat)
+            assert not (result.outcome == "false_declaration" and result.by == seat)
+
+
+def test_d2_a_single_lead_leans_the_leaders_hand_to_cards_it_would_rather_keep() -> None:
+    # Seat 1 leads K♥ alone: with the lean, the two cards it kept are (almost always)
+    # ones it values more (trumps, or more points); without it, any unseen cards.
+    rules = BuraRules(molodka="off")
+    deal = BuraDeal.start(2, bura_deck(2, 0, ["7S 8S 9D", "KH 6D 7D"], "6C"), 0, rules)
+    deal.apply(lead(1, "KH"))
+    view = deal.view(0)
+    floor = keep_value(Card.parse("KH"), view.trump)
+    rng = random.Random(2)
+    leaned = [sample_world(view, rules, rng, lead_lean=1e-9).hands[1] for _ in range(60)]
+    assert all(keep_value(c, view.trump) >= floor for hand in leaned for c in hand)
+    plain = [sample_world(view, rules, rng).hands[1] for _ in range(60)]
+    assert any(keep_value(c, view.trump) < floor for hand in plain for c in hand)
+    assert all(len(hand) == 2 and Card.parse("KH") not in hand for hand in leaned)
+    with pytest.raises(ValueError):
+        sample_world(view, rules, rng, lead_lean=0.0)
+
+
+def test_strong_options_decide_from_the_view_alone() -> None:
+    # Any world consistent with the seat's view (other hand, stock, closed discards
+    # redealt) gets the same decision from the strong player with every option on.
+    rules = BuraRules()
+    rng = random.Random(7)
+    checked = 0
+    for seed in range(30):
+        deal = BuraDeal.start(2, shuffled_deck(100 + seed), 0, rules)
+        for _ in range(rng.randrange(1, 10)):
+            if deal.finished:
+                break
+            deal.apply(rng.choice(all_actions(deal)))
+        if deal.finished:
+            continue
+        seat = deal.actors()[0]
+        view = deal.view(seat)
+        other = sample_world(view, rules, random.Random(seed))
+        assert other.view(seat) == view
+        player = BuraStrongPlayer(rules, 3, worlds=6, sure_self=True, lead_lean=0.05)
+        first = player.choose(view, deal.legal_actions(seat))
+        assert player.choose(other.view(seat), other.legal_actions(seat)) == first
+        checked += 1
+    assert checked >= 10

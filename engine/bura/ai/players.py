@@ -120,8 +120,6 @@ class BuraStrongPlayer:
         edge_weight: float = 0.25,
         temperature: float = DISCARD_TEMPERATURE,
         sure_self: bool = False,
-        extra: int = 0,
-        declare_worlds: int = 0,
         lead_lean: float = 1.0,
     ) -> None:
         self.rules = rules
@@ -131,11 +129,13 @@ class BuraStrongPlayer:
         # Playouts score a deal won +1, lost -1, plus this share of the penalty edge:
         # winning the deal comes first, its size second.
         self.edge_weight = edge_weight
+        # How the worlds are sampled (see engine.bura.ai.world): the lean of a closed
+        # discard to low cards, and of a just-led single card's hand to better cards.
         self.temperature = temperature
+        self.lead_lean = lead_lean
+        # Whether this seat's playouts declare exactly when its pile holds enough (D5),
+        # as the search itself does, instead of the greedy rule's guess.
         self.sure_self = sure_self
-        self.extra = extra  # more worlds for the two best options after ``worlds``
-        self.declare_worlds = declare_worlds  # worlds that weigh a declaration itself
-        self.lead_lean = lead_lean  # see world._take_kept
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
         options: list[Action | None] = [*canonical(legal)]
@@ -147,46 +147,26 @@ class BuraStrongPlayer:
             return greedy(Situation.of_view(view, self.rules), canonical(legal))
         rng = decision_rng(self.seed, view)
         totals = [0.0] * len(options)
-        counts = [0] * len(options)
         sure = view.seat if self.sure_self else None
-        active = list(range(len(options)))
-        for round_ in range(self.worlds + self.extra):
-            if round_ == self.worlds and len(active) > 2:
-                # The close contenders get more worlds: the two best so far.
-                active = sorted(active, key=lambda i: totals[i] / counts[i])[-2:]
+        for _ in range(self.worlds):
             world = sample_world(view, self.rules, rng, self.temperature, self.lead_lean)
-            for i in active:
+            for i, option in enumerate(options):
                 deal = world.copy()
-                if options[i] is None:  # the rightful leader acts instead
+                if option is None:  # the rightful leader acts instead
                     turn = deal.turn
                     assert turn is not None
                     leader_choice = greedy(Situation.of_deal(deal, turn), deal.legal_actions(turn))
                     assert leader_choice is not None
                     deal.push(leader_choice)
                 else:
-                    option = options[i]
-                    assert option is not None
                     deal.push(option)
                 edge = utility(rollout(deal, sure), view.seat, self.rules, view.players)
                 totals[i] += (edge > 0) - (edge < 0) + self.edge_weight * edge
-                counts[i] += 1
-        go = Declare(view.seat, True)
-        if go in options and self.declare_worlds > counts[options.index(go)]:
-            # A declaration ends the deal at once: its outcome is only the sampled
-            # closed discards' points, cheap to sample many more times.
-            i = options.index(go)
-            for _ in range(self.declare_worlds - counts[i]):
-                deal = sample_world(view, self.rules, rng, self.temperature, self.lead_lean)
-                deal.push(go)
-                edge = utility(deal.result(), view.seat, self.rules, view.players)
-                totals[i] += (edge > 0) - (edge < 0) + self.edge_weight * edge
-                counts[i] += 1
-        means = [totals[i] / counts[i] if i in active else -1e9 for i in range(len(options))]
         # Ties go to ending the deal now (a declaration): a playout's later win is less
         # sure than it looks, since it knows the sampled world's stock order.
         best = max(
             range(len(options)),
-            key=lambda i: (means[i], options[i] == Declare(view.seat, True)),
+            key=lambda i: (totals[i], options[i] == Declare(view.seat, True)),
         )
         return options[best]
 

@@ -1,7 +1,9 @@
 """Worlds consistent with one seat's view: the hidden cards dealt out at random.
 
 Hidden are the other hands, the stock order and every face-down discard the seat did
-not make (D3). Face-down discards are drawn with a lean towards low cards, since a
+not make (D3). A single card just led by another seat (no draw since) tells that its
+other cards are ones it would rather keep: optionally those are likelier (``lead_lean``
+< 1). Face-down discards are drawn with a lean towards low cards, since a
 player discards what it least wants to keep; the rest is uniform.
 """
 
@@ -48,7 +50,9 @@ def _take_kept(
 ) -> list[Card]:
     """``count`` cards of a hand; ``floor``: a card this hand has just led, which a
     player leads as its least wanted, so cards it would rather have kept less are
-    ``lean`` times as likely."""
+    ``lean`` times as likely (0 < lean <= 1)."""
+    if not 0.0 < lean <= 1.0:
+        raise ValueError(f"lead lean must be in (0, 1], not {lean}")
     base = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
     if floor is not None and lean != 1.0:
         least = keep_value(floor, trump)
