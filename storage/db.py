@@ -812,6 +812,11 @@ class Storage(RecordsMixin):
         if change.winners is not None:
             sets.append("winners = ?")
             params.append(_dumps(list(change.winners)))
+        if change.rules is not None:
+            if old_status != "lobby":
+                raise StorageError(f"game {game_id} has started: its rules cannot change")
+            sets.append("rules = ?")
+            params.append(_dumps(change.rules))
         if sets:
             # Column names are literals above; only values are parameters.
             conn.execute(f"UPDATE games SET {', '.join(sets)} WHERE id = ?", (*params, game_id))

@@ -511,6 +511,11 @@ class PgStorage(PgInstances, RecordsMixin):
         if change.winners is not None:
             sets.append("winners = ?")
             params.append(_dumps(list(change.winners)))
+        if change.rules is not None:
+            if old_status != "lobby":
+                raise StorageError(f"game {game_id} has started: its rules cannot change")
+            sets.append("rules = ?")
+            params.append(_dumps(change.rules))
         if sets:
             await conn.execute(
                 sql(f"UPDATE games SET {', '.join(sets)} WHERE id = ?"), *params, game_id
