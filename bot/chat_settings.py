@@ -20,7 +20,7 @@ from engine.rules import SWITCHES as BURKOZEL_SWITCHES
 GAMES = ("burkozel", "bura")
 SWITCHES: dict[str, dict[str, tuple[object, ...]]] = {
     "burkozel": dict(BURKOZEL_SWITCHES),
-    "bura": dict(BURA_SWITCHES),  # type: ignore[dict-item]
+    "bura": dict(BURA_SWITCHES),
 }
 # Rule ids (RULES.md) of each switch, shown next to it and in /rules.
 RULE_IDS = {
@@ -130,9 +130,10 @@ class ChatSettings:
         if value not in allowed:
             raise SettingsError("error.forged", f"{name} cannot be {value!r}")
         try:
+            changed: dict[str, Any] = {name: allowed[value]}
             if game == "bura":
-                return replace(self, bura=replace(self.bura, **{name: allowed[value]}))
-            return replace(self, burkozel=replace(self.burkozel, **{name: allowed[value]}))
+                return replace(self, bura=replace(self.bura, **changed))
+            return replace(self, burkozel=replace(self.burkozel, **changed))
         except RuleSetError as exc:
             raise SettingsError("settings.conflict_b3", str(exc)) from None
 
@@ -140,7 +141,13 @@ class ChatSettings:
         """A table custom: ``turn_timer`` (one of TIMERS) or ``stand_in`` (STAND_INS);
         None (or "default") means the bot's default."""
         if value is None or value == "default":
-            return replace(self, **{name: None})
+            if name not in ("turn_timer", "stand_in"):
+                raise SettingsError("error.forged", f"unknown custom {name!r}")
+            return (
+                replace(self, turn_timer=None)
+                if name == "turn_timer"
+                else replace(self, stand_in=None)
+            )
         if name == "turn_timer":
             number = int(value) if isinstance(value, str) and value.isdigit() else value
             if type(number) is not int or number not in TIMERS:

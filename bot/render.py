@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.callbacks import CancelCb, LangCb, LobbyCb, card_data, play_data
+from bot.callbacks import CancelCb, LangCb, LobbyCb, SettingsCb, card_data, play_data
 from bot.i18n import LANGUAGES, Html, Texts, html, html_join, texts
 from engine import Card, Deal, DealResult, Move, Play, PlayerView, Series, Suit
 from engine.deal import TrickResult, covers
@@ -54,8 +54,8 @@ def deep_link(bot_username: str, payload: str) -> str:
 # --- lobby -------------------------------------------------------------------
 
 
-def lobby_text(t: Texts, game: Game) -> str:
-    lines = [t("lobby.title"), ""]
+def lobby_text(t: Texts, game: Game, rules_line: str | None = None) -> str:
+    lines = [t("lobby.title"), *([rules_line] if rules_line else []), ""]
     for seat in game.seats:
         lines.append(f"{seat.seat + 1}. {seat_name(seat)}")
     if not game.seats:
@@ -71,7 +71,10 @@ def lobby_keyboard(t: Texts, game: Game, bot_username: str) -> Keyboard:
     rows = [
         [action(t("lobby.join"), "join"), action(t("lobby.leave"), "leave")],
         [action(t(f"lobby.add_{level}"), f"bot-{level}") for level in ("easy", "normal", "hard")],
-        [action(t("lobby.start"), "start")],
+        [
+            action(t("lobby.start"), "start"),
+            button(t("lobby.rules_button"), SettingsCb(game=game.id, action="open").pack()),
+        ],
         [{"text": t("lobby.open_dm"), "url": deep_link(bot_username, "hi")}],
     ]
     return keyboard(rows)

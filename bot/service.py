@@ -17,10 +17,19 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot import metrics, render
+from bot.chat_settings import (
+    NO_TIMER_REMINDER,
+    ChatSettings,
+    SettingsError,
+    fits_seats,
+    rules_of_game,
+)
+from bot.chat_settings import load as load_settings
 from bot.chatter import ChatterLimit
 from bot.i18n import Texts, html_join, texts
 from bot.lobby_watch import tell_lobby_watchers
 from bot.picture import with_series_picture
+from bot.settings_view import lobby_rules_line as rules_summary
 from bot.stats import series_end_of
 from engine import (
     Card,
@@ -96,6 +105,8 @@ class LiveGame:
     series: Series | None
     chat_title: str
     language: str
+    # The chat's table customs (turn timer, stand-in); its rules are the game's own.
+    settings: ChatSettings = field(default_factory=ChatSettings)
     selections: dict[int, list[Card]] = field(default_factory=dict)
     last_tap: dict[int, float] = field(default_factory=dict)  # user id -> clock()
 
@@ -200,6 +211,7 @@ class GameService:
             series=series,
             chat_title=chat.title if chat else "",
             language=(chat.language if chat else None) or self.default_language,
+            settings=load_settings(chat.rules)[0] if chat else ChatSettings(),
         )
         if game.status in OPEN:
             self._live[game_id] = live
@@ -352,17 +364,31 @@ class GameService:
                 )
         return ops
 
-    def _deadline_for(self, game: Game, series: Series) -> Deadline | None:
+    def _turn_timeout(self, live: LiveGame) -> float:
+        """The chat's turn timer (0: none), else the bot's."""
+        timer = live.settings.turn_timer
+        return self.turn_timeout if timer is None else float(timer)
+
+    def _stand_in(self, live: LiveGame) -> str | None:
+        chosen = live.settings.stand_in
+        if chosen is None:
+            return self.away_stand_in
+        return None if chosen == "off" else chosen
+
+    def _deadline_for(self, live: LiveGame, series: Series) -> Deadline | None:
         deal = series.current
         if deal is None or deal.turn is None:
             return None
-        seat = game.seats[deal.turn]
+        seat = live.game.seats[deal.turn]
         now = self.clock()
+        timeout = self._turn_timeout(live)
         if seat.bot_level is not None:
             return Deadline(seat.seat, now + self.computer_pause, None)
+        if timeout == 0:  # no timer: nobody is played for; a gentle reminder now and then
+            return Deadline(seat.seat, now + NO_TIMER_REMINDER, None)
         if seat.away:
-            return Deadline(seat.seat, now + min(3.0, self.turn_timeout), None)
-        return Deadline(seat.seat, now + self.turn_timeout, now + self.turn_timeout * 2 / 3)
+            return Deadline(seat.seat, now + min(3.0, timeout), None)
+        return Deadline(seat.seat, now + timeout, now + timeout * 2 / 3)
 
     # --- lobby -------------------------------------------------------------------
 
@@ -372,16 +398,23 @@ class GameService:
         return record.started
 
     async def new_game(
-        self, chat_id: int, title: str, thread_id: int | None, user: UserInfo
+        self,
+        chat_id: int,
+        title: str,
+        thread_id: int | None,
+        user: UserInfo,
+        game_name: str | None = None,
     ) -> Game:
+        """A lobby with the chat's default rules (of ``game_name``, else the chat's game)."""
         chat = await self.storage.upsert_chat(chat_id, title)
+        settings, broken = load_settings(chat.rules)
         started = await self.remember_user(user)
         seats = (Seat(0, user.id, None, user.name),) if started else ()
         try:
             game = await self.storage.create_game(
                 chat_id,
                 thread_id,
-                chat.rules,
+                settings.game_rules(game_name),
                 user.id,
                 seats,
                 self.clock() + self.lobby_timeout,
@@ -393,6 +426,18 @@ class GameService:
                 await self._repost_lobby(exc.game.id)
             raise AlreadyOpen(exc.game, ref.message_id if ref else None) from None
         await self._repost_lobby(game.id)
+        if broken is not None:
+            # A stored setting that cannot be read: this game has the base rules, and the
+            # group is told why (the lobby itself is unaffected).
+            log.warning("chat %s settings: %s", chat_id, broken.detail)
+            note = texts(chat.language or self.default_language)(
+                "settings.broken_note", detail=broken.detail
+            )
+            payload: dict[str, Any] = {"text": note}
+            if thread_id is not None:
+                payload["message_thread_id"] = thread_id
+            await self.storage.enqueue((OutboxOp(chat_id, "send", payload, game.id, None),))
+            self.outbox_ready.set()
         await tell_lobby_watchers(self, game)
         if not started:
             raise NeedsStart(self.join_link(game.id))
@@ -401,14 +446,7 @@ class GameService:
     async def _repost_lobby(self, game_id: int) -> None:
         async with self.lock(game_id):
             live = await self._load(game_id)
-            t = live.t
-            op = self.group_edit(
-                live,
-                "lobby",
-                render.lobby_text(t, live.game),
-                render.lobby_keyboard(t, live.game, self.bot_username),
-            )
-            await self._commit(live, GameChange(outbox=(op,)))
+            await self._commit(live, GameChange(outbox=(self._lobby_op(live),)))
 
     def join_link(self, game_id: int) -> str:
         return render.deep_link(self.bot_username, f"j{game_id}")
@@ -418,9 +456,23 @@ class GameService:
         return self.group_edit(
             live,
             "lobby",
-            render.lobby_text(t, live.game),
+            render.lobby_text(t, live.game, rules_summary(t, live.game.rules)),
             render.lobby_keyboard(t, live.game, self.bot_username),
         )
+
+    async def set_lobby_rules(
+        self, game_id: int, user_id: int, rules: dict[str, Any], menu: OutboxOp
+    ) -> Game:
+        """The lobby creator's ⚙ Rules: this game's rules before Start, the lobby message
+        redrawn and the menu edited with the same commit."""
+        async with self.lock(game_id):
+            live = await self._lobby(game_id)
+            if live.game.created_by != user_id:
+                raise UserError("settings.creator_only")
+            live.game = replace(live.game, rules=rules)
+            return await self._commit(
+                live, GameChange(rules=rules, outbox=(self._lobby_op(live), menu))
+            )
 
     async def rematch(self, game_id: int, user: UserInfo) -> Game:
         """A new series at the same table: the same seats, back in the lobby."""
@@ -435,12 +487,13 @@ class GameService:
             known = None if seat.user_id is None else await self.storage.get_user(seat.user_id)
             if seat.user_id is None or (known is not None and known.started):
                 seats.append(replace(seat, seat=len(seats), away=False, autoplayed=0))
-        chat = await self.storage.get_chat(old.chat_id)
         try:
+            # The same table plays the same game and rules again; the creator may change
+            # them before Start (⚙ Rules).
             game = await self.storage.create_game(
                 old.chat_id,
                 old.thread_id,
-                chat.rules if chat else {},
+                old.rules,
                 user.id,
                 tuple(seats),
                 self.clock() + self.lobby_timeout,
@@ -511,12 +564,21 @@ class GameService:
             players = len(live.game.seats)
             if players < 2:
                 raise UserError("lobby.too_few")
-            rules = RuleSet.from_dict(live.game.rules)
+            try:
+                game_name, rules = rules_of_game(live.game.rules)
+            except EngineError:
+                raise UserError("error.corrupt") from None
+            if game_name != "burkozel" or not isinstance(rules, RuleSet):
+                raise UserError("lobby.game_not_ready")
+            try:
+                fits_seats(rules, players)  # B5: pairs need exactly 4
+            except SettingsError as exc:
+                raise UserError(exc.key, players=players) from None
             dealer = self.rng.randrange(players)
             series = Series(players, rules, first_dealer=dealer)
             deal = series.start_deal(shuffled_deck(rng=self.rng))  # R3
             live.series = series
-            live.game = replace(live.game, deadline=self._deadline_for(live.game, series))
+            live.game = replace(live.game, deadline=self._deadline_for(live, series))
             t = live.t
             started = t(
                 "lobby.started",
@@ -664,7 +726,7 @@ class GameService:
             live.game = replace(game, deadline=None, status=status)
             ops += self._closing_ops(live, status)
         else:
-            deadline = self._deadline_for(game, series)
+            deadline = self._deadline_for(live, series)
             change["deadline"] = deadline
             live.game = replace(game, deadline=deadline)
             ops += self._play_ops(live, last_mover=move.seat)
@@ -750,6 +812,15 @@ class GameService:
                 self._live.pop(game_id, None)
         self.outbox_ready.set()
 
+    async def save_chat_settings(self, chat_id: int, title: str, settings: ChatSettings) -> None:
+        """The chat's new defaults. Games already created keep their rules (Game.rules);
+        the table customs (timer, stand-in) apply from the next turn."""
+        await self.storage.upsert_chat(chat_id, title)
+        await self.storage.set_chat_rules(chat_id, settings.to_dict())
+        for live in self._live.values():
+            if live.game.chat_id == chat_id:
+                live.settings = settings
+
     async def set_language(self, chat_id: int, title: str, language: str) -> None:
         await self.storage.upsert_chat(chat_id, title)
         await self.storage.set_chat_language(chat_id, language)
@@ -781,17 +852,28 @@ class GameService:
             deal = series.current
             now = self.clock()
             if deal is None or deal.turn != deadline.seat:
-                fixed = self._deadline_for(live.game, series)
+                fixed = self._deadline_for(live, series)
                 live.game = replace(live.game, deadline=fixed)
                 ops = tuple(self._hand_ops(live))  # every commit makes old keyboards stale
                 await self._commit(live, GameChange(deadline=fixed, outbox=ops))
                 return
             seat = live.game.seats[deadline.seat]
-            if deadline.due_at <= now:
+            if (
+                deadline.due_at <= now
+                and seat.user_id is not None
+                and self._turn_timeout(live) == 0
+            ):
+                # No timer: nobody plays for a human; remind them, and again later.
+                text = live.t("ping.gentle", chat=live.chat_title)
+                later = Deadline(seat.seat, now + NO_TIMER_REMINDER, None)
+                live.game = replace(live.game, deadline=later)
+                ops = (*self.ping(live, seat.user_id, text), *self._hand_ops(live))
+                await self._commit(live, GameChange(deadline=later, outbox=ops))
+            elif deadline.due_at <= now:
                 view = deal.view(seat.seat)
                 legal = deal.legal_moves()
                 # A player marked away is stood in for by a computer, if the bot is set so.
-                level = seat.bot_level or (self.away_stand_in if seat.away else None)
+                level = seat.bot_level or (self._stand_in(live) if seat.away else None)
                 if level is not None:
                     seed = live.game.id * 100_003 + live.game.version
                     player = make_player(level, seed=seed)
