@@ -99,7 +99,10 @@ def play_text(t: Texts, play: Play, seats: Sequence[Seat], trump: Suit, claimant
         "table.play",
         name=seat_name(seats[play.seat]),
         kind=kind,
-        cards=cards_text(play.cards, trump),
+        # A closed discard (B1) lies face down for everyone but its owner.
+        cards=" ".join(
+            filter(None, (cards_text(play.cards, trump), " ".join("🂠" * play.face_down)))
+        ),
         mark=" 👑" if claimant else "",
     )
 
@@ -173,7 +176,7 @@ def table_text(
     turn_seconds: int | None,
 ) -> str:
     deal = series.deals[-1]
-    view = deal.view(0)  # public parts only: the hand of seat 0 is not used below
+    view = deal.public_view()  # the group sees no hand and no closed discard (B1)
     totals = series.totals
     lines = [t("table.title", deal=len(series.deals)), trump_line(t, view), ""]
     for seat in game.seats:
