@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from bot import burkozel_house as house
 from bot.callbacks import CancelCb, LangCb, LobbyCb, SettingsCb, card_data, play_data
 from bot.i18n import LANGUAGES, Html, Texts, html, html_join, texts
-from engine import Card, Deal, DealResult, Move, Play, PlayerView, Series, Suit
+from engine import Card, Deal, DealResult, Move, Play, PlayerView, RuleSet, Series, Suit
 from engine.deal import TrickResult, covers
 from storage import Game, Seat
 
@@ -178,20 +179,25 @@ def table_text(
     deal = series.deals[-1]
     view = deal.public_view()  # the group sees no hand and no closed discard (B1)
     totals = series.totals
-    lines = [t("table.title", deal=len(series.deals)), trump_line(t, view), ""]
+    lines = [t("table.title", deal=len(series.deals)), trump_line(t, view)]
+    doubled = house.stakes_line(t, deal)  # B4
+    lines += [doubled, ""] if doubled else [""]
+    seat_key = "table.seat_credits" if house.credits(series.rules) else "table.seat"
     for seat in game.seats:
         marker = "▶️" if view.turn == seat.seat else "▫️"
         away = " 💤" if seat.away else ""
         lines.append(
             t(
-                "table.seat",
+                seat_key,
                 marker=marker,
-                name=Html(seat_name(seat) + away),
+                name=Html(seat_name(seat) + away + house.seat_mark(series, seat.seat)),
                 cards=view.hand_sizes[seat.seat],
                 points=view.points[seat.seat] if view.points is not None else "?",
                 penalty=totals[seat.seat],
             )
         )
+    if house.pairs(series.rules):  # B5: the pooled totals of the two pairs
+        lines += house.team_lines(t, game, totals)
     lines.append("")
     lines += _table_lines(t, view, game.seats, previous_trick(series))
     if view.turn is not None:
@@ -234,6 +240,9 @@ def hand_text(
         trump_line(t, view),
         "",
     ]
+    partner = house.partner_line(t, game, seat) if house.pairs(deal.rules) else None
+    if partner:  # B5
+        lines[2:2] = [partner]
     lines += _table_lines(t, view, game.seats, previous)
     if view.claimant is not None and view.table:
         lines.append(t("hand.claimant", name=seat_name(game.seats[view.claimant])))
@@ -273,6 +282,14 @@ def hand_keyboard(
     rows = [card_row]
     if view.turn == seat and selection:
         rows += [[b] for b in action_buttons(t, game, deal, seat, selection)]
+    for move in house.combination_moves(deal, seat):  # C1-C4, only while legal
+        if move.show is not None:
+            text = t(f"house.show_{move.show}")
+            rows.append([button(text, play_data(game.id, version, "s", move.show))])
+        else:
+            codes = ".".join(c.code() for c in move.cards)
+            text = t("house.stop", cards=cards_text(move.cards, view.trump))
+            rows.append([button(text, play_data(game.id, version, "o", codes))])
     return keyboard(rows)
 
 
@@ -336,19 +353,32 @@ def cancel_keyboard(t: Texts, game: Game) -> Keyboard:
 
 
 def deal_end_text(
-    t: Texts, game: Game, number: int, result: DealResult, totals: Sequence[int]
+    t: Texts,
+    game: Game,
+    number: int,
+    result: DealResult,
+    totals: Sequence[int],
+    series: Series | None = None,
 ) -> str:
     lines = [t("deal.over", deal=number)]
+    rules = series.rules if series is not None else None
+    row_key = "deal.row_credits" if rules is not None and house.credits(rules) else "deal.row"
     for seat in game.seats:
         lines.append(
             t(
-                "deal.row",
+                row_key,
                 name=seat_name(seat),
                 points=result.points[seat.seat],
                 penalty=result.penalties[seat.seat],
                 total=totals[seat.seat],
             )
         )
+    if series is not None and house.pairs(series.rules):  # B5
+        lines += house.team_lines(t, game, totals)
+    if series is not None:  # B3
+        out = house.eliminated_line(t, game, series, number - 1)
+        if out:
+            lines.append(out)
     lines.append(t("deal.last_trick", name=seat_name(game.seats[result.last_trick])))
     return "\n".join(lines)
 
@@ -358,10 +388,18 @@ def again_keyboard(t: Texts, game: Game) -> Keyboard:
     return keyboard([[button(t("series.again"), data)]])
 
 
-def series_end_text(t: Texts, game: Game, totals: Sequence[int], winners: Sequence[int]) -> str:
+def series_end_text(
+    t: Texts,
+    game: Game,
+    totals: Sequence[int],
+    winners: Sequence[int],
+    rules: RuleSet | None = None,
+) -> str:
     names = html_join(", ", (seat_name(game.seats[s]) for s in winners))
     key = "series.winner" if len(winners) == 1 else "series.winners"
     lines = [t("series.over"), t(key, names=names), ""]
+    if rules is not None and house.pairs(rules):  # B5: the pairs first, then each seat
+        lines += [*house.team_lines(t, game, totals), ""]
     for seat in sorted(game.seats, key=lambda s: totals[s.seat]):
         lines.append(f"{seat_name(seat)}: {totals[seat.seat]}")
     return "\n".join(lines)

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot import burkozel_house as house
 from bot import metrics, render
 from bot.chat_settings import (
     NO_TIMER_REMINDER,
@@ -337,6 +338,13 @@ class GameService:
             seat = live.game.seats[turn]
             if seat.user_id is not None and not seat.away and self._idle(live, seat.user_id):
                 ops += self.ping(live, seat.user_id, live.t("ping.your_turn", chat=live.chat_title))
+        stopper = deal.stopper() if deal.turn is not None else None
+        if stopper is not None and stopper != turn:  # C3/C4: may act out of turn: pinged
+            seat = live.game.seats[stopper]
+            if seat.user_id is not None and not seat.away:
+                ops += self.ping(
+                    live, seat.user_id, live.t("house.ping_stop", chat=live.chat_title)
+                )
         return ops
 
     def _idle(self, live: LiveGame, user_id: int) -> bool:
@@ -379,8 +387,12 @@ class GameService:
         deal = series.current
         if deal is None or deal.turn is None:
             return None
-        seat = live.game.seats[deal.turn]
         now = self.clock()
+        stopper = deal.stopper()
+        if stopper is not None and live.game.seats[stopper].bot_level is not None:
+            # C3/C4: a computer that may lead out of turn does so (engine/ai/house.py).
+            return Deadline(stopper, now + self.computer_pause, None)
+        seat = live.game.seats[deal.turn]
         timeout = self._turn_timeout(live)
         if seat.bot_level is not None:
             return Deadline(seat.seat, now + self.computer_pause, None)
@@ -649,17 +661,23 @@ class GameService:
             live, seat = await self._playing(game_id, user_id, version)
             assert live.series is not None
             deal = live.series.deals[-1]
-            if deal.turn != seat.seat:
+            # C3/C4: an out-of-turn lead ("o") is the one move a seat off turn may make.
+            if deal.turn != seat.seat and kind != "o":
                 raise UserError("error.not_your_turn")
             live.last_tap[user_id] = self.clock()
-            try:
-                cards = tuple(Card.parse(c) for c in codes.split("."))
-            except CardCodeError:
-                raise UserError("error.forged") from None
-            beat = {"l": None, "b": True, "d": False}
-            if kind not in beat:
-                raise UserError("error.forged")
-            move = Move(seat.seat, cards, beat[kind])
+            if kind == "s":  # C1/C2: show бура or Москва
+                if codes not in ("bura", "moscow"):
+                    raise UserError("error.forged")
+                move = Move(seat.seat, (), show=codes)
+            else:
+                try:
+                    cards = tuple(Card.parse(c) for c in codes.split("."))
+                except CardCodeError:
+                    raise UserError("error.forged") from None
+                beat = {"l": None, "b": True, "d": False, "o": None}
+                if kind not in beat:
+                    raise UserError("error.forged")
+                move = Move(seat.seat, cards, beat[kind], stop=kind == "o")
             try:
                 deal.check(move)
             except EngineError:
@@ -696,7 +714,8 @@ class GameService:
             change["tally"] = DealTally(deal_index, result.points, result.penalties)
             ops.append(
                 self.group_send(
-                    live, render.deal_end_text(t, game, deal_index + 1, result, series.totals)
+                    live,
+                    render.deal_end_text(t, game, deal_index + 1, result, series.totals, series),
                 )
             )
             if series.finished:
@@ -707,7 +726,7 @@ class GameService:
                 change["series_end"] = series_end_of(game, series)
                 result_op = self.group_send(
                     live,
-                    render.series_end_text(t, game, outcome.totals, outcome.winners),
+                    render.series_end_text(t, game, outcome.totals, outcome.winners, series.rules),
                     render.again_keyboard(t, game),
                 )
                 ops.append(with_series_picture(result_op))
@@ -851,7 +870,7 @@ class GameService:
                 return
             deal = series.current
             now = self.clock()
-            if deal is None or deal.turn != deadline.seat:
+            if deal is None or deadline.seat not in deal.actors():
                 fixed = self._deadline_for(live, series)
                 live.game = replace(live.game, deadline=fixed)
                 ops = tuple(self._hand_ops(live))  # every commit makes old keyboards stale
@@ -871,10 +890,15 @@ class GameService:
                 await self._commit(live, GameChange(deadline=later, outbox=ops))
             elif deadline.due_at <= now:
                 view = deal.view(seat.seat)
-                legal = deal.legal_moves()
+                legal = deal.legal_moves(seat.seat)
+                if seat.bot_level is None:
+                    # Auto-play for a human never shows or leads out of turn for them.
+                    legal = house.ordinary(legal)
                 # A player marked away is stood in for by a computer, if the bot is set so.
                 level = seat.bot_level or (self._stand_in(live) if seat.away else None)
-                if level is not None:
+                if deal.turn != seat.seat:
+                    move = legal[0]  # a computer off turn is offered only its C3/C4 lead
+                elif level is not None:
                     seed = live.game.id * 100_003 + live.game.version
                     player = make_player(level, seed=seed)
                     move = await asyncio.to_thread(player.choose, view, legal)
