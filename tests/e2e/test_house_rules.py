@@ -130,6 +130,10 @@ async def test_one_deal_under_each_burkozel_switch_b1_to_b6(tmp_path: Path) -> N
                 report = replay_json({**record, "deals": record["deals"][:1]})
                 first = report["deals"][0]
                 rows = announced_rows(result)
+                if rules.get("scoring") == "winner_takes":  # B4: credits, said so
+                    assert "credits +" in result.text and "penalty" not in result.text
+                if rules.get("teams") == "pairs":  # B5: the pairs' pooled totals
+                    assert "👥 Pair 1: Alice" in result.text
                 assert [r[0] for r in rows] == first["points"], result.text
                 assert [r[1] for r in rows] == first["penalties"], result.text
                 await alice.send(group, "/cancel")
@@ -140,4 +144,60 @@ async def test_one_deal_under_each_burkozel_switch_b1_to_b6(tmp_path: Path) -> N
                         break
                     await asyncio.sleep(0.05)
                 assert await app.service.storage.open_game(group.id, None) is None
+        assert fake.invalid_requests == []
+
+
+async def test_a_2x2_pairs_series_to_the_end_shows_the_pairs_and_equals_the_replay(
+    tmp_path: Path,
+) -> None:
+    """B5 with B6 (the "2×2 pairs" preset): Alice and three computers, to the series end."""
+    db = tmp_path / "bot.sqlite3"
+    rng = random.Random(22)
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice = fake.add_user("Alice <&> 🂡")
+        group = fake.add_group(TITLE, members=[alice])
+        async with running_bot(fake, db) as app:
+            roomy_chatter(app)
+            assert app.service is not None
+            await app.service.storage.set_chat_rules(
+                group.id, {"burkozel": {"teams": "pairs", "combinations": "on"}}
+            )
+            await start_with_computers(fake, group, alice, 3)
+
+            def over() -> bool:
+                return any("series is over" in (m.text or "") for m in group.bot_messages())
+
+            def after_move() -> None:
+                assert_no_hidden_card_in_group(group, [alice])
+                assert_no_hand_in_another_dm([alice], group)
+
+            # Partners see each other: Alice (seat 0) sits with Computer 2 (seat 2).
+            hand = await fake.wait_for(
+                lambda: next((m for m in alice.dm.bot_messages() if "Your cards" in m.text), None)
+            )
+            assert "Your partner: 🤖 Computer 2 (easy)" in hand.text
+            await alice.send(group, "/score")
+            await play_until(fake, [alice], over, rng, group, after_move=after_move)
+            result = await last_reply(fake, group, "series is over")
+            record = await record_of(db, 1)
+            report = replay_json(record)
+            assert report["finished"] and record["rules"] == {
+                "teams": "pairs",
+                "combinations": "on",
+            }
+            totals = report["totals"]
+            assert totals[0] == totals[2] and totals[1] == totals[3]  # B5: pooled
+            assert f"Pair 1: Alice <&> 🂡 & 🤖 Computer 2 (easy) — {totals[0]}" in result.text
+            assert (
+                f"Pair 2: 🤖 Computer 1 (easy) & 🤖 Computer 3 (easy) — {totals[1]}" in result.text
+            )
+            # Every deal's announced rows equal the replay, deal by deal.
+            ends = [m for m in group.bot_messages() if re.search(r"Deal \d+ is over", m.text or "")]
+            assert len(ends) == len(report["deals"])
+            for message, deal in zip(ends, report["deals"], strict=True):
+                rows = announced_rows(message)
+                assert [r[0] for r in rows] == deal["points"], message.text
+                assert [r[1] for r in rows] == deal["penalties"], message.text
+                assert "👥 Pair 1:" in message.text
         assert fake.invalid_requests == []
