@@ -34,6 +34,7 @@ from engine import (
     to_record,
 )
 from engine.ai import make_player, safe_move
+from engine.bura.view import BuraView
 from engine.deal import TrickResult, covers
 from storage import Game, Seat
 
@@ -95,7 +96,8 @@ def previous_trick(series: Series) -> PreviousTrick | None:
     return None
 
 
-def trump_line(t: Texts, view: PlayerView) -> str:
+def trump_line(t: Texts, view: PlayerView | BuraView) -> str:
+    """The trump card and where it is (Burkozel and Bura views say it alike)."""
     if view.trump_card_in_stock:
         where = t("table.trump_under_stock")
     else:

@@ -74,6 +74,8 @@ class LiveGame:
     language: str
     selections: dict[int, list[Card]] = field(default_factory=dict)
     last_tap: dict[int, float] = field(default_factory=dict)  # user id -> clock()
+    # (deal number, moment, seat): a computer let an out-of-turn chance pass then.
+    declined: set[tuple[int, int, int]] = field(default_factory=set)
 
     @property
     def t(self) -> Texts:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot import render
+from bot.games import GAMES
 from bot.i18n import html_join
 from bot.lobby_watch import tell_lobby_watchers
 from bot.service.core import (
@@ -20,7 +21,11 @@ from bot.service.core import (
 from bot.service.table import TableFlow
 from engine import shuffled_deck
 from engine.ai import LEVELS
+from stats.summary import game_of
 from storage import DealStart, Game, GameChange, GameExistsError, OutboxOp, Seat
+
+# The games' names as people type them after /newgame.
+NAMES = {"бура": "bura", "буркозёл": "burkozel", "буркозел": "burkozel"}
 
 
 class LobbyFlow(TableFlow):
@@ -32,16 +37,29 @@ class LobbyFlow(TableFlow):
         return record.started
 
     async def new_game(
-        self, chat_id: int, title: str, thread_id: int | None, user: UserInfo
+        self,
+        chat_id: int,
+        title: str,
+        thread_id: int | None,
+        user: UserInfo,
+        game_name: str | None = None,
     ) -> Game:
+        """A lobby under the chat's rules, or ``game_name``'s base rules if the chat's
+        rules are for another game (``/newgame bura``)."""
+        game_name = NAMES.get(game_name or "", game_name)
+        if game_name is not None and game_name not in GAMES:
+            raise UserError("newgame.unknown_game", games=", ".join(GAMES))
         chat = await self.storage.upsert_chat(chat_id, title)
+        rules = dict(chat.rules)
+        if game_name is not None and game_of(rules) != game_name:
+            rules = {"game": game_name} if game_name != "burkozel" else {}
         started = await self.remember_user(user)
         seats = (Seat(0, user.id, None, user.name),) if started else ()
         try:
             game = await self.storage.create_game(
                 chat_id,
                 thread_id,
-                chat.rules,
+                rules,
                 user.id,
                 seats,
                 self.clock() + self.lobby_timeout,
@@ -175,7 +193,7 @@ class LobbyFlow(TableFlow):
             series = live.ui.new_series(players, live.game.rules, dealer)
             deal = series.start_deal(shuffled_deck(rng=self.rng))  # R3
             live.series = series
-            live.game = replace(live.game, deadline=self._deadline_for(live.game, series))
+            live.game = replace(live.game, deadline=self._deadline_for(live))
             t = live.t
             started = t(
                 "lobby.started",
@@ -190,7 +208,9 @@ class LobbyFlow(TableFlow):
                 lobby_expires_at=None,
                 outbox=tuple(ops),
             )
-            return await self._commit(live, change)
+            game = await self._commit(live, change)
+            await self._deal_again(live)
+            return game
 
     # --- cancel ------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 from dataclasses import replace
 
-from bot.service.core import UserError
+from bot.service.core import LiveGame, UserError
 from bot.service.table import TableFlow
 from storage import GameChange
 
@@ -35,14 +35,16 @@ class TimerFlow(TableFlow):
             ui = live.ui
             deal = series.current
             now = self.clock()
-            if deal is None or ui.turn(deal) != deadline.seat:
-                fixed = self._deadline_for(live.game, series)
+            if deal is None or deadline.seat not in ui.actors(deal):
+                fixed = self._deadline_for(live)
                 live.game = replace(live.game, deadline=fixed)
                 ops = tuple(self._hand_ops(live))  # every commit makes old keyboards stale
                 await self._commit(live, GameChange(deadline=fixed, outbox=ops))
                 return
             seat = live.game.seats[deadline.seat]
-            if deadline.due_at <= now:
+            if deadline.due_at <= now and seat.seat != ui.turn(deal):
+                await self._out_of_turn(live, seat.seat)
+            elif deadline.due_at <= now:
                 # A player marked away is stood in for by a computer, if the bot is set so.
                 level = seat.bot_level or (self.away_stand_in if seat.away else None)
                 if level is not None:
@@ -63,3 +65,22 @@ class TimerFlow(TableFlow):
                 # The commit makes every keyboard stale: redraw the hands with it.
                 ops = (*self.ping(live, seat.user_id, text), *self._hand_ops(live))
                 await self._commit(live, GameChange(deadline=reminded, outbox=ops))
+
+    async def _out_of_turn(self, live: LiveGame, seat: int) -> None:
+        """A computer that may act out of turn (a «Стоп!»): it acts, or lets the chance
+        pass, which is remembered for this moment so the turn's own timer runs next."""
+        series = live.series
+        assert series is not None
+        ui = live.ui
+        level = live.game.seats[seat].bot_level
+        assert level is not None
+        seed = live.game.id * 100_003 + live.game.version
+        action = await asyncio.to_thread(ui.computer_action, level, seed, series, seat)
+        if action is not None:
+            await self._apply(live, action, seat, autoplayed=False)
+            return
+        deal = series.deals[-1]
+        live.declined.add((len(series.deals), ui.moment(deal), seat))
+        fixed = self._deadline_for(live)
+        live.game = replace(live.game, deadline=fixed)
+        await self._commit(live, GameChange(deadline=fixed, outbox=tuple(self._hand_ops(live))))
