@@ -53,12 +53,20 @@ def kind_of(action: Action) -> str:
     return "a" if action.accept else "f"
 
 
+class Stale(Exception):
+    """The game moved on (a computer player, a timer) between reading it and tapping."""
+
+
+STALE = "out of date"
+
+
 class Table:
     def __init__(
         self, fake: FakeTelegram, storage: Storage, group: FakeChat, users: list[FakeUser]
     ) -> None:
         self.fake, self.storage, self.group, self.users = fake, storage, group, users
         self.game_id = 0
+        self.stale = 0  # taps refused as out of date: only with computers at the table
 
     async def state(self) -> tuple[int, str, Any]:
         game = await self.storage.get_game(self.game_id)
@@ -92,11 +100,15 @@ class Table:
                 before = len(message.history)
                 card_tap = f"t:{self.game_id}:{version}:{card.code()}"
                 answer = await (await user.tap(message, data=card_tap)).wait()
+                if answer.show_alert and STALE in (answer.text or ""):
+                    raise Stale(answer.text)
                 assert not answer.show_alert, answer.text
                 if answer.text == PLAYED:
                     return answer.text
                 await self.fake.wait_for(lambda m=message, b=before: len(m.history) > b)
         answer = await (await user.tap(message, data=data)).wait()
+        if answer.show_alert and STALE in (answer.text or ""):
+            raise Stale(answer.text)
         assert not answer.show_alert, answer.text
         return answer.text or ""
 
@@ -156,17 +168,25 @@ async def open_bura(
     return table
 
 
-async def drive(table: Table, choose: Callable[[BuraDeal], tuple[int, Action]], until: Any) -> Any:
-    """Play until ``until(series)`` or the game ends; privacy checked after every move."""
+async def drive(
+    table: Table, choose: Callable[[BuraDeal], tuple[int, Action] | None], until: Any
+) -> Any:
+    """Play until ``until(series)`` or the game ends; privacy checked after every move.
+    ``choose`` returns None while only computer players may act."""
     for _ in range(800):
         version, status, series = await table.state()
         if status != "playing" or until(series):
             return series
         deal = series.current
-        if deal is None:
+        picked = None if deal is None else choose(deal)
+        if picked is None:
             await asyncio.sleep(0.02)
             continue
-        await table.tap(*choose(deal), version)
+        try:
+            await table.tap(*picked, version)
+        except Stale:
+            table.stale += 1
+            continue
         await committed_after(table, version)
         check_privacy(table.group, table.users, (await table.state())[2])
     raise AssertionError("the game does not end")
@@ -365,3 +385,51 @@ async def test_dave_folded_and_accepted(tmp_path: Path) -> None:
                 check_privacy(group, users, series)
             finally:
                 await storage.close()
+
+
+async def test_computer_players_take_every_bura_action(tmp_path: Path) -> None:
+    """Ann against two computers (easy: greedy with noise, normal: Monte Carlo) for two
+    counted deals: they lead, answer, declare or draw, and may say «Стоп!»."""
+    db = tmp_path / "bot.sqlite3"
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        ann = fake.add_user("Ann")
+        group = fake.add_group("Robots", members=[ann])
+        async with running_bot(fake, db) as app:
+            assert app.service is not None
+            app.service.rng = Decks([], seed=3)  # type: ignore[assignment]
+            storage = await Storage.open(db)
+            try:
+                await ann.start_bot()
+                await storage.set_chat_rules(group.id, {"game": "bura"})
+                await ann.send(group, "/newgame bura")
+                lobby = await fake.wait_for(
+                    lambda: next((m for m in group.bot_messages() if m.buttons), None)
+                )
+                for level in ("easy", "normal"):
+                    await ann.send(group, f"/addbot {level}")
+                await fake.wait_for(lambda: "normal" in lobby.text and "easy" in lobby.text)
+                await (await ann.tap(lobby, "▶️ Start")).wait()
+                table = Table(fake, storage, group, [ann])
+                game = await storage.open_game(group.id, None)
+                assert game is not None
+                table.game_id = game.id
+                false_once: list[bool] = []
+
+                def mine(deal: BuraDeal) -> tuple[int, Action] | None:
+                    if 0 not in deal.actors():
+                        return None
+                    if deal.actors()[0] != 0:  # only a «Стоп!» chance: let it pass
+                        return None
+                    return sensible(deal, false_once)
+
+                counted = lambda s: sum(r.counted for r in s.results) >= 2  # noqa: E731
+                series = await drive(table, mine, counted)
+                record = await storage.export_record(table.game_id)
+            finally:
+                await storage.close()
+            assert counted(series) or series.finished
+            computer_moves = [m for d in record["deals"] for m in d["moves"] if m["seat"] in (1, 2)]
+            assert any("cards" in m for m in computer_moves)
+            assert replay_json(record)["totals"] == list(series.totals)
+            assert table.stale <= 3, table.stale
