@@ -94,8 +94,12 @@ class ChatSettings:
         if not isinstance(data, Mapping):
             raise SettingsError("settings.broken", "settings must be an object")
         known = {f.name for f in fields(cls)}
-        if data and set(data) <= set(BURKOZEL_SWITCHES):
-            data = {"burkozel": dict(data)}
+        flat = data.get("game", "burkozel")
+        switches = set(data) - {"game"}
+        if flat in GAMES and switches and switches <= set(SWITCHES[flat]):
+            # A game's own rule set (``Game.rules`` form: what Chat.rules held before there
+            # were settings): the switches of that game.
+            data = {"game": flat, flat: {k: data[k] for k in switches}}
         unknown = sorted(set(data) - known)
         if unknown:
             raise SettingsError("settings.broken", f"unknown setting {unknown[0]!r}")

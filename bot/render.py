@@ -13,6 +13,7 @@ from typing import Any
 from bot.callbacks import CancelCb, LangCb, LobbyCb, SettingsCb
 from bot.i18n import LANGUAGES, Html, Texts, html, html_join, texts
 from engine import Card, Suit
+from stats.summary import game_of
 from storage import Game, Seat
 
 TRUMP_MARK = "★"
@@ -52,7 +53,11 @@ def deep_link(bot_username: str, payload: str) -> str:
 
 
 def lobby_text(t: Texts, game: Game, rules_line: str | None = None) -> str:
-    lines = [t("lobby.title"), *([rules_line] if rules_line else []), ""]
+    name = game_of(game.rules)
+    title = (
+        t("lobby.title") if name == "burkozel" else t("lobby.title_game", game=t(f"game.{name}"))
+    )
+    lines = [title, *([rules_line] if rules_line else []), ""]
     for seat in game.seats:
         lines.append(f"{seat.seat + 1}. {seat_name(seat)}")
     if not game.seats:

@@ -97,8 +97,10 @@ def test_broken_stored_settings_say_why_and_load_as_defaults(stored: object) -> 
     assert settings == ChatSettings() and error is not None
 
 
-def test_a_flat_burkozel_rule_set_from_before_settings_is_read() -> None:
+def test_a_games_own_rule_set_from_before_settings_is_read() -> None:
     assert ChatSettings.from_dict({"teams": "pairs"}).burkozel == RuleSet(teams="pairs")
+    bura = ChatSettings.from_dict({"game": "bura", "dave": "on"})
+    assert bura.game == "bura" and bura.bura == BuraRules(dave="on")
 
 
 def test_presets_set_the_game_and_every_switch_and_are_recognised() -> None:

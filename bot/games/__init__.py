@@ -10,10 +10,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.games.base import BotGame
+from bot.games.bura import BURA
 from bot.games.burkozel import BURKOZEL
 from stats.summary import game_of
 
-GAMES: dict[str, BotGame] = {game.name: game for game in (BURKOZEL,)}
+GAMES: dict[str, BotGame] = {game.name: game for game in (BURKOZEL, BURA)}
 
 
 def bot_game(rules: Mapping[str, Any]) -> BotGame:

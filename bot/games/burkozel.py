@@ -36,6 +36,7 @@ from engine import (
 )
 from engine.ai import make_player, safe_move
 from engine.ai.house import house_move
+from engine.bura.view import BuraView
 from engine.deal import TrickResult, covers
 from storage import Game, Seat
 
@@ -100,7 +101,8 @@ def previous_trick(series: Series) -> PreviousTrick | None:
     return None
 
 
-def trump_line(t: Texts, view: PlayerView) -> str:
+def trump_line(t: Texts, view: PlayerView | BuraView) -> str:
+    """The trump card and where it is (Burkozel and Bura views say it alike)."""
     if view.trump_card_in_stock:
         where = t("table.trump_under_stock")
     else:

@@ -19,14 +19,16 @@ async def migrated(message: Message, service: GameService) -> None:
     await service.chat_migrated(message.chat.id, message.migrate_to_chat_id)
 
 
-async def new_game(message: Message, service: GameService) -> None:
+async def new_game(message: Message, command: CommandObject, service: GameService) -> None:
     assert message.from_user is not None
+    game_name = (command.args or "").strip().lower() or None
     try:
         await service.new_game(
             message.chat.id,
             chat_title(message.chat),
             thread_of(message),
             user_info(message.from_user),
+            game_name,
         )
     except AlreadyOpen as exc:
         t = await chat_texts(service, message)

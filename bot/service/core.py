@@ -78,6 +78,8 @@ class LiveGame:
     settings: ChatSettings = field(default_factory=ChatSettings)
     selections: dict[int, list[Card]] = field(default_factory=dict)
     last_tap: dict[int, float] = field(default_factory=dict)  # user id -> clock()
+    # (deal number, moment, seat): a computer let an out-of-turn chance pass then.
+    declined: set[tuple[int, int, int]] = field(default_factory=set)
 
     @property
     def t(self) -> Texts:

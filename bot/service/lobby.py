@@ -31,6 +31,9 @@ from storage import DealStart, Game, GameChange, GameExistsError, OutboxOp, Seat
 
 log = logging.getLogger(__name__)
 
+# The games' names as people type them after /newgame.
+NAMES = {"бура": "bura", "буркозёл": "burkozel", "буркозел": "burkozel"}
+
 
 class LobbyFlow(TableFlow):
     # --- lobby -------------------------------------------------------------------
@@ -48,7 +51,11 @@ class LobbyFlow(TableFlow):
         user: UserInfo,
         game_name: str | None = None,
     ) -> Game:
-        """A lobby with the chat's default rules (of ``game_name``, else the chat's game)."""
+        """A lobby with the chat's default rules: of ``game_name`` (``/newgame bura``),
+        else of the chat's game."""
+        game_name = NAMES.get(game_name or "", game_name)
+        if game_name is not None and game_name not in GAMES:
+            raise UserError("newgame.unknown_game", games=", ".join(GAMES))
         chat = await self.storage.upsert_chat(chat_id, title)
         settings, broken = load_settings(chat.rules)
         started = await self.remember_user(user)
@@ -219,7 +226,7 @@ class LobbyFlow(TableFlow):
             series = live.ui.new_series(players, live.game.rules, dealer)
             deal = series.start_deal(shuffled_deck(rng=self.rng))  # R3
             live.series = series
-            live.game = replace(live.game, deadline=self._deadline_for(live, series))
+            live.game = replace(live.game, deadline=self._deadline_for(live))
             t = live.t
             started = t(
                 "lobby.started",
@@ -234,7 +241,9 @@ class LobbyFlow(TableFlow):
                 lobby_expires_at=None,
                 outbox=tuple(ops),
             )
-            return await self._commit(live, change)
+            game = await self._commit(live, change)
+            await self._deal_again(live)
+            return game
 
     # --- cancel ------------------------------------------------------------------
 

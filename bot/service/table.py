@@ -9,7 +9,6 @@ from typing import Any
 
 from bot import render
 from bot.chat_settings import NO_TIMER_REMINDER
-from bot.games import bot_game
 from bot.games.base import ForgedAction
 from bot.picture import with_series_picture
 from bot.service.core import PING_AFTER_IDLE, LiveGame, ServiceCore, UserError
@@ -58,12 +57,11 @@ class TableFlow(ServiceCore):
             seat = live.game.seats[turn]
             if seat.user_id is not None and not seat.away and self._idle(live, seat.user_id):
                 ops += self.ping(live, seat.user_id, live.t("ping.your_turn", chat=live.chat_title))
-        for other in ui.actors(deal):  # C3/C4: a seat that may act out of turn is pinged
+        for other in ui.actors(deal):
             seat = live.game.seats[other]
-            if other != turn and seat.user_id is not None and not seat.away:
-                ops += self.ping(
-                    live, seat.user_id, live.t("house.ping_stop", chat=live.chat_title)
-                )
+            if other not in (turn, last_mover) and seat.user_id is not None and not seat.away:
+                text = live.t("ping.out_of_turn", chat=live.chat_title)
+                ops += self.ping(live, seat.user_id, text)
         return ops
 
     def _idle(self, live: LiveGame, user_id: int) -> bool:
@@ -96,32 +94,59 @@ class TableFlow(ServiceCore):
         ops = tuple(self._closing_ops(live, reason or status))
         return await self._commit(live, GameChange(status=status, deadline=None, outbox=ops))
 
-    def _deadline_for(
-        self, live: LiveGame, series: Any, *, off_turn: bool = True
-    ) -> Deadline | None:
-        """The next timer: a computer's pause, an away player's short wait, or the chat's
-        turn timer (none: a gentle reminder now and then, never auto-play). ``off_turn``:
-        a computer that may act out of turn (a C3/C4 stopper) is asked first."""
-        game = live.game
-        deal = series.current
-        ui = bot_game(game.rules)
-        turn = None if deal is None else ui.turn(deal)
+    def _deadline_for(self, live: LiveGame) -> Deadline | None:
+        """Whose timer runs: a computer that may act out of turn (a «Стоп!», C3/C4) is
+        asked first, once per moment; then the seat whose turn it is, under the chat's
+        turn timer (none: a gentle reminder now and then, never auto-play)."""
+        series, game = live.series, live.game
+        deal = None if series is None else series.current
+        if deal is None:
+            return None
+        ui = live.ui
+        turn = ui.turn(deal)
         if turn is None:
             return None
         now = self.clock()
-        if off_turn:
-            for other in ui.actors(deal):
-                if other != turn and game.seats[other].bot_level is not None:
-                    return Deadline(other, now + self.computer_pause, None)
-        seat = game.seats[turn]
+        moment = (len(series.deals), ui.moment(deal))
+        for seat in ui.actors(deal):
+            optional = seat != turn and game.seats[seat].bot_level is not None
+            if optional and (*moment, seat) not in live.declined:
+                return Deadline(seat, now + self.computer_pause, None)
+        seat_ = game.seats[turn]
         timeout = self._turn_timeout(live)
-        if seat.bot_level is not None:
-            return Deadline(seat.seat, now + self.computer_pause, None)
+        if seat_.bot_level is not None:
+            return Deadline(turn, now + self.computer_pause, None)
         if timeout == 0:
-            return Deadline(seat.seat, now + NO_TIMER_REMINDER, None)
-        if seat.away:
-            return Deadline(seat.seat, now + min(3.0, timeout), None)
-        return Deadline(seat.seat, now + timeout, now + timeout * 2 / 3)
+            return Deadline(turn, now + NO_TIMER_REMINDER, None)
+        if seat_.away:
+            return Deadline(turn, now + min(3.0, timeout), None)
+        return Deadline(turn, now + timeout, now + timeout * 2 / 3)
+
+    async def _deal_again(self, live: LiveGame) -> None:
+        """Deals void straight from the deal (D9: a combination in a hand) are told and
+        dealt again, one commit each, until a deal is played or the series is over."""
+        series = live.series
+        while (
+            series is not None
+            and live.game.status == "playing"
+            and series.deals[-1].finished
+            and not series.finished
+        ):
+            ui, t = live.ui, live.t
+            index = len(series.deals) - 1
+            points, penalties = ui.deal_rows(series)
+            ops = [self.group_send(live, ui.deal_end_text(t, live.game, series, index))]
+            nxt = series.start_deal(shuffled_deck(rng=self.rng))
+            deadline = self._deadline_for(live)
+            live.game = replace(live.game, deadline=deadline)
+            ops += self._play_ops(live, last_mover=None)
+            change = GameChange(
+                tally=DealTally(index, tuple(points[index]), tuple(penalties[index])),
+                new_deal=DealStart(index + 1, nxt.dealer, tuple(c.code() for c in nxt.deck)),
+                deadline=deadline,
+                outbox=tuple(ops),
+            )
+            await self._commit(live, change)
 
     # --- taps ------------------------------------------------------------------
 
@@ -258,8 +283,12 @@ class TableFlow(ServiceCore):
             live.game = replace(game, deadline=None, status=status)
             ops += self._closing_ops(live, status)
         else:
-            deadline = self._deadline_for(live, series)
+            deadline = self._deadline_for(live)
             change["deadline"] = deadline
             live.game = replace(game, deadline=deadline)
             ops += self._play_ops(live, last_mover=mover_seat)
-        return await self._commit(live, GameChange(seats=game.seats, outbox=tuple(ops), **change))
+        committed = await self._commit(
+            live, GameChange(seats=game.seats, outbox=tuple(ops), **change)
+        )
+        await self._deal_again(live)
+        return committed

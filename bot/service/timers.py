@@ -8,7 +8,7 @@ import contextlib
 from dataclasses import replace
 
 from bot.chat_settings import NO_TIMER_REMINDER
-from bot.service.core import UserError
+from bot.service.core import LiveGame, UserError
 from bot.service.table import TableFlow
 from storage import Deadline, GameChange
 
@@ -41,14 +41,16 @@ class TimerFlow(TableFlow):
             deal = series.current
             now = self.clock()
             if deal is None or deadline.seat not in ui.actors(deal):
-                fixed = self._deadline_for(live, series)
+                fixed = self._deadline_for(live)
                 live.game = replace(live.game, deadline=fixed)
                 ops = tuple(self._hand_ops(live))  # every commit makes old keyboards stale
                 await self._commit(live, GameChange(deadline=fixed, outbox=ops))
                 return
             seat = live.game.seats[deadline.seat]
             human = seat.bot_level is None
-            if deadline.due_at <= now and human and self._turn_timeout(live) == 0:
+            if deadline.due_at <= now and seat.seat != ui.turn(deal):
+                await self._out_of_turn(live, seat.seat)
+            elif deadline.due_at <= now and human and self._turn_timeout(live) == 0:
                 # No timer: nobody plays for a human; remind them, and again later.
                 text = live.t("ping.gentle", chat=live.chat_title)
                 later = Deadline(seat.seat, now + NO_TIMER_REMINDER, None)
@@ -68,13 +70,6 @@ class TimerFlow(TableFlow):
                     )
                     if human and OWN_CALLS & set(ui.action_json(action)):
                         action = None  # never a show, stop or declaration for a human
-                if action is None and seat.seat != ui.turn(deal):
-                    # A computer let its out-of-turn chance pass: the turn's timer runs.
-                    fixed = self._deadline_for(live, series, off_turn=False)
-                    live.game = replace(live.game, deadline=fixed)
-                    ops = tuple(self._hand_ops(live))
-                    await self._commit(live, GameChange(deadline=fixed, outbox=ops))
-                    return
                 if action is None:
                     action = ui.stand_in_action(series, seat.seat)
                 await self._apply(live, action, seat.seat, autoplayed=human)
@@ -88,3 +83,22 @@ class TimerFlow(TableFlow):
                 # The commit makes every keyboard stale: redraw the hands with it.
                 ops = (*self.ping(live, seat.user_id, text), *self._hand_ops(live))
                 await self._commit(live, GameChange(deadline=reminded, outbox=ops))
+
+    async def _out_of_turn(self, live: LiveGame, seat: int) -> None:
+        """A computer that may act out of turn (a «Стоп!»): it acts, or lets the chance
+        pass, which is remembered for this moment so the turn's own timer runs next."""
+        series = live.series
+        assert series is not None
+        ui = live.ui
+        level = live.game.seats[seat].bot_level
+        assert level is not None
+        seed = live.game.id * 100_003 + live.game.version
+        action = await asyncio.to_thread(ui.computer_action, level, seed, series, seat)
+        if action is not None:
+            await self._apply(live, action, seat, autoplayed=False)
+            return
+        deal = series.deals[-1]
+        live.declined.add((len(series.deals), ui.moment(deal), seat))
+        fixed = self._deadline_for(live)
+        live.game = replace(live.game, deadline=fixed)
+        await self._commit(live, GameChange(deadline=fixed, outbox=tuple(self._hand_ops(live))))
