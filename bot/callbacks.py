@@ -62,4 +62,22 @@ class LangCb(CallbackData, prefix="lang"):
     code: str
 
 
-ALL_FACTORIES: tuple[type[CallbackData], ...] = (LobbyCb, CardCb, PlayCb, CancelCb, LangCb)
+class SettingsCb(CallbackData, prefix="st"):
+    """The /settings menu (issue 12). ``game`` 0: the chat's defaults; else a lobby's own
+    rules. ``action``: game | set | preset | timer | standin | lang | pics | open | close;
+    ``name``/``value`` are checked against bot/chat_settings.py before anything changes."""
+
+    game: Annotated[int, Field(ge=0, le=MAX_ID)]
+    action: str
+    name: str = ""
+    value: str = ""
+
+
+ALL_FACTORIES: tuple[type[CallbackData], ...] = (
+    LobbyCb,
+    CardCb,
+    PlayCb,
+    CancelCb,
+    LangCb,
+    SettingsCb,
+)

@@ -310,10 +310,19 @@ class DeliveryWorker:
             return None
         if item.method == "send" and self.attachments is not None and is_attachment(payload):
             return await self.attachments.send(self.bot, item, payload, reply_markup)
-        if item.method == "edit" and item.game_id is not None and item.role is not None:
-            ref = await self.storage.get_message(item.game_id, item.role)
-            if ref is not None and ref.chat_id == item.chat_id:
-                shown = (item.chat_id, ref.message_id)
+        if item.method == "edit" and (
+            "message_id" in payload or (item.game_id is not None and item.role is not None)
+        ):
+            # A message named by id (a menu edited in place), else the game's role message.
+            target: int | None = None
+            if "message_id" in payload:
+                target = int(payload.pop("message_id"))
+            elif item.game_id is not None and item.role is not None:
+                ref = await self.storage.get_message(item.game_id, item.role)
+                if ref is not None and ref.chat_id == item.chat_id:
+                    target = ref.message_id
+            if target is not None:
+                shown = (item.chat_id, target)
                 content = hash((payload["text"], repr(markup)))
                 if self._shown.get(shown) == content:
                     self.stats.unchanged += 1
@@ -321,7 +330,7 @@ class DeliveryWorker:
                 try:
                     await self.bot.edit_message_text(
                         chat_id=item.chat_id,
-                        message_id=ref.message_id,
+                        message_id=target,
                         text=payload["text"],
                         reply_markup=reply_markup,
                     )
@@ -333,7 +342,7 @@ class DeliveryWorker:
                         return None
                     if "not found" not in text and "can't be edited" not in text:
                         raise
-                    log.info("message %s gone; sending a fresh one", ref.message_id)
+                    log.info("message %s gone; sending a fresh one", target)
         message = await self.bot.send_message(
             chat_id=item.chat_id, reply_markup=reply_markup, **_send_params(payload)
         )

@@ -8,10 +8,10 @@ from bot.i18n import html, texts
 from storage import Game, OutboxOp
 
 if TYPE_CHECKING:
-    from bot.service import GameService
+    from bot.service.core import ServiceCore
 
 
-async def tell_lobby_watchers(service: GameService, game: Game) -> None:
+async def tell_lobby_watchers(service: ServiceCore, game: Game) -> None:
     """Called when a lobby opens. Each watcher is told once (the request is used up), in
     the group's language, through the outbox like every other message."""
     watchers = await service.storage.take_lobby_watchers(game.chat_id)

@@ -1,8 +1,8 @@
-"""Texts and keyboards for the group table, the lobby and each player's hand.
+"""Texts and keyboards every game shares: buttons, cards and names, the lobby, closing
+texts, the series result. Each game draws its own table and hands (``bot.games``).
 
 Rendering is pure: it turns a game's state into text and buttons. Group renders
-use only public information (``Deal.view`` of nobody's hand); hand renders use the
-one seat's own view.
+use only public information; hand renders use the one seat's own view.
 """
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.callbacks import CancelCb, LangCb, LobbyCb, card_data, play_data
+from bot.callbacks import CancelCb, LangCb, LobbyCb, SettingsCb
 from bot.i18n import LANGUAGES, Html, Texts, html, html_join, texts
-from engine import Card, Deal, DealResult, Move, Play, PlayerView, Series, Suit
-from engine.deal import TrickResult, covers
+from engine import Card, Suit
+from stats.summary import game_of
 from storage import Game, Seat
 
 TRUMP_MARK = "★"
@@ -30,8 +30,6 @@ def keyboard(rows: list[list[dict[str, str]]]) -> Keyboard:
     return {"inline_keyboard": rows}
 
 
-# A deal's number, its last trick and its trump (★ marks that deal's trumps, not this one's).
-PreviousTrick = tuple[int, TrickResult, Suit]
 MAX_PLAYERS = 4
 
 
@@ -54,8 +52,12 @@ def deep_link(bot_username: str, payload: str) -> str:
 # --- lobby -------------------------------------------------------------------
 
 
-def lobby_text(t: Texts, game: Game) -> str:
-    lines = [t("lobby.title"), ""]
+def lobby_text(t: Texts, game: Game, rules_line: str | None = None) -> str:
+    name = game_of(game.rules)
+    title = (
+        t("lobby.title") if name == "burkozel" else t("lobby.title_game", game=t(f"game.{name}"))
+    )
+    lines = [title, *([rules_line] if rules_line else []), ""]
     for seat in game.seats:
         lines.append(f"{seat.seat + 1}. {seat_name(seat)}")
     if not game.seats:
@@ -71,7 +73,10 @@ def lobby_keyboard(t: Texts, game: Game, bot_username: str) -> Keyboard:
     rows = [
         [action(t("lobby.join"), "join"), action(t("lobby.leave"), "leave")],
         [action(t(f"lobby.add_{level}"), f"bot-{level}") for level in ("easy", "normal", "hard")],
-        [action(t("lobby.start"), "start")],
+        [
+            action(t("lobby.start"), "start"),
+            button(t("lobby.rules_button"), SettingsCb(game=game.id, action="open").pack()),
+        ],
         [{"text": t("lobby.open_dm"), "url": deep_link(bot_username, "hi")}],
     ]
     return keyboard(rows)
@@ -85,50 +90,6 @@ def lobby_closed_text(t: Texts, game: Game, reason: str) -> str:
 # --- the table ---------------------------------------------------------------
 
 
-def play_text(t: Texts, play: Play, seats: Sequence[Seat], trump: Suit, claimant: bool) -> Html:
-    if play.declared_beat is None:
-        kind = t("table.led")
-    elif play.declared_beat:
-        kind = t("table.beat")
-    else:
-        kind = t("table.discarded")
-    return t(
-        "table.play",
-        name=seat_name(seats[play.seat]),
-        kind=kind,
-        cards=cards_text(play.cards, trump),
-        mark=" 👑" if claimant else "",
-    )
-
-
-def _table_lines(
-    t: Texts, view: PlayerView, seats: Sequence[Seat], previous: PreviousTrick | None = None
-) -> list[str]:
-    """The trick in progress; else the whole last trick, until the next lead (R8: every
-    card on the table is seen by all, the one that completes a trick included).
-    ``previous``: the last trick of the deal before, while this one has none yet."""
-    if view.table:
-        lines: list[str] = [t("table.on_table")]
-        for play in view.table:
-            claims = play.seat == view.claimant
-            lines.append("  " + play_text(t, play, seats, view.trump, claims))
-        return lines
-    trump = view.trump
-    if view.last_trick is not None:
-        trick = view.last_trick
-        header = t("table.last_trick", name=seat_name(seats[trick.winner]), points=trick.points)
-    elif previous is not None:
-        number, trick, trump = previous
-        winner = seat_name(seats[trick.winner])
-        header = t("table.previous_trick", deal=number, name=winner, points=trick.points)
-    else:
-        return [t("table.empty")]
-    lines = [header]
-    for play in trick.plays:
-        lines.append("  " + play_text(t, play, seats, trump, play.seat == trick.winner))
-    return lines
-
-
 def time_limit(t: Texts, seconds: int) -> Html:
     """A coarse upper bound ("up to 10 min"): still true however long the message stays
     unedited, unlike a countdown frozen at render time."""
@@ -137,69 +98,8 @@ def time_limit(t: Texts, seconds: int) -> Html:
     return t("time.seconds", n=max(1, seconds))
 
 
-def previous_trick(series: Series) -> PreviousTrick | None:
-    """The last trick of the deal before, while the current deal has had none."""
-    deal = series.deals[-1]
-    if deal.last_trick is None and len(series.deals) > 1:
-        before = series.deals[-2]
-        last = before.last_trick
-        return None if last is None else (len(series.deals) - 1, last, before.trump)
-    return None
-
-
-def trump_line(t: Texts, view: PlayerView) -> str:
-    if view.trump_card_in_stock:
-        where = t("table.trump_under_stock")
-    else:
-        assert view.trump_card_drawn_by is not None
-        where = t("table.trump_drawn")
-    return t(
-        "table.trump",
-        card=card_text(view.trump_card, view.trump),
-        suit=view.trump.symbol,
-        where=where,
-        stock=view.stock_size,
-    )
-
-
-def table_text(
-    t: Texts,
-    game: Game,
-    series: Series,
-    *,
-    turn_seconds: int | None,
-) -> str:
-    deal = series.deals[-1]
-    view = deal.view(0)  # public parts only: the hand of seat 0 is not used below
-    totals = series.totals
-    lines = [t("table.title", deal=len(series.deals)), trump_line(t, view), ""]
-    for seat in game.seats:
-        marker = "▶️" if view.turn == seat.seat else "▫️"
-        away = " 💤" if seat.away else ""
-        lines.append(
-            t(
-                "table.seat",
-                marker=marker,
-                name=Html(seat_name(seat) + away),
-                cards=view.hand_sizes[seat.seat],
-                points=view.points[seat.seat] if view.points is not None else "?",
-                penalty=totals[seat.seat],
-            )
-        )
-    lines.append("")
-    lines += _table_lines(t, view, game.seats, previous_trick(series))
-    if view.turn is not None:
-        seat = game.seats[view.turn]
-        lines.append("")
-        if turn_seconds is not None and seat.bot_level is None:
-            limit = time_limit(t, turn_seconds)
-            lines.append(t("table.turn_timed", name=seat_name(seat), limit=limit))
-        else:
-            lines.append(t("table.turn", name=seat_name(seat)))
-    return "\n".join(lines)
-
-
-def final_table_text(t: Texts, game: Game, series: Series | None, status: str) -> str:
+def final_table_text(t: Texts, game: Game, series: Any, status: str) -> str:
+    """The table once a game is over: any game's series (``results``, ``totals``) or None."""
     lines: list[str] = [t(f"table.over_{status}")]
     if series is not None and series.results:
         totals = series.totals
@@ -209,104 +109,6 @@ def final_table_text(t: Texts, game: Game, series: Series | None, status: str) -
 
 
 # --- a player's hand (private) -----------------------------------------------
-
-
-def hand_text(
-    t: Texts,
-    game: Game,
-    chat_title: str,
-    deal: Deal,
-    seat: int,
-    *,
-    deal_number: int,
-    turn_seconds: int | None,
-    previous: PreviousTrick | None = None,
-) -> str:
-    view = deal.view(seat)
-    lines = [
-        t("hand.title", chat=chat_title, deal=deal_number),
-        trump_line(t, view),
-        "",
-    ]
-    lines += _table_lines(t, view, game.seats, previous)
-    if view.claimant is not None and view.table:
-        lines.append(t("hand.claimant", name=seat_name(game.seats[view.claimant])))
-    lines.append("")
-    if view.turn == seat:
-        lead = view.table[0].cards if view.table else None
-        if lead is None:
-            lines.append(t("hand.your_lead", max=min(3, min(view.hand_sizes))))
-        else:
-            lines.append(t("hand.your_answer", count=len(lead)))
-        if turn_seconds is not None:
-            lines.append(t("hand.deadline", limit=time_limit(t, turn_seconds)))
-    elif view.turn is not None:
-        lines.append(t("hand.waiting", name=seat_name(game.seats[view.turn])))
-    lines.append(t("hand.your_cards", cards=cards_text(view.hand, view.trump) or "—"))
-    return "\n".join(lines)
-
-
-def hand_keyboard(
-    t: Texts,
-    game: Game,
-    deal: Deal,
-    seat: int,
-    selection: Sequence[Card],
-) -> Keyboard | None:
-    view = deal.view(seat)
-    if not view.hand:
-        return None
-    version = game.version
-    card_row = [
-        button(
-            ("✅ " if card in selection else "") + card_text(card, view.trump),
-            card_data(game.id, version, card.code()),
-        )
-        for card in view.hand
-    ]
-    rows = [card_row]
-    if view.turn == seat and selection:
-        rows += [[b] for b in action_buttons(t, game, deal, seat, selection)]
-    return keyboard(rows)
-
-
-def one_tap_move(deal: Deal, seat: int, card: Card) -> Move | None:
-    """The move a tap on ``card`` makes at once: when the card alone is a legal move and
-    the only one it can be part of (a lead with no other card of its suit, a discard that
-    cannot beat). Otherwise the tap selects it, and the player confirms with a button, so
-    no choice is ever made for them."""
-    if deal.turn != seat:
-        return None
-    moves = [m for m in deal.legal_moves() if card in m.cards]
-    if len(moves) == 1 and len(moves[0].cards) == 1:
-        return moves[0]
-    return None
-
-
-def action_buttons(
-    t: Texts, game: Game, deal: Deal, seat: int, selection: Sequence[Card]
-) -> list[dict[str, str]]:
-    """Only the actions legal for this selection (R6, R7)."""
-    chosen = tuple(sorted(selection))
-    codes = ".".join(c.code() for c in chosen)
-    shown = cards_text(chosen, deal.trump)
-    buttons = []
-
-    def act(kind: str, key: str) -> dict[str, str]:
-        return button(t(key, cards=shown), play_data(game.id, game.version, kind, codes))
-
-    if not deal.table:
-        try:
-            deal.check(Move(seat, chosen))
-            buttons.append(act("l", "hand.act_lead"))
-        except ValueError:
-            pass
-    elif deal.lead_size() == len(chosen):
-        claim = next(p.cards for p in deal.table if p.seat == deal.claimant)
-        if covers(chosen, claim, deal.trump):
-            buttons.append(act("b", "hand.act_beat"))
-        buttons.append(act("d", "hand.act_discard"))
-    return buttons
 
 
 def hand_over_text(t: Texts, chat_title: str, status: str) -> str:
@@ -329,33 +131,47 @@ def cancel_keyboard(t: Texts, game: Game) -> Keyboard:
 # --- deal and series results ---------------------------------------------------
 
 
-def deal_end_text(
-    t: Texts, game: Game, number: int, result: DealResult, totals: Sequence[int]
-) -> str:
-    lines = [t("deal.over", deal=number)]
-    for seat in game.seats:
-        lines.append(
-            t(
-                "deal.row",
-                name=seat_name(seat),
-                points=result.points[seat.seat],
-                penalty=result.penalties[seat.seat],
-                total=totals[seat.seat],
-            )
-        )
-    lines.append(t("deal.last_trick", name=seat_name(game.seats[result.last_trick])))
-    return "\n".join(lines)
-
-
 def again_keyboard(t: Texts, game: Game) -> Keyboard:
     data = LobbyCb(game=game.id, action="again").pack()
     return keyboard([[button(t("series.again"), data)]])
 
 
-def series_end_text(t: Texts, game: Game, totals: Sequence[int], winners: Sequence[int]) -> str:
+def series_end_text(
+    t: Texts,
+    game: Game,
+    totals: Sequence[int],
+    winners: Sequence[int],
+    extra: Sequence[str] = (),
+) -> str:
+    """``extra``: a game's own lines before the seats (B5: the two pairs)."""
     names = html_join(", ", (seat_name(game.seats[s]) for s in winners))
     key = "series.winner" if len(winners) == 1 else "series.winners"
     lines = [t("series.over"), t(key, names=names), ""]
+    if extra:
+        lines += [*extra, ""]
     for seat in sorted(game.seats, key=lambda s: totals[s.seat]):
         lines.append(f"{seat_name(seat)}: {totals[seat.seat]}")
     return "\n".join(lines)
+
+
+# Burkozel's drawing, under the names it had here before each game got its own module.
+_BURKOZEL_NAMES = frozenset(
+    {
+        "action_buttons",
+        "deal_end_text",
+        "hand_keyboard",
+        "hand_text",
+        "one_tap_move",
+        "previous_trick",
+        "table_text",
+        "trump_line",
+    }
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _BURKOZEL_NAMES:
+        from bot.games import burkozel
+
+        return getattr(burkozel, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,12 +9,15 @@ import datetime as dt
 import logging
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from bot.i18n import Html, Texts, html, html_join
-from engine import Series, to_record
 from stats.ratings import SHOWN_AFTER
 from stats.summary import GAMES, series_end
 from storage import Game, PlayerRecord, Rating, SeatResult, SeriesEnd, SeriesSummary
+
+if TYPE_CHECKING:
+    from bot.games.base import BotGame
 
 log = logging.getLogger(__name__)
 
@@ -22,26 +25,27 @@ HISTORY_LIMIT = 10
 TOP_LIMIT = 20  # rows per game, so /top stays far below Telegram's 4096 characters
 
 
-def series_end_of(game: Game, series: Series) -> SeriesEnd | None:
+def series_end_of(game: Game, ui: BotGame, series: Any) -> SeriesEnd | None:
     """The finished series' per-seat results, recorded with the commit that finishes it.
 
     A failure here is logged and the series finishes unrecorded: stats must never stop
     a game from ending."""
     try:
-        return _series_end(game, series)
+        return _series_end(game, ui, series)
     except Exception:
         log.exception("game %s: cannot summarise the finished series for stats", game.id)
         return None
 
 
-def _series_end(game: Game, series: Series) -> SeriesEnd:
-    record = to_record(series)
+def _series_end(game: Game, ui: BotGame, series: Any) -> SeriesEnd:
+    record = ui.record(series)
+    points, penalties = ui.deal_rows(series)
     return series_end(
         game.rules,
         game.seats,
-        [r.points for r in series.results],
-        [r.penalties for r in series.results],
-        series.result().winners,
+        points,
+        penalties,
+        ui.winners(series),
         [deal["moves"] for deal in record["deals"]],
         record.get("format"),
     )

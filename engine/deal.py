@@ -11,7 +11,7 @@ from engine.errors import GameOverError, IllegalMoveError
 from engine.moves import DealResult, Move, Play, PlayerView, TrickResult
 from engine.rules import BASE_RULES, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from engine.scoring import PLAYED, penalties_for, score_deal
-from engine.views import restore, seat_view
+from engine.views import PUBLIC, restore, seat_view
 
 __all__ = ["Deal", "DealResult", "Move", "Play", "PlayerView", "TrickResult", "penalties_for"]
 
@@ -226,6 +226,10 @@ class Deal:
         """What ``seat`` sees: its own hand and the open table, never other hands, nor
         (B1 closed) another seat's discards until the deal is over."""
         return seat_view(self, seat)
+
+    def public_view(self) -> PlayerView:
+        """What everyone sees (the group's table): no hand, no closed discard (B1)."""
+        return seat_view(self, PUBLIC)
 
     # --- Part C: who may act on a combination --------------------------------
 

@@ -19,10 +19,14 @@ if TYPE_CHECKING:
     from engine.deal import Deal
 
 
+PUBLIC = -1  # the seat of the public view: nobody's hand, nobody's closed discards
+
+
 def seat_view(self: Deal, seat: int) -> PlayerView:
     """What ``seat`` sees: its own hand and the open table, never other hands, nor
-    (B1 closed) another seat's discards until the deal is over."""
-    if not 0 <= seat < self.players:
+    (B1 closed) another seat's discards until the deal is over. ``PUBLIC`` is what a
+    spectator (the group) sees: no hand and no closed discard at all."""
+    if seat != PUBLIC and not 0 <= seat < self.players:
         raise IllegalMoveError(f"no seat {seat} at a {self.players}-player table")
     hidden: set[Card] = set()
     if self._face_down and not self.finished:
@@ -46,7 +50,9 @@ def seat_view(self: Deal, seat: int) -> PlayerView:
     return PlayerView(
         seat=seat,
         players=self.players,
-        hand=tuple(sorted(self._hands[seat], key=_display_key(self.trump))),
+        hand=()
+        if seat == PUBLIC
+        else tuple(sorted(self._hands[seat], key=_display_key(self.trump))),
         hand_sizes=self.hand_sizes(),
         trump=self.trump,
         trump_card=self.trump_card,

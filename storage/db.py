@@ -46,6 +46,7 @@ from storage.records import (
     RecordsMixin,
     Step,
     finishing_series,
+    game_record,
     migrate_records,
     record_series,
 )
@@ -812,6 +813,11 @@ class Storage(RecordsMixin):
         if change.winners is not None:
             sets.append("winners = ?")
             params.append(_dumps(list(change.winners)))
+        if change.rules is not None:
+            if old_status != "lobby":
+                raise StorageError(f"game {game_id} has started: its rules cannot change")
+            sets.append("rules = ?")
+            params.append(_dumps(change.rules))
         if sets:
             # Column names are literals above; only values are parameters.
             conn.execute(f"UPDATE games SET {', '.join(sets)} WHERE id = ?", (*params, game_id))
@@ -1026,7 +1032,7 @@ class Storage(RecordsMixin):
         return result
 
     async def export_record(self, game_id: int) -> dict[str, Any]:
-        """The game as an engine ``burkozel-record/1`` record (``engine.replay`` accepts it).
+        """The game as its engine's record (``burkozel-record/1`` or ``bura-record/1``) (``engine.replay`` accepts it).
 
         Deals, moves and the game row are read in one transaction, so the record is a
         consistent snapshot even while another process is committing.
@@ -1048,15 +1054,7 @@ class Storage(RecordsMixin):
                     f"game {game_id}: a move belongs to deal {move.deal_index}, which has no deck"
                 )
             by_deal[move.deal_index].append(move.move)
-        return {
-            "format": "burkozel-record/1",
-            "players": len(game.seats),
-            "rules": dict(game.rules),
-            "deals": [
-                {"dealer": d.dealer, "deck": list(d.deck), "moves": by_deal[d.deal_index]}
-                for d in deals
-            ],
-        }
+        return game_record(game, deals, by_deal)
 
     # --- stats ---------------------------------------------------------------
 

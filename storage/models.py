@@ -234,6 +234,9 @@ class GameChange:
     deadline: Deadline | Any | None = _UNSET
     lobby_expires_at: float | Any | None = _UNSET
     winners: tuple[int, ...] | None = None
+    # A lobby's rules changed by its creator before Start (issue 12); a series never
+    # changes its rules once dealt.
+    rules: dict[str, Any] | None = None
     outbox: tuple[OutboxOp, ...] = ()
     # With status 'finished': recorded, and ratings updated, in the same transaction.
     series_end: SeriesEnd | None = None

@@ -79,6 +79,7 @@ from storage.records import (
     RecordsMixin,
     Step,
     finishing_series,
+    game_record,
     migrate_records,
     record_series,
 )
@@ -511,6 +512,11 @@ class PgStorage(PgInstances, RecordsMixin):
         if change.winners is not None:
             sets.append("winners = ?")
             params.append(_dumps(list(change.winners)))
+        if change.rules is not None:
+            if old_status != "lobby":
+                raise StorageError(f"game {game_id} has started: its rules cannot change")
+            sets.append("rules = ?")
+            params.append(_dumps(change.rules))
         if sets:
             await conn.execute(
                 sql(f"UPDATE games SET {', '.join(sets)} WHERE id = ?"), *params, game_id
@@ -701,7 +707,7 @@ class PgStorage(PgInstances, RecordsMixin):
         return result
 
     async def export_record(self, game_id: int) -> dict[str, Any]:
-        """The game as an engine ``burkozel-record/1`` record, read in one snapshot."""
+        """The game as its engine's record (``burkozel-record/1`` or ``bura-record/1``), read in one snapshot."""
 
         async def body(conn: Conn) -> tuple[Game, list[DealStart], list[LoggedMove]]:
             game = await self._game(conn, game_id)
@@ -717,15 +723,7 @@ class PgStorage(PgInstances, RecordsMixin):
                     f"game {game_id}: a move belongs to deal {move.deal_index}, which has no deck"
                 )
             by_deal[move.deal_index].append(move.move)
-        return {
-            "format": "burkozel-record/1",
-            "players": len(game.seats),
-            "rules": dict(game.rules),
-            "deals": [
-                {"dealer": d.dealer, "deck": list(d.deck), "moves": by_deal[d.deal_index]}
-                for d in deals
-            ],
-        }
+        return game_record(game, deals, by_deal)
 
     # --- stats ---------------------------------------------------------------
 

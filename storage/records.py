@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from storage.errors import CorruptRecordError, StorageError
 from storage.models import (
+    DealStart,
+    Game,
     GameChange,
     PlayerRecord,
     Rating,
@@ -384,3 +386,22 @@ class RecordsMixin:
             write=True,
         )
         return sorted(int(r[0]) for r in rows)
+
+
+def game_record(
+    game: Game, deals: Sequence[DealStart], by_deal: dict[int, list[dict[str, Any]]]
+) -> dict[str, Any]:
+    """The game as its engine's record: ``bura-record/1`` for a rule set naming Bura
+    (``{"game": "bura", ...}``, as ``stats.summary.game_of`` tells), else
+    ``burkozel-record/1``; ``rules`` holds the engine's switches only."""
+    rules = {k: v for k, v in game.rules.items() if k != "game"}
+    bura = game.rules.get("game") == "bura"
+    return {
+        "format": "bura-record/1" if bura else "burkozel-record/1",
+        "players": len(game.seats),
+        "rules": rules,
+        "deals": [
+            {"dealer": d.dealer, "deck": list(d.deck), "moves": by_deal[d.deal_index]}
+            for d in deals
+        ],
+    }

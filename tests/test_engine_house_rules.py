@@ -56,6 +56,10 @@ def test_b1_closed_discard_seen_only_by_its_owner_until_the_deal_is_scored() -> 
     assert deal.view(1).last_trick.plays[1].cards == parse_cards(["KD"])  # type: ignore[union-attr]
     assert leader.known_points == (0, 0, 11) and deal.points == [0, 0, 15]
     assert_views_private(deal)
+    group = deal.public_view()  # the group's table: nobody's closed discard, no hand
+    assert group.hand == () and group.last_trick is not None
+    assert group.last_trick.plays[1].cards == () and group.last_trick.plays[1].face_down == 1
+    assert parse_cards(["KD"])[0] not in group.seen_cards and group.points is None
     rng = random.Random(1)
     while not deal.finished:
         deal.apply(rng.choice(deal.legal_moves()))

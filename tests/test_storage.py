@@ -599,3 +599,14 @@ async def test_a_cancelled_commit_leaves_no_transaction_open(db: Backend) -> Non
     game = await db.commit(game.id, game.version, GameChange())
     if isinstance(db, Storage):
         assert not db._conn.in_transaction
+
+
+async def test_a_lobby_changes_its_rules_and_a_started_game_refuses_to(db: Backend) -> None:
+    """Issue 12: the lobby's creator may change the rules before Start; a series never."""
+    game = await db.create_game(-5, None, {}, 11, SEATS, None)
+    game = await db.commit(game.id, 0, GameChange(rules={"teams": "pairs"}))
+    assert game.rules == {"teams": "pairs"} and (await db.get_game(game.id)) == game
+    game = await db.commit(game.id, 1, GameChange(status="playing", new_deal=DealStart(0, 0, DECK)))
+    with pytest.raises(StorageError, match="cannot change"):
+        await db.commit(game.id, 2, GameChange(rules={}))
+    assert await db.get_game(game.id) == game

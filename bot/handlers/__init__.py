@@ -2,7 +2,7 @@
 
 from aiogram import Router
 
-from bot.handlers import errors, group, lobby, play, private, stats
+from bot.handlers import errors, group, lobby, play, private, settings, stats
 
 
 def build_router() -> Router:
@@ -12,6 +12,7 @@ def build_router() -> Router:
         group.make_router(),
         lobby.make_router(),
         stats.make_router(),
+        settings.make_router(),
         play.make_router(),
         errors.make_router(),
     )

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from aiogram import Bot
 from aiogram.types import CallbackQuery, Chat, Message, User
 
 from bot.chatter import Route
 from bot.i18n import LANGUAGES, Texts, texts
 from bot.render import Keyboard
-from bot.service import GameService, UserInfo
+from bot.service import GameService, UserError, UserInfo
 from storage import OutboxOp
 
 
@@ -90,3 +91,19 @@ async def chat_texts(service: GameService, message: Message) -> Texts:
     if message.chat.type == "private":
         return personal_texts(message.from_user, service.default_language)
     return texts(await service.language_of(message.chat.id))
+
+
+async def is_admin(bot: Bot, chat: Chat, user_id: int) -> bool:
+    """Chat administrators (in a private chat, the user is its admin)."""
+    if chat.type == "private":
+        return True
+    member = await bot.get_chat_member(chat.id, user_id)
+    return member.status in ("creator", "administrator")
+
+
+async def require_admin(bot: Bot, message: Message) -> None:
+    assert message.from_user is not None
+    if message.sender_chat is not None and message.sender_chat.id == message.chat.id:
+        return  # an anonymous admin writing as the group
+    if not await is_admin(bot, message.chat, message.from_user.id):
+        raise UserError("admin.only")

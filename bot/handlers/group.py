@@ -6,10 +6,12 @@ from aiogram import F, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
+from bot import burkozel_house as house
 from bot import render
 from bot.chatter import Route
 from bot.handlers.common import chat_texts, chat_title, reply, thread_of, user_info
 from bot.service import AlreadyOpen, GameService, UserError
+from engine import RuleSet
 
 
 async def migrated(message: Message, service: GameService) -> None:
@@ -17,14 +19,16 @@ async def migrated(message: Message, service: GameService) -> None:
     await service.chat_migrated(message.chat.id, message.migrate_to_chat_id)
 
 
-async def new_game(message: Message, service: GameService) -> None:
+async def new_game(message: Message, command: CommandObject, service: GameService) -> None:
     assert message.from_user is not None
+    game_name = (command.args or "").strip().lower() or None
     try:
         await service.new_game(
             message.chat.id,
             chat_title(message.chat),
             thread_of(message),
             user_info(message.from_user),
+            game_name,
         )
     except AlreadyOpen as exc:
         t = await chat_texts(service, message)
@@ -63,6 +67,9 @@ async def score(message: Message, service: GameService) -> None:
         totals = live.series.totals
         lines: list[str] = [t("score.series", deals=len(live.series.results))]
         lines += [f"{render.seat_name(s)}: {totals[s.seat]}" for s in live.game.seats]
+        rules = getattr(live.series, "rules", None)
+        if isinstance(rules, RuleSet) and house.pairs(rules):  # B5: the pooled totals
+            lines += house.team_lines(t, live.game, totals)
     else:
         stats = await service.storage.chat_stats(message.chat.id)
         if not stats:

@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
+
 from aiogram import F, Router
 from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import CallbackQuery, Message
 
 from bot.callbacks import LangCb
-from bot.handlers.common import chat_texts, chat_title, personal_texts, reply, user_info
+from bot.chat_settings import game_name, rules_of_game
+from bot.chat_settings import load as load_settings
+from bot.handlers.common import (
+    chat_texts,
+    chat_title,
+    personal_texts,
+    reply,
+    thread_of,
+    user_info,
+)
 from bot.i18n import LANGUAGES, texts
 from bot.service import GameService, UserError
+from bot.settings_view import rules_lines
+from engine import EngineError
 
 
 async def start(message: Message, command: CommandObject, service: GameService) -> None:
@@ -30,8 +43,27 @@ async def help_(message: Message, service: GameService) -> None:
 
 
 async def rules(message: Message, service: GameService) -> None:
+    """The rules actually in force: the open game's own, else the chat's defaults."""
     t = await chat_texts(service, message)
-    await reply(service, message, t("rules.text"))
+    live = None
+    if message.chat.type != "private":
+        live = await service.open_live(message.chat.id, thread_of(message))
+    rules_in_force = None
+    if live is not None:
+        with contextlib.suppress(EngineError):
+            rules_in_force = rules_of_game(live.game.rules)[1]
+    if rules_in_force is None:
+        chat = await service.storage.get_chat(message.chat.id)
+        rules_in_force = load_settings(chat.rules if chat else {})[0].rules()
+    game = game_name(rules_in_force)
+    heading = "rules.in_force_game" if live is not None else "rules.in_force_chat"
+    lines = [
+        t("rules.bura_text" if game == "bura" else "rules.text"),
+        "",
+        t(heading),
+        *rules_lines(t, rules_in_force),
+    ]
+    await reply(service, message, "\n".join(lines))
 
 
 async def group_only(message: Message, service: GameService) -> None:

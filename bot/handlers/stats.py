@@ -8,11 +8,20 @@ import time
 from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
-from aiogram.types import CallbackQuery, Chat, Message
+from aiogram.types import CallbackQuery, Message
 
 from bot import render
 from bot.attachments import document_payload
-from bot.handlers.common import chat_texts, chat_title, personal_texts, reply, thread_of, user_info
+from bot.handlers.common import (
+    chat_texts,
+    chat_title,
+    is_admin,
+    personal_texts,
+    reply,
+    require_admin,
+    thread_of,
+    user_info,
+)
 from bot.i18n import html, texts
 from bot.service import GameService, NeedsStart, UserError
 from bot.stats import HISTORY_LIMIT, export_filename, history_text, stats_text, top_text
@@ -31,22 +40,6 @@ class HistoryCb(CallbackData, prefix="h"):
 
 class ResetCb(CallbackData, prefix="rs"):
     confirm: bool
-
-
-async def is_admin(bot: Bot, chat: Chat, user_id: int) -> bool:
-    """Chat administrators (in a private chat, the user is its admin)."""
-    if chat.type == "private":
-        return True
-    member = await bot.get_chat_member(chat.id, user_id)
-    return member.status in ("creator", "administrator")
-
-
-async def _require_admin(bot: Bot, message: Message) -> None:
-    assert message.from_user is not None
-    if message.sender_chat is not None and message.sender_chat.id == message.chat.id:
-        return  # an anonymous admin writing as the group
-    if not await is_admin(bot, message.chat, message.from_user.id):
-        raise UserError("admin.only")
 
 
 # --- /stats, /top, /history --------------------------------------------------
@@ -150,7 +143,7 @@ def _in_thread(message: object, payload: dict[str, object]) -> dict[str, object]
 
 
 async def reset_stats(message: Message, service: GameService, bot: Bot) -> None:
-    await _require_admin(bot, message)
+    await require_admin(bot, message)
     t = await chat_texts(service, message)
     markup = render.keyboard(
         [
@@ -200,11 +193,11 @@ async def notify(message: Message, service: GameService) -> None:
     await reply(service, message, t(key, name=html(user.name)), quote=message.message_id)
 
 
-async def settings(
+async def pictures_command(
     message: Message, command: CommandObject, service: GameService, bot: Bot
 ) -> None:
-    """``/settings pictures on|off`` (admins). A stand-in until the /settings menu
-    (issue 12) takes this switch over."""
+    """``/settings pictures on|off`` (admins), typed; bare ``/settings`` opens the menu
+    (bot/handlers/settings.py), which has the same switch."""
     t = await chat_texts(service, message)
     args = (command.args or "").split()
     if not args:
@@ -214,7 +207,7 @@ async def settings(
         return
     if len(args) != 2 or args[0].lower() != "pictures" or args[1].lower() not in ("on", "off"):
         raise UserError("settings.usage")
-    await _require_admin(bot, message)
+    await require_admin(bot, message)
     on = args[1].lower() == "on"
     await service.storage.upsert_chat(message.chat.id, chat_title(message.chat))
     await service.storage.set_chat_pictures(message.chat.id, on)
@@ -236,10 +229,9 @@ def make_router() -> Router:
     router.message.register(export, Command("export"), group)
     router.message.register(reset_stats, Command("resetstats"), group)
     router.message.register(notify, Command("notify"), group)
-    router.message.register(settings, Command("settings"), group)
     router.message.register(
         group_only,
-        Command("top", "history", "export", "resetstats", "notify", "settings"),
+        Command("top", "history", "export", "resetstats", "notify"),
         private,
     )
     router.callback_query.register(history_button, HistoryCb.filter())

@@ -1,0 +1,112 @@
+"""The one interface of each game's bot side: its buttons, the actions its taps parse
+to, its texts and its table and hand drawing. The flows (``bot.service``) only talk to
+:class:`BotGame`, so a third game is added as a module and one registry line.
+
+The engine's game interface (``engine.game``) says who may act (``actors``: several
+seats at once in Bura, or a C3/C4 stopper in Burkozel), what is legal and how an action
+applies; this one adds what a player sees and taps. A game's actions are the engine's
+own values; buttons carry them as ``kind`` + card codes (``bot.callbacks.PlayCb``), and
+the game module alone knows what its kinds mean (Burkozel: lead/beat/discard; Bura adds
+declare, «Стоп!», show, даве...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from bot.i18n import Texts
+from bot.render import Keyboard
+from engine import Card
+from storage import Game
+
+# An engine series, deal and action of the game at hand (each game has its own types;
+# the flows pass them back to the same game module without looking inside).
+Series = Any
+Deal = Any
+Action = Any
+
+
+class BotGame(Protocol):
+    name: str  # the engine's game name (``engine.games``) and ``stats.summary.game_of``
+
+    # --- the rules and the engine -------------------------------------------------
+    def new_series(self, players: int, rules: Mapping[str, Any], first_dealer: int) -> Series:
+        """A series under the stored rules (which may name the game: ``{"game": ...}``)."""
+        ...
+
+    def from_record(self, record: dict[str, Any]) -> Series: ...
+
+    def record(self, series: Series) -> dict[str, Any]: ...
+
+    def deal_rows(self, series: Series) -> tuple[list[Sequence[int]], list[Sequence[int]]]:
+        """Each finished deal's trick points and its addition to the tally."""
+        ...
+
+    def winners(self, series: Series) -> tuple[int, ...]: ...
+
+    # --- who acts, and with what ------------------------------------------------
+    def turn(self, deal: Deal) -> int | None:
+        """The seat whose turn runs the timer (the others in ``actors`` may act, never must)."""
+        ...
+
+    def actors(self, deal: Deal) -> tuple[int, ...]: ...
+
+    def moment(self, deal: Deal) -> int:
+        """A number that changes with every action of the deal."""
+        ...
+
+    def holds(self, deal: Deal, seat: int, card: Card) -> bool: ...
+
+    def one_tap(self, deal: Deal, seat: int, card: Card) -> Action | None:
+        """The action a tap on ``card`` takes at once, if it is a whole move by itself."""
+        ...
+
+    def parse_action(self, deal: Deal, seat: int, kind: str, cards: tuple[Card, ...]) -> Action:
+        """A button's action; ``ValueError`` if it is forged or not legal now."""
+        ...
+
+    def action_json(self, action: Action) -> dict[str, Any]: ...
+
+    def computer_action(self, level: str, seed: int, series: Series, seat: int) -> Action | None:
+        """A computer player's choice for ``seat`` (``None``: it lets an optional chance
+        pass). Blocking: the flows run it in a thread."""
+        ...
+
+    def stand_in_action(self, series: Series, seat: int) -> Action:
+        """A cheap action for a human who let the timer run out (never an optional call)."""
+        ...
+
+    # --- what players see --------------------------------------------------------
+    def table_text(
+        self, t: Texts, game: Game, series: Series, *, turn_seconds: int | None
+    ) -> str: ...
+
+    def hand_text(
+        self,
+        t: Texts,
+        game: Game,
+        chat_title: str,
+        series: Series,
+        seat: int,
+        *,
+        turn_seconds: int | None,
+    ) -> str: ...
+
+    def hand_keyboard(
+        self, t: Texts, game: Game, series: Series, seat: int, selection: Sequence[Card]
+    ) -> Keyboard | None: ...
+
+    def deal_end_text(self, t: Texts, game: Game, series: Series, index: int) -> str:
+        """The result of deal ``index`` (0-based), said in words."""
+        ...
+
+    def move_notes(self, t: Texts, game: Game, series: Series, action: Action) -> list[str]:
+        """Group messages an action calls for beyond the table's redraw (a «Стоп!»...)."""
+        ...
+
+    def series_end_text(self, t: Texts, game: Game, series: Series) -> str: ...
+
+
+class ForgedAction(ValueError):
+    """A button's action that no honest keyboard draws (an unknown kind...)."""

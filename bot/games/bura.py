@@ -1,0 +1,429 @@
+"""Bura's bot side (RULES.md Part D): its table with face-down discards (🂠), its hands,
+its buttons (leads of one or several cards, answers, «Стоп!», declaring, shows, даве)
+and its deal results said in words. The flows reach it through ``BotGame``.
+
+The group is drawn from public facts only: hand sizes, cards face up on the table, how
+many cards each trick pile holds. A closed discard (D3) is 🂠 for everyone but its owner,
+whose hand message lists it; a pile is turned up only on a declaration (D5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bot.callbacks import card_data, play_data
+from bot.games.base import ForgedAction
+from bot.games.burkozel import trump_line
+from bot.i18n import Html, Texts
+from bot.render import (
+    Keyboard,
+    button,
+    card_text,
+    cards_text,
+    keyboard,
+    seat_name,
+    series_end_text,
+    time_limit,
+)
+from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
+from engine.bura.ai import make_bura_player
+from engine.bura.ai.players import BuraGreedyPlayer
+from engine.bura.deal import ANSWER, DAVE, DECLARE, LEAD, BuraDeal, TablePlay
+from engine.bura.record import from_record
+from engine.bura.rules import BuraRules
+from engine.bura.series import BuraSeries, deal_penalties
+from engine.cards import Card
+from storage import Game, Seat
+
+FACE_DOWN = "🂠"
+
+
+def closed_text(count: int) -> str:
+    return " ".join([FACE_DOWN] * count)
+
+
+def robber(series: BuraSeries) -> bool:
+    return series.rules.series != "penalty_12"
+
+
+# --- the table (public) ---------------------------------------------------------
+
+
+def _play_line(t: Texts, play: TablePlay, seats: Sequence[Seat], deal: BuraDeal, me: int) -> str:
+    """One play on the table; a closed discard shows its cards only to its owner ``me``."""
+    if play.beat is None:
+        kind = t("bura.stopped") if play.stop else t("table.led")
+    else:
+        kind = t("table.beat") if play.beat else t("table.discarded")
+    if play.closed and play.seat != me:
+        cards = closed_text(len(play.cards))
+    elif play.closed:
+        cards = f"{cards_text(play.cards, deal.trump)} ({FACE_DOWN})"
+    else:
+        cards = cards_text(play.cards, deal.trump)
+    mark = " 👑" if play.seat == deal.claimant and play.beat is not False else ""
+    return "  " + t(
+        "table.play", name=seat_name(seats[play.seat]), kind=kind, cards=cards, mark=mark
+    )
+
+
+def _table_lines(t: Texts, deal: BuraDeal, seats: Sequence[Seat], me: int = -1) -> list[str]:
+    if not deal.plays:
+        return [t("table.empty")]
+    return [t("table.on_table")] + [_play_line(t, p, seats, deal, me) for p in deal.plays]
+
+
+def _waiting_line(t: Texts, deal: BuraDeal, seats: Sequence[Seat]) -> str | None:
+    if deal.turn is None:
+        return None
+    name = seat_name(seats[deal.turn])
+    if deal.phase == DECLARE:
+        return t("bura.turn_declare", name=name)
+    if deal.phase == DAVE:
+        assert deal.dave_by is not None
+        return t("bura.turn_dave", name=name, by=seat_name(seats[deal.dave_by]))
+    return None
+
+
+def table_text(t: Texts, game: Game, series: BuraSeries, *, turn_seconds: int | None) -> str:
+    deal = series.deals[-1]
+    view = deal.view(0)  # only its public parts are used below (trump, stock)
+    totals = series.totals
+    total_key = "bura.seat_wins" if robber(series) else "bura.seat_penalty"
+    lines = [t("bura.title", deal=len(series.deals)), trump_line(t, view)]
+    if deal.stakes > 1:
+        lines.append(t("bura.stakes", n=deal.stakes))
+    lines.append("")
+    for seat in game.seats:
+        marker = "▶️" if deal.turn == seat.seat else "▫️"
+        away = " 💤" if seat.away else ""
+        lines.append(
+            t(
+                total_key,
+                marker=marker,
+                name=Html(seat_name(seat) + away),
+                cards=len(deal.hands[seat.seat]),
+                pile=len(deal.piles[seat.seat]),
+                total=totals[seat.seat],
+            )
+        )
+    lines.append("")
+    lines += _table_lines(t, deal, game.seats)
+    if deal.turn is not None:
+        lines.append("")
+        special = _waiting_line(t, deal, game.seats)
+        seat = game.seats[deal.turn]
+        if special is not None:
+            lines.append(special)
+        elif turn_seconds is not None and seat.bot_level is None:
+            lines.append(
+                t("table.turn_timed", name=seat_name(seat), limit=time_limit(t, turn_seconds))
+            )
+        else:
+            lines.append(t("table.turn", name=seat_name(seat)))
+    return "\n".join(lines)
+
+
+# --- a player's hand (private) --------------------------------------------------
+
+
+def hand_text(
+    t: Texts,
+    game: Game,
+    chat_title: str,
+    series: BuraSeries,
+    seat: int,
+    *,
+    turn_seconds: int | None,
+) -> str:
+    deal = series.deals[-1]
+    view = deal.view(seat)
+    lines = [t("bura.hand_title", chat=chat_title, deal=len(series.deals)), trump_line(t, view)]
+    if deal.stakes > 1:
+        lines.append(t("bura.stakes", n=deal.stakes))
+    lines.append("")
+    lines += _table_lines(t, deal, game.seats, me=seat)
+    pile = view.piles[seat]
+    if pile.open_cards or pile.closed_by:
+        shown = cards_text(pile.open_cards, view.trump)
+        lines.append(
+            t("bura.your_pile", cards=shown or "—", closed=closed_text(len(pile.closed_by)) or "—")
+        )
+    mine = [card for card, owner in view.my_closed if owner >= 0]
+    if mine:
+        lines.append(t("bura.your_closed", cards=cards_text(mine, view.trump)))
+    lines.append("")
+    actors = deal.actors()
+    if deal.turn == seat:
+        lines.append(_your_turn_line(t, deal, seat))
+        if turn_seconds is not None:
+            lines.append(t("hand.deadline", limit=time_limit(t, turn_seconds)))
+    elif seat in actors:
+        lines.append(t("bura.you_may_stop", name=seat_name(game.seats[deal.leader])))
+    else:
+        special = _waiting_line(t, deal, game.seats)
+        if special is not None:
+            lines.append(special)
+        elif deal.turn is not None:
+            lines.append(t("hand.waiting", name=seat_name(game.seats[deal.turn])))
+    lines.append(t("hand.your_cards", cards=cards_text(view.hand, view.trump) or "—"))
+    return "\n".join(lines)
+
+
+def _your_turn_line(t: Texts, deal: BuraDeal, seat: int) -> str:
+    if deal.phase == DECLARE:
+        return t("bura.your_declare")
+    if deal.phase == DAVE:
+        return t("bura.your_dave", n=deal.stakes * 2)
+    if deal.phase == LEAD:
+        return t("bura.your_lead", max=deal._lead_limit(seat))
+    return t("hand.your_answer", count=len(deal.claim))
+
+
+def _card_actions(deal: BuraDeal, seat: int) -> list[Lead | Answer]:
+    """The seat's legal plays of cards on its own turn (not «Стоп!»)."""
+    if deal.turn != seat or deal.phase not in (LEAD, ANSWER):
+        return []
+    return [
+        a
+        for a in deal.legal_actions(seat)
+        if isinstance(a, Answer) or (isinstance(a, Lead) and not a.stop)
+    ]
+
+
+def one_tap_action(deal: BuraDeal, seat: int, card: Card) -> Action | None:
+    """A tap plays ``card`` at once where it alone is the only play it can be part of
+    (a lead with no other card of its suit, an answer that cannot beat)."""
+    plays = [a for a in _card_actions(deal, seat) if card in a.cards]
+    if len(plays) == 1 and len(plays[0].cards) == 1:
+        return plays[0]
+    return None
+
+
+def hand_keyboard(
+    t: Texts, game: Game, series: BuraSeries, seat: int, selection: Sequence[Card]
+) -> Keyboard | None:
+    deal = series.deals[-1]
+    hand = sorted(deal.hands[seat])
+    if not hand or deal.finished:
+        return None
+    version = game.version
+
+    def act(kind: str, label: str, cards: Sequence[Card] = ()) -> dict[str, str]:
+        codes = ".".join(c.code() for c in cards)
+        return button(label, play_data(game.id, version, kind, codes))
+
+    rows = [
+        [
+            button(
+                ("✅ " if card in selection else "") + card_text(card, deal.trump),
+                card_data(game.id, version, card.code()),
+            )
+            for card in hand
+        ]
+    ]
+    legal = deal.legal_actions(seat)
+    extra: list[dict[str, str]] = []
+    for action in legal:
+        if isinstance(action, Lead) and action.stop:
+            shown = cards_text(sorted(action.cards), deal.trump)
+            extra.append(act("s", t("bura.act_stop", cards=shown), sorted(action.cards)))
+        elif isinstance(action, Declare):
+            key = "bura.act_declare" if action.declare else "bura.act_draw"
+            extra.append(act("v" if action.declare else "n", t(key)))
+        elif isinstance(action, Show):
+            extra.append(
+                act("B" if action.kind == "bura" else "M", t(f"bura.act_show_{action.kind}"))
+            )
+        elif isinstance(action, Dave):
+            extra.append(act("D", t("bura.act_dave")))
+        elif isinstance(action, DaveReply):
+            key = "bura.act_accept" if action.accept else "bura.act_fold"
+            extra.append(act("a" if action.accept else "f", t(key, n=deal.stakes * 2)))
+    chosen = tuple(sorted(selection))
+    if chosen:
+        shown = cards_text(chosen, deal.trump)
+        for action in _card_actions(deal, seat):
+            if tuple(sorted(action.cards)) != chosen:
+                continue
+            if isinstance(action, Lead):
+                rows.append([act("l", t("hand.act_lead", cards=shown), chosen)])
+            elif action.beat:
+                rows.append([act("b", t("hand.act_beat", cards=shown), chosen)])
+            else:
+                closed = deal.rules.discards == "closed"
+                key = "bura.act_discard_closed" if closed else "hand.act_discard"
+                rows.append([act("d", t(key, cards=shown), chosen)])
+    rows += [[b] for b in extra]
+    return keyboard(rows)
+
+
+# --- results in words --------------------------------------------------------------
+
+
+def deal_end_text(t: Texts, game: Game, series: BuraSeries, index: int) -> str:
+    deal = series.deals[index]
+    result = deal.result()
+    seats = game.seats
+    by = seat_name(seats[result.by]) if result.by is not None else ""
+    winner = seat_name(seats[result.winner]) if result.winner is not None else ""
+    lines = [t("deal.over", deal=index + 1)]
+    outcome = result.outcome
+    if outcome == "void":
+        lines.append(t("bura.void_run_out" if result.run_out else "bura.void_dealt"))
+    elif outcome == "declared":
+        lines.append(t("bura.declared", name=by, points=result.points[result.by or 0]))
+    elif outcome == "false_declaration":
+        lines.append(t("bura.false_declaration", name=by, points=result.points[result.by or 0]))
+    elif outcome in ("bura", "moscow"):
+        lines.append(t(f"bura.shown_{outcome}", name=winner))
+    elif outcome == "fold":
+        loser = next(s for s in range(deal.players) if s != result.winner)
+        lines.append(t("bura.folded", name=seat_name(seats[loser]), winner=winner))
+    if outcome in ("declared", "false_declaration") and result.by is not None:
+        pile = [pc.card for pc in deal.piles[result.by]]
+        lines.append(t("bura.pile_turned", cards=cards_text(pile, deal.trump) or "—"))
+    if result.stakes > 1 and outcome != "void":
+        lines.append(t("bura.stakes", n=result.stakes))
+    added = deal_penalties(result, deal.players, series.rules)
+    totals = [sum(p[s] for p in series.penalties[: index + 1]) for s in range(deal.players)]
+    key = "bura.row_wins" if robber(series) else "bura.row_penalty"
+    if outcome != "void":
+        for seat in seats:
+            lines.append(
+                t(key, name=seat_name(seat), add=added[seat.seat], total=totals[seat.seat])
+            )
+    return "\n".join(lines)
+
+
+def move_notes(t: Texts, game: Game, series: BuraSeries, action: Action) -> list[str]:
+    name = seat_name(game.seats[action.seat])
+    if isinstance(action, Lead) and action.stop:
+        return [t("bura.note_stop", name=name)]
+    if isinstance(action, Dave):
+        return [t("bura.note_dave", name=name)]
+    if isinstance(action, DaveReply) and action.accept:
+        return [t("bura.note_accept", name=name, n=series.deals[-1].stakes)]
+    return []
+
+
+# --- the game behind the common interface ---------------------------------------
+
+KINDS = {"B": "bura", "M": "moscow"}
+
+
+class BuraBot:
+    name = "bura"
+
+    def new_series(self, players: int, rules: Mapping[str, Any], first_dealer: int) -> BuraSeries:
+        switches = {k: v for k, v in rules.items() if k != "game"}
+        return BuraSeries(players, BuraRules.from_dict(switches), first_dealer)
+
+    def from_record(self, record: dict[str, Any]) -> BuraSeries:
+        return from_record(record)
+
+    def record(self, series: BuraSeries) -> dict[str, Any]:
+        return series.to_record()
+
+    def deal_rows(self, series: BuraSeries) -> tuple[list[Sequence[int]], list[Sequence[int]]]:
+        return [r.points for r in series.results], list(series.penalties)
+
+    def winners(self, series: BuraSeries) -> tuple[int, ...]:
+        return series.result().winners
+
+    def turn(self, deal: BuraDeal) -> int | None:
+        return deal.turn
+
+    def actors(self, deal: BuraDeal) -> tuple[int, ...]:
+        return deal.actors()
+
+    def moment(self, deal: BuraDeal) -> int:
+        return len(deal.history)
+
+    def holds(self, deal: BuraDeal, seat: int, card: Card) -> bool:
+        return card in deal.hands[seat]
+
+    def one_tap(self, deal: BuraDeal, seat: int, card: Card) -> Action | None:
+        return one_tap_action(deal, seat, card)
+
+    def parse_action(self, deal: BuraDeal, seat: int, kind: str, cards: tuple[Card, ...]) -> Action:
+        action: Action
+        if kind in ("l", "s"):
+            action = Lead(seat, cards, stop=kind == "s")
+        elif kind in ("b", "d"):
+            action = Answer(seat, cards, beat=kind == "b")
+        elif kind in ("v", "n"):
+            action = Declare(seat, kind == "v")
+        elif kind in KINDS:
+            action = Show(seat, KINDS[kind])
+        elif kind == "D":
+            action = Dave(seat)
+        elif kind in ("a", "f"):
+            action = DaveReply(seat, kind == "a")
+        else:
+            raise ForgedAction(kind)
+        if cards and not isinstance(action, Lead | Answer):
+            raise ForgedAction(kind)
+        deal.check(action)
+        return action
+
+    def action_json(self, action: Action) -> dict[str, Any]:
+        return action.to_json()
+
+    def computer_action(
+        self, level: str, seed: int, series: BuraSeries, seat: int
+    ) -> Action | None:
+        deal = series.deals[-1]
+        player = make_bura_player(level, series.rules, seed=seed)
+        return player.choose(deal.view(seat), deal.legal_actions(seat))
+
+    def stand_in_action(self, series: BuraSeries, seat: int) -> Action:
+        """For a person who let the timer run out: play on, never declare nor say даве
+        (those are a player's own calls). A даве put to them is folded: the stand-in
+        never raises the stakes on someone's behalf, and folding costs exactly what the
+        deal was worth before the даве."""
+        deal = series.deals[-1]
+        legal = deal.legal_actions(seat)
+        if deal.phase == DECLARE:
+            return Declare(seat, False)
+        if deal.phase == DAVE:
+            return DaveReply(seat, False)
+        plain = [a for a in legal if not isinstance(a, Dave)]
+        choice = BuraGreedyPlayer(series.rules).choose(deal.view(seat), plain)
+        return choice if choice is not None else plain[0]
+
+    def table_text(
+        self, t: Texts, game: Game, series: BuraSeries, *, turn_seconds: int | None
+    ) -> str:
+        return table_text(t, game, series, turn_seconds=turn_seconds)
+
+    def hand_text(
+        self,
+        t: Texts,
+        game: Game,
+        chat_title: str,
+        series: BuraSeries,
+        seat: int,
+        *,
+        turn_seconds: int | None,
+    ) -> str:
+        return hand_text(t, game, chat_title, series, seat, turn_seconds=turn_seconds)
+
+    def hand_keyboard(
+        self, t: Texts, game: Game, series: BuraSeries, seat: int, selection: Sequence[Card]
+    ) -> Keyboard | None:
+        return hand_keyboard(t, game, series, seat, selection)
+
+    def deal_end_text(self, t: Texts, game: Game, series: BuraSeries, index: int) -> str:
+        return deal_end_text(t, game, series, index)
+
+    def move_notes(self, t: Texts, game: Game, series: BuraSeries, action: Action) -> list[str]:
+        return move_notes(t, game, series, action)
+
+    def series_end_text(self, t: Texts, game: Game, series: BuraSeries) -> str:
+        outcome = series.result()
+        return series_end_text(t, game, outcome.totals, outcome.winners)
+
+
+BURA = BuraBot()

@@ -1,0 +1,416 @@
+"""Burkozel's bot side (RULES.md Parts A-C): its table, its hands, its buttons
+(select cards, then lead, beat or discard; one tap where a card is a whole move) and its
+deal results. The flows reach it through :class:`bot.games.base.BotGame`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bot import burkozel_house as house
+from bot.callbacks import card_data, play_data
+from bot.games.base import ForgedAction
+from bot.i18n import Html, Texts
+from bot.render import (
+    Keyboard,
+    button,
+    card_text,
+    cards_text,
+    keyboard,
+    seat_name,
+    series_end_text,
+    time_limit,
+)
+from engine import (
+    Card,
+    Deal,
+    DealResult,
+    Move,
+    Play,
+    PlayerView,
+    RuleSet,
+    Series,
+    Suit,
+    from_record,
+    to_record,
+)
+from engine.ai import make_player, safe_move
+from engine.ai.house import house_move
+from engine.bura.view import BuraView
+from engine.deal import TrickResult, covers
+from storage import Game, Seat
+
+# A deal's number, its last trick and its trump (★ marks that deal's trumps, not this one's).
+PreviousTrick = tuple[int, TrickResult, Suit]
+
+
+def play_text(t: Texts, play: Play, seats: Sequence[Seat], trump: Suit, claimant: bool) -> Html:
+    if play.declared_beat is None:
+        kind = t("table.led")
+    elif play.declared_beat:
+        kind = t("table.beat")
+    else:
+        kind = t("table.discarded")
+    return t(
+        "table.play",
+        name=seat_name(seats[play.seat]),
+        kind=kind,
+        # A closed discard (B1) lies face down for everyone but its owner.
+        cards=" ".join(
+            filter(None, (cards_text(play.cards, trump), " ".join("🂠" * play.face_down)))
+        ),
+        mark=" 👑" if claimant else "",
+    )
+
+
+def _table_lines(
+    t: Texts, view: PlayerView, seats: Sequence[Seat], previous: PreviousTrick | None = None
+) -> list[str]:
+    """The trick in progress; else the whole last trick, until the next lead (R8: every
+    card on the table is seen by all, the one that completes a trick included).
+    ``previous``: the last trick of the deal before, while this one has none yet."""
+    if view.table:
+        lines: list[str] = [t("table.on_table")]
+        for play in view.table:
+            claims = play.seat == view.claimant
+            lines.append("  " + play_text(t, play, seats, view.trump, claims))
+        return lines
+    trump = view.trump
+    if view.last_trick is not None:
+        trick = view.last_trick
+        header = t("table.last_trick", name=seat_name(seats[trick.winner]), points=trick.points)
+    elif previous is not None:
+        number, trick, trump = previous
+        winner = seat_name(seats[trick.winner])
+        header = t("table.previous_trick", deal=number, name=winner, points=trick.points)
+    else:
+        return [t("table.empty")]
+    lines = [header]
+    for play in trick.plays:
+        lines.append("  " + play_text(t, play, seats, trump, play.seat == trick.winner))
+    return lines
+
+
+def previous_trick(series: Series) -> PreviousTrick | None:
+    """The last trick of the deal before, while the current deal has had none."""
+    deal = series.deals[-1]
+    if deal.last_trick is None and len(series.deals) > 1:
+        before = series.deals[-2]
+        last = before.last_trick
+        return None if last is None else (len(series.deals) - 1, last, before.trump)
+    return None
+
+
+def trump_line(t: Texts, view: PlayerView | BuraView) -> str:
+    """The trump card and where it is (Burkozel and Bura views say it alike)."""
+    if view.trump_card_in_stock:
+        where = t("table.trump_under_stock")
+    else:
+        assert view.trump_card_drawn_by is not None
+        where = t("table.trump_drawn")
+    return t(
+        "table.trump",
+        card=card_text(view.trump_card, view.trump),
+        suit=view.trump.symbol,
+        where=where,
+        stock=view.stock_size,
+    )
+
+
+def table_text(
+    t: Texts,
+    game: Game,
+    series: Series,
+    *,
+    turn_seconds: int | None,
+) -> str:
+    deal = series.deals[-1]
+    view = deal.public_view()  # the group sees no hand and no closed discard (B1)
+    totals = series.totals
+    lines = [t("table.title", deal=len(series.deals)), trump_line(t, view)]
+    doubled = house.stakes_line(t, deal)  # B4
+    lines += [doubled, ""] if doubled else [""]
+    seat_key = "table.seat_credits" if house.credits(series.rules) else "table.seat"
+    for seat in game.seats:
+        marker = "▶️" if view.turn == seat.seat else "▫️"
+        away = " 💤" if seat.away else ""
+        lines.append(
+            t(
+                seat_key,
+                marker=marker,
+                name=Html(seat_name(seat) + away + house.seat_mark(series, seat.seat)),
+                cards=view.hand_sizes[seat.seat],
+                points=view.points[seat.seat] if view.points is not None else "?",
+                penalty=totals[seat.seat],
+            )
+        )
+    if house.pairs(series.rules):  # B5: the pooled totals of the two pairs
+        lines += house.team_lines(t, game, totals)
+    lines.append("")
+    lines += _table_lines(t, view, game.seats, previous_trick(series))
+    if view.turn is not None:
+        seat = game.seats[view.turn]
+        lines.append("")
+        if turn_seconds is not None and seat.bot_level is None:
+            limit = time_limit(t, turn_seconds)
+            lines.append(t("table.turn_timed", name=seat_name(seat), limit=limit))
+        else:
+            lines.append(t("table.turn", name=seat_name(seat)))
+    return "\n".join(lines)
+
+
+def hand_text(
+    t: Texts,
+    game: Game,
+    chat_title: str,
+    deal: Deal,
+    seat: int,
+    *,
+    deal_number: int,
+    turn_seconds: int | None,
+    previous: PreviousTrick | None = None,
+) -> str:
+    view = deal.view(seat)
+    lines = [
+        t("hand.title", chat=chat_title, deal=deal_number),
+        trump_line(t, view),
+        "",
+    ]
+    partner = house.partner_line(t, game, seat) if house.pairs(deal.rules) else None
+    if partner:  # B5
+        lines[2:2] = [partner]
+    lines += _table_lines(t, view, game.seats, previous)
+    if view.claimant is not None and view.table:
+        lines.append(t("hand.claimant", name=seat_name(game.seats[view.claimant])))
+    lines.append("")
+    if view.turn == seat:
+        lead = view.table[0].cards if view.table else None
+        if lead is None:
+            lines.append(t("hand.your_lead", max=min(3, min(view.hand_sizes))))
+        else:
+            lines.append(t("hand.your_answer", count=len(lead)))
+        if turn_seconds is not None:
+            lines.append(t("hand.deadline", limit=time_limit(t, turn_seconds)))
+    elif view.turn is not None:
+        lines.append(t("hand.waiting", name=seat_name(game.seats[view.turn])))
+    lines.append(t("hand.your_cards", cards=cards_text(view.hand, view.trump) or "—"))
+    return "\n".join(lines)
+
+
+def hand_keyboard(
+    t: Texts,
+    game: Game,
+    deal: Deal,
+    seat: int,
+    selection: Sequence[Card],
+) -> Keyboard | None:
+    view = deal.view(seat)
+    if not view.hand:
+        return None
+    version = game.version
+    card_row = [
+        button(
+            ("✅ " if card in selection else "") + card_text(card, view.trump),
+            card_data(game.id, version, card.code()),
+        )
+        for card in view.hand
+    ]
+    rows = [card_row]
+    if view.turn == seat and selection:
+        rows += [[b] for b in action_buttons(t, game, deal, seat, selection)]
+    for move in house.combination_moves(deal, seat):  # C1-C4, only while legal
+        if move.show is not None:
+            text = t(f"house.show_{move.show}")
+            rows.append([button(text, play_data(game.id, version, "s", move.show))])
+        else:
+            codes = ".".join(c.code() for c in move.cards)
+            text = t("house.stop", cards=cards_text(move.cards, view.trump))
+            rows.append([button(text, play_data(game.id, version, "o", codes))])
+    return keyboard(rows)
+
+
+def one_tap_move(deal: Deal, seat: int, card: Card) -> Move | None:
+    """The move a tap on ``card`` makes at once: when the card alone is a legal move and
+    the only one it can be part of (a lead with no other card of its suit, a discard that
+    cannot beat). Otherwise the tap selects it, and the player confirms with a button, so
+    no choice is ever made for them."""
+    if deal.turn != seat:
+        return None
+    moves = [m for m in deal.legal_moves() if card in m.cards]
+    if len(moves) == 1 and len(moves[0].cards) == 1:
+        return moves[0]
+    return None
+
+
+def action_buttons(
+    t: Texts, game: Game, deal: Deal, seat: int, selection: Sequence[Card]
+) -> list[dict[str, str]]:
+    """Only the actions legal for this selection (R6, R7)."""
+    chosen = tuple(sorted(selection))
+    codes = ".".join(c.code() for c in chosen)
+    shown = cards_text(chosen, deal.trump)
+    buttons = []
+
+    def act(kind: str, key: str) -> dict[str, str]:
+        return button(t(key, cards=shown), play_data(game.id, game.version, kind, codes))
+
+    if not deal.table:
+        try:
+            deal.check(Move(seat, chosen))
+            buttons.append(act("l", "hand.act_lead"))
+        except ValueError:
+            pass
+    elif deal.lead_size() == len(chosen):
+        claim = next(p.cards for p in deal.table if p.seat == deal.claimant)
+        if covers(chosen, claim, deal.trump):
+            buttons.append(act("b", "hand.act_beat"))
+        buttons.append(act("d", "hand.act_discard"))
+    return buttons
+
+
+def deal_end_text(
+    t: Texts,
+    game: Game,
+    number: int,
+    result: DealResult,
+    totals: Sequence[int],
+    series: Series | None = None,
+) -> str:
+    lines = [t("deal.over", deal=number)]
+    rules = series.rules if series is not None else None
+    row_key = "deal.row_credits" if rules is not None and house.credits(rules) else "deal.row"
+    for seat in game.seats:
+        lines.append(
+            t(
+                row_key,
+                name=seat_name(seat),
+                points=result.points[seat.seat],
+                penalty=result.penalties[seat.seat],
+                total=totals[seat.seat],
+            )
+        )
+    if series is not None and house.pairs(series.rules):  # B5
+        lines += house.team_lines(t, game, totals)
+    if series is not None:  # B3
+        out = house.eliminated_line(t, game, series, number - 1)
+        if out:
+            lines.append(out)
+    lines.append(t("deal.last_trick", name=seat_name(game.seats[result.last_trick])))
+    return "\n".join(lines)
+
+
+# --- the game behind the common interface ---------------------------------------
+
+# The kinds a play button carries (R7): a lead, a beat, a discard; and under B6 an
+# out-of-turn lead "o" (C3/C4). A show (C1/C2) is kind "s" with no cards.
+BEAT_OF_KIND: dict[str, bool | None] = {"l": None, "b": True, "d": False, "o": None}
+SHOW_OF_SEAT = "s"
+
+
+class BurkozelBot:
+    name = "burkozel"
+
+    def new_series(self, players: int, rules: Mapping[str, Any], first_dealer: int) -> Series:
+        switches = {k: v for k, v in rules.items() if k != "game"}
+        return Series(players, RuleSet.from_dict(switches), first_dealer=first_dealer)
+
+    def from_record(self, record: dict[str, Any]) -> Series:
+        return from_record(record)
+
+    def record(self, series: Series) -> dict[str, Any]:
+        return to_record(series)
+
+    def deal_rows(self, series: Series) -> tuple[list[Sequence[int]], list[Sequence[int]]]:
+        return [r.points for r in series.results], [r.penalties for r in series.results]
+
+    def winners(self, series: Series) -> tuple[int, ...]:
+        return series.result().winners
+
+    def turn(self, deal: Deal) -> int | None:
+        return deal.turn
+
+    def actors(self, deal: Deal) -> tuple[int, ...]:
+        return deal.actors()
+
+    def moment(self, deal: Deal) -> int:
+        return len(deal.history)
+
+    def holds(self, deal: Deal, seat: int, card: Card) -> bool:
+        return card in deal.hand(seat)
+
+    def one_tap(self, deal: Deal, seat: int, card: Card) -> Move | None:
+        return one_tap_move(deal, seat, card)
+
+    def parse_action(self, deal: Deal, seat: int, kind: str, cards: tuple[Card, ...]) -> Move:
+        if kind == SHOW_OF_SEAT:  # C1/C2: the engine knows which combination it is
+            shows = [m for m in house.combination_moves(deal, seat) if m.show is not None]
+            if cards or not shows:
+                raise ForgedAction(kind)
+            return shows[0]
+        if kind not in BEAT_OF_KIND:
+            raise ForgedAction(kind)
+        move = Move(seat, cards, BEAT_OF_KIND[kind], stop=kind == "o")
+        deal.check(move)
+        return move
+
+    def action_json(self, action: Move) -> dict[str, Any]:
+        return action.to_json()
+
+    def computer_action(self, level: str, seed: int, series: Series, seat: int) -> Move:
+        deal = series.deals[-1]
+        view, legal = deal.view(seat), deal.legal_moves(seat)
+        if seat != deal.turn:
+            return house_move(view, legal)  # a C3/C4 stopper off turn: takes its lead
+        return make_player(level, seed=seed).choose(view, legal)
+
+    def stand_in_action(self, series: Series, seat: int) -> Move:
+        """Never a show or an out-of-turn lead: those are the player's own call."""
+        deal = series.deals[-1]
+        return safe_move(deal.view(seat), house.ordinary(deal.legal_moves(seat)))
+
+    def table_text(self, t: Texts, game: Game, series: Series, *, turn_seconds: int | None) -> str:
+        return table_text(t, game, series, turn_seconds=turn_seconds)
+
+    def hand_text(
+        self,
+        t: Texts,
+        game: Game,
+        chat_title: str,
+        series: Series,
+        seat: int,
+        *,
+        turn_seconds: int | None,
+    ) -> str:
+        return hand_text(
+            t,
+            game,
+            chat_title,
+            series.deals[-1],
+            seat,
+            deal_number=len(series.deals),
+            turn_seconds=turn_seconds,
+            previous=previous_trick(series),
+        )
+
+    def hand_keyboard(
+        self, t: Texts, game: Game, series: Series, seat: int, selection: Sequence[Card]
+    ) -> Keyboard | None:
+        return hand_keyboard(t, game, series.deals[-1], seat, selection)
+
+    def deal_end_text(self, t: Texts, game: Game, series: Series, index: int) -> str:
+        result = series.deals[index].result()
+        totals = [
+            sum(r.penalties[s] for r in series.results[: index + 1]) for s in range(series.players)
+        ]
+        return deal_end_text(t, game, index + 1, result, totals, series)
+
+    def move_notes(self, t: Texts, game: Game, series: Series, action: Move) -> list[str]:
+        return []
+
+    def series_end_text(self, t: Texts, game: Game, series: Series) -> str:
+        outcome = series.result()
+        teams = house.team_lines(t, game, outcome.totals) if house.pairs(series.rules) else []
+        return series_end_text(t, game, outcome.totals, outcome.winners, teams)
+
+
+BURKOZEL = BurkozelBot()

@@ -1,0 +1,20 @@
+"""The game service: every change to a game goes through here, one game at a time.
+
+``GameService`` is the one object handlers get; it is put together from the flows:
+``core`` (locks, loading and committing, outbox operations), ``table`` (taps and
+applying actions), ``lobby`` (new game, seats, Start, rematch, /cancel), ``timers``
+(deadlines, auto-play, computer players) and ``chats`` (the DM side, chat changes).
+"""
+
+from __future__ import annotations
+
+from bot.service.chats import ChatFlow
+from bot.service.core import AlreadyOpen, LiveGame, NeedsStart, UserError, UserInfo
+from bot.service.timers import TimerFlow
+
+
+class GameService(ChatFlow, TimerFlow):
+    pass
+
+
+__all__ = ["AlreadyOpen", "GameService", "LiveGame", "NeedsStart", "UserError", "UserInfo"]

@@ -1,0 +1,79 @@
+"""The chats and users flow: /start in the DM, a user the bot cannot reach, a chat
+that became a supergroup, a chat's language."""
+
+from __future__ import annotations
+
+from bot import render
+from bot.chat_settings import ChatSettings
+from bot.service.core import UserError, UserInfo
+from bot.service.lobby import LobbyFlow
+
+
+class ChatFlow(LobbyFlow):
+    async def user_started(self, user: UserInfo, payload: str | None) -> list[str]:
+        """A /start in the DM: we may message them now. Returns text keys to answer with."""
+        await self.remember_user(user)
+        await self.storage.set_user_started(user.id, True)
+        answers = []
+        if payload and payload.startswith("j") and payload[1:].isdigit():
+            try:
+                await self.join(int(payload[1:]), user)
+                answers.append("start.joined")
+            except UserError as exc:
+                answers.append(exc.key)
+        # Bring back the hand messages of games they were cut off from.
+        for game in await self.storage.games_of_user(user.id):
+            if game.status != "playing":
+                continue
+            async with self.lock(game.id):
+                live = await self._load(game.id)
+                seat = live.seat_of(user.id)
+                if seat is not None and live.series is not None:
+                    await self.storage.enqueue((self.hand_op(live, seat),))
+        self.outbox_ready.set()
+        return answers or ["start.welcome"]
+
+    async def user_unreachable(self, user_id: int) -> None:
+        """A DM answered 403: tell each of their games' groups how to bring them back.
+
+        Every pending DM to them fails the same way; only the first posts the link."""
+        user = await self.storage.get_user(user_id)
+        if user is not None and not user.started:
+            return
+        await self.storage.set_user_started(user_id, False)
+        for game in await self.storage.games_of_user(user_id):
+            async with self.lock(game.id):
+                live = await self._load(game.id)
+                seat = live.seat_of(user_id)
+                if seat is None:
+                    continue
+                text = live.t(
+                    "dm.unreachable",
+                    name=render.seat_name(seat),
+                    link=render.deep_link(self.bot_username, "hi"),
+                )
+                await self.storage.enqueue((self.group_send(live, text),))
+        self.outbox_ready.set()
+
+    async def chat_migrated(self, old_id: int, new_id: int) -> None:
+        await self.storage.migrate_chat(old_id, new_id)
+        for game_id, live in list(self._live.items()):
+            if live.game.chat_id == old_id:
+                self._live.pop(game_id, None)
+        self.outbox_ready.set()
+
+    async def save_chat_settings(self, chat_id: int, title: str, settings: ChatSettings) -> None:
+        """The chat's new defaults. Games already created keep their rules (Game.rules);
+        the table customs (timer, stand-in) apply from the next turn."""
+        await self.storage.upsert_chat(chat_id, title)
+        await self.storage.set_chat_rules(chat_id, settings.to_dict())
+        for live in self._live.values():
+            if live.game.chat_id == chat_id:
+                live.settings = settings
+
+    async def set_language(self, chat_id: int, title: str, language: str) -> None:
+        await self.storage.upsert_chat(chat_id, title)
+        await self.storage.set_chat_language(chat_id, language)
+        for live in self._live.values():
+            if live.game.chat_id == chat_id:
+                live.language = language

@@ -1,0 +1,287 @@
+"""The service's core: per-game locks, loading and committing, outbox operations.
+
+A change is computed on the engine, then committed to storage together with the
+outbox rows that tell players about it (one transaction), and only then is the
+tap answered. The delivery worker sends the outbox later, at Telegram's pace.
+The flows (lobby, table, timers, chats) build on :class:`ServiceCore`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot import metrics, render
+from bot.chat_settings import ChatSettings
+from bot.chat_settings import load as load_settings
+from bot.chatter import ChatterLimit
+from bot.games import BotGame, bot_game
+from bot.i18n import Texts, texts
+from engine import Card, EngineError
+from storage import Backend, Game, GameChange, OutboxOp, Seat, StaleVersionError, StorageError
+
+log = logging.getLogger(__name__)
+
+MAX_SEATS = 4
+MAX_ID = 2**63 - 1  # SQLite's largest integer
+OPEN = ("lobby", "playing")
+# A player who tapped this recently is looking at their hand: the hand's edit shows
+# the turn, so no ping (a message that notifies) is sent.
+PING_AFTER_IDLE = 30.0
+
+
+class UserError(Exception):
+    """A polite refusal: the text key of the answer; nothing was changed."""
+
+    def __init__(self, key: str, **values: object) -> None:
+        super().__init__(key)
+        self.key = key
+        self.values = values
+
+
+class NeedsStart(UserError):
+    """The user must open a DM with the bot first; ``link`` opens it."""
+
+    def __init__(self, link: str) -> None:
+        super().__init__("join.needs_dm", link=link)
+        self.link = link
+
+
+class AlreadyOpen(UserError):
+    def __init__(self, game: Game, message_id: int | None) -> None:
+        super().__init__("newgame.already_open")
+        self.game = game
+        self.message_id = message_id
+
+
+@dataclass
+class UserInfo:
+    id: int
+    name: str
+    username: str | None = None
+    language: str | None = None
+
+
+@dataclass
+class LiveGame:
+    game: Game
+    series: Any  # the engine series of ``ui``'s game, None in the lobby
+    chat_title: str
+    language: str
+    # The chat's table customs (turn timer, stand-in); its rules are the game's own.
+    settings: ChatSettings = field(default_factory=ChatSettings)
+    selections: dict[int, list[Card]] = field(default_factory=dict)
+    last_tap: dict[int, float] = field(default_factory=dict)  # user id -> clock()
+    # (deal number, moment, seat): a computer let an out-of-turn chance pass then.
+    declined: set[tuple[int, int, int]] = field(default_factory=set)
+
+    @property
+    def t(self) -> Texts:
+        return texts(self.language)
+
+    @property
+    def ui(self) -> BotGame:
+        """The game's bot side, as its stored rules name it."""
+        return bot_game(self.game.rules)
+
+    def seat_of(self, user_id: int) -> Seat | None:
+        return next((s for s in self.game.seats if s.user_id == user_id), None)
+
+
+def _markup(markup: render.Keyboard | None) -> dict[str, Any] | None:
+    return markup
+
+
+class ServiceCore:
+    def __init__(
+        self,
+        storage: Backend,
+        *,
+        bot_username: str,
+        default_language: str = "ru",
+        turn_timeout: float = 90,
+        away_after: int = 2,
+        lobby_timeout: float = 3600,
+        computer_pause: float = 1.2,
+        away_stand_in: str | None = "normal",
+        clock: Callable[[], float] = time.time,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.storage = storage
+        self.bot_username = bot_username
+        self.default_language = default_language
+        self.turn_timeout = turn_timeout
+        self.away_after = away_after
+        self.lobby_timeout = lobby_timeout
+        self.computer_pause = computer_pause
+        self.away_stand_in = away_stand_in
+        self.clock = clock
+        self.rng = rng or random.SystemRandom()
+        # A game's lock exists only while someone holds or awaits it: [lock, users].
+        self._locks: dict[int, tuple[asyncio.Lock, int]] = {}
+        self._live: dict[int, LiveGame] = {}
+        self._current: set[int] = set()  # games locked here and checked against a shared db
+        self.outbox_ready = asyncio.Event()
+        self.chatter = ChatterLimit()
+
+    # --- loading and committing ------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def lock(self, game_id: int) -> AsyncIterator[None]:
+        """Serialise the changes of one game. Entries are dropped when the last user
+        leaves, so taps naming any number of (forged) game ids leave nothing behind."""
+        lock, users = self._locks.get(game_id) or (asyncio.Lock(), 0)
+        self._locks[game_id] = (lock, users + 1)
+        try:
+            # With a shared database the game is also locked for the other instances, and a
+            # cached game that one of them changed since is dropped (storage/pg.py).
+            async with lock, self.storage.game_lock(game_id) as version:
+                if version is not None:
+                    cached = self._live.get(game_id)
+                    if cached is not None and cached.game.version != version:
+                        self._live.pop(game_id, None)
+                    self._current.add(game_id)
+                try:
+                    yield
+                finally:
+                    self._current.discard(game_id)
+        finally:
+            lock, users = self._locks[game_id]
+            if users > 1:
+                self._locks[game_id] = (lock, users - 1)
+            else:
+                del self._locks[game_id]
+
+    async def language_of(self, chat_id: int) -> str:
+        chat = await self.storage.get_chat(chat_id)
+        return (chat.language if chat else None) or self.default_language
+
+    def cached_language(self, game_id: int) -> str | None:
+        """The language of a game being played, if it is in memory (no storage read)."""
+        live = self._live.get(game_id)
+        return None if live is None else live.language
+
+    async def _load(self, game_id: int) -> LiveGame:
+        live = self._live.get(game_id)
+        if live is not None and (not self.storage.shared or game_id in self._current):
+            return live
+        if live is not None and await self.storage.game_version(game_id) == live.game.version:
+            return live  # another instance may change the game: checked against the database
+        game = await self._get_game(game_id)
+        chat = await self.storage.get_chat(game.chat_id)
+        series = None
+        if game.status != "lobby" and game.first_dealer is not None:
+            try:
+                record = await self.storage.export_record(game_id)
+                series = bot_game(game.rules).from_record(record)
+            except (EngineError, StorageError):
+                log.exception("game %s cannot be rebuilt from its move log", game_id)
+                raise UserError("error.corrupt") from None
+        live = LiveGame(
+            game=game,
+            series=series,
+            chat_title=chat.title if chat else "",
+            language=(chat.language if chat else None) or self.default_language,
+            settings=load_settings(chat.rules)[0] if chat else ChatSettings(),
+        )
+        if game.status in OPEN:
+            self._live[game_id] = live
+        return live
+
+    async def _get_game(self, game_id: int) -> Game:
+        """Every path from a forged id to storage goes through here (SQLite is 64-bit)."""
+        if not 0 < game_id <= MAX_ID:
+            raise UserError("error.no_game")
+        game = await self.storage.get_game(game_id)
+        if game is None:
+            raise UserError("error.no_game")
+        return game
+
+    async def _commit(self, live: LiveGame, change: GameChange) -> Game:
+        try:
+            game = await self.storage.commit(live.game.id, live.game.version, change)
+        except StaleVersionError:
+            # Someone else's change got in first; this one was not made. (No keyboard is
+            # redrawn here, so the answer must not promise one.)
+            self._live.pop(live.game.id, None)
+            raise UserError("error.conflict") from None
+        except BaseException:
+            # The cached engine state may be ahead of storage now: rebuild it next time.
+            self._live.pop(live.game.id, None)
+            raise
+        live.game = game
+        if change.move is not None:
+            metrics.MOVES.inc()
+        if game.status not in OPEN:
+            self._live.pop(game.id, None)
+        self.outbox_ready.set()
+        return game
+
+    def forget(self, game_id: int) -> None:
+        self._live.pop(game_id, None)
+
+    # --- outbox operations -----------------------------------------------------
+
+    def _group(self, live: LiveGame, payload: dict[str, Any]) -> dict[str, Any]:
+        if live.game.thread_id is not None:
+            payload["message_thread_id"] = live.game.thread_id
+        return payload
+
+    def group_send(
+        self, live: LiveGame, text: str, markup: render.Keyboard | None = None
+    ) -> OutboxOp:
+        payload = self._group(live, {"text": text, "reply_markup": _markup(markup)})
+        return OutboxOp(live.game.chat_id, "send", payload, live.game.id, None)
+
+    def group_edit(
+        self, live: LiveGame, role: str, text: str, markup: render.Keyboard | None = None
+    ) -> OutboxOp:
+        payload = self._group(live, {"text": text, "reply_markup": _markup(markup)})
+        return OutboxOp(live.game.chat_id, "edit", payload, live.game.id, role)
+
+    def dm_edit(
+        self, live: LiveGame, user_id: int, text: str, markup: render.Keyboard | None
+    ) -> OutboxOp:
+        payload = {"text": text, "reply_markup": _markup(markup)}
+        return OutboxOp(user_id, "edit", payload, live.game.id, f"hand:{user_id}")
+
+    def ping(self, live: LiveGame, user_id: int, text: str) -> tuple[OutboxOp, OutboxOp]:
+        """Replace the player's previous ping with a new message (edits do not notify)."""
+        role = f"ping:{user_id}"
+        return (
+            OutboxOp(user_id, "delete", {}, live.game.id, role),
+            OutboxOp(user_id, "send", {"text": text}, live.game.id, role),
+        )
+
+    def _turn_timeout(self, live: LiveGame) -> float:
+        """The chat's turn timer (0: none), else the bot's."""
+        timer = live.settings.turn_timer
+        return self.turn_timeout if timer is None else float(timer)
+
+    def _stand_in(self, live: LiveGame) -> str | None:
+        """Who plays for a player marked away: the chat's choice, else the bot's."""
+        chosen = live.settings.stand_in
+        if chosen is None:
+            return self.away_stand_in
+        return None if chosen == "off" else chosen
+
+    def _seconds_left(self, live: LiveGame) -> int | None:
+        deadline = live.game.deadline
+        if deadline is None:
+            return None
+        return max(0, round(deadline.due_at - self.clock()))
+
+    # --- reading -----------------------------------------------------------------
+
+    async def open_live(self, chat_id: int, thread_id: int | None) -> LiveGame | None:
+        game = await self.storage.open_game(chat_id, thread_id)
+        return None if game is None else await self._load(game.id)
+
+    async def live(self, game_id: int) -> LiveGame:
+        return await self._load(game_id)

@@ -1,0 +1,267 @@
+"""The lobby flow: a new game, joining and leaving, computer players, Start, a rematch
+at the same table, and /cancel."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+from typing import Any
+
+from bot import render
+from bot.chat_settings import SettingsError, fits_seats, rules_of_game
+from bot.chat_settings import load as load_settings
+from bot.games import GAMES
+from bot.i18n import html_join, texts
+from bot.lobby_watch import tell_lobby_watchers
+from bot.service.core import (
+    MAX_SEATS,
+    OPEN,
+    AlreadyOpen,
+    LiveGame,
+    NeedsStart,
+    UserError,
+    UserInfo,
+)
+from bot.service.table import TableFlow
+from bot.settings_view import lobby_rules_line
+from engine import EngineError, shuffled_deck
+from engine.ai import LEVELS
+from stats.summary import game_of
+from storage import DealStart, Game, GameChange, GameExistsError, OutboxOp, Seat
+
+log = logging.getLogger(__name__)
+
+# The games' names as people type them after /newgame.
+NAMES = {"бура": "bura", "буркозёл": "burkozel", "буркозел": "burkozel"}
+
+
+class LobbyFlow(TableFlow):
+    # --- lobby -------------------------------------------------------------------
+
+    async def remember_user(self, user: UserInfo) -> bool:
+        """Record the user; True if they have started the bot (so we may DM them)."""
+        record = await self.storage.upsert_user(user.id, user.name, user.username, user.language)
+        return record.started
+
+    async def new_game(
+        self,
+        chat_id: int,
+        title: str,
+        thread_id: int | None,
+        user: UserInfo,
+        game_name: str | None = None,
+    ) -> Game:
+        """A lobby with the chat's default rules: of ``game_name`` (``/newgame bura``),
+        else of the chat's game."""
+        game_name = NAMES.get(game_name or "", game_name)
+        if game_name is not None and game_name not in GAMES:
+            raise UserError("newgame.unknown_game", games=", ".join(GAMES))
+        chat = await self.storage.upsert_chat(chat_id, title)
+        settings, broken = load_settings(chat.rules)
+        started = await self.remember_user(user)
+        seats = (Seat(0, user.id, None, user.name),) if started else ()
+        try:
+            game = await self.storage.create_game(
+                chat_id,
+                thread_id,
+                settings.game_rules(game_name),
+                user.id,
+                seats,
+                self.clock() + self.lobby_timeout,
+            )
+        except GameExistsError as exc:
+            role = "lobby" if exc.game.status == "lobby" else "table"
+            ref = await self.storage.get_message(exc.game.id, role)
+            if ref is None and exc.game.status == "lobby":
+                await self._repost_lobby(exc.game.id)
+            raise AlreadyOpen(exc.game, ref.message_id if ref else None) from None
+        await self._repost_lobby(game.id)
+        if broken is not None:
+            # A stored setting that cannot be read: this game has the base rules, and the
+            # group is told why (the lobby itself is unaffected).
+            log.warning("chat %s settings: %s", chat_id, broken.detail)
+            language = chat.language or self.default_language
+            note = texts(language)("settings.broken_note", detail=broken.detail)
+            payload: dict[str, Any] = {"text": note}
+            if thread_id is not None:
+                payload["message_thread_id"] = thread_id
+            await self.storage.enqueue((OutboxOp(chat_id, "send", payload, game.id, None),))
+            self.outbox_ready.set()
+        await tell_lobby_watchers(self, game)
+        if not started:
+            raise NeedsStart(self.join_link(game.id))
+        return game
+
+    async def _repost_lobby(self, game_id: int) -> None:
+        async with self.lock(game_id):
+            live = await self._load(game_id)
+            await self._commit(live, GameChange(outbox=(self._lobby_op(live),)))
+
+    def join_link(self, game_id: int) -> str:
+        return render.deep_link(self.bot_username, f"j{game_id}")
+
+    def _lobby_op(self, live: LiveGame) -> OutboxOp:
+        t = live.t
+        return self.group_edit(
+            live,
+            "lobby",
+            render.lobby_text(t, live.game, lobby_rules_line(t, live.game.rules)),
+            render.lobby_keyboard(t, live.game, self.bot_username),
+        )
+
+    async def set_lobby_rules(
+        self, game_id: int, user_id: int, rules: dict[str, Any], menu: OutboxOp
+    ) -> Game:
+        """The lobby creator's ⚙ Rules: this game's rules before Start, the lobby message
+        redrawn and the menu edited with the same commit."""
+        async with self.lock(game_id):
+            live = await self._lobby(game_id)
+            if live.game.created_by != user_id:
+                raise UserError("settings.creator_only")
+            live.game = replace(live.game, rules=rules)
+            return await self._commit(
+                live, GameChange(rules=rules, outbox=(self._lobby_op(live), menu))
+            )
+
+    async def rematch(self, game_id: int, user: UserInfo) -> Game:
+        """A new series at the same table: the same seats, back in the lobby."""
+        await self.remember_user(user)
+        old = await self._get_game(game_id)
+        if old.status in OPEN:
+            raise UserError("newgame.already_open")
+        if not any(s.user_id == user.id for s in old.seats):
+            raise UserError("error.not_seated")
+        seats: list[Seat] = []
+        for seat in old.seats:
+            known = None if seat.user_id is None else await self.storage.get_user(seat.user_id)
+            if seat.user_id is None or (known is not None and known.started):
+                seats.append(replace(seat, seat=len(seats), away=False, autoplayed=0))
+        try:
+            # The same table plays the same game and rules again; the creator may change
+            # them before Start (⚙ Rules).
+            game = await self.storage.create_game(
+                old.chat_id,
+                old.thread_id,
+                old.rules,
+                user.id,
+                tuple(seats),
+                self.clock() + self.lobby_timeout,
+            )
+        except GameExistsError:
+            raise UserError("newgame.already_open") from None
+        await self._repost_lobby(game.id)
+        await tell_lobby_watchers(self, game)
+        return game
+
+    async def _lobby(self, game_id: int) -> LiveGame:
+        live = await self._load(game_id)
+        if live.game.status != "lobby":
+            raise UserError("lobby.not_open")
+        return live
+
+    async def _change_seats(self, live: LiveGame, seats: tuple[Seat, ...]) -> Game:
+        numbered = tuple(replace(s, seat=i) for i, s in enumerate(seats))
+        live.game = replace(live.game, seats=numbered)
+        return await self._commit(live, GameChange(seats=numbered, outbox=(self._lobby_op(live),)))
+
+    async def join(self, game_id: int, user: UserInfo) -> Game:
+        started = await self.remember_user(user)
+        async with self.lock(game_id):
+            live = await self._lobby(game_id)
+            if live.seat_of(user.id) is not None:
+                raise UserError("lobby.already_in")
+            if len(live.game.seats) >= MAX_SEATS:
+                raise UserError("lobby.full")
+            if not started:
+                raise NeedsStart(self.join_link(game_id))
+            seat = Seat(len(live.game.seats), user.id, None, user.name)
+            return await self._change_seats(live, (*live.game.seats, seat))
+
+    async def leave(self, game_id: int, user_id: int) -> Game:
+        async with self.lock(game_id):
+            live = await self._lobby(game_id)
+            if live.seat_of(user_id) is None:
+                raise UserError("lobby.not_in")
+            seats = tuple(s for s in live.game.seats if s.user_id != user_id)
+            if not any(s.user_id is not None for s in seats):
+                live.game = replace(live.game, seats=seats)
+                ops = tuple(self._closing_ops(live, "cancelled"))
+                return await self._commit(
+                    live, GameChange(status="cancelled", seats=seats, outbox=ops)
+                )
+            return await self._change_seats(live, seats)
+
+    async def add_computer(self, game_id: int, user_id: int, level: str) -> Game:
+        if level not in LEVELS:
+            raise UserError("computer.bad_level")
+        async with self.lock(game_id):
+            live = await self._lobby(game_id)
+            if live.seat_of(user_id) is None:
+                raise UserError("lobby.join_first")
+            if len(live.game.seats) >= MAX_SEATS:
+                raise UserError("lobby.full")
+            number = 1 + sum(1 for s in live.game.seats if s.bot_level is not None)
+            name = live.t.alert("computer.name", n=number, level=live.t(f"computer.{level}"))
+            seat = Seat(len(live.game.seats), None, level, name)
+            return await self._change_seats(live, (*live.game.seats, seat))
+
+    async def start(self, game_id: int, user_id: int) -> Game:
+        async with self.lock(game_id):
+            live = await self._lobby(game_id)
+            if live.seat_of(user_id) is None:
+                raise UserError("lobby.join_first")
+            players = len(live.game.seats)
+            if players < 2:
+                raise UserError("lobby.too_few")
+            try:
+                _, rules = rules_of_game(live.game.rules)
+                fits_seats(rules, players)  # B5: pairs need exactly 4
+            except SettingsError as exc:
+                raise UserError(exc.key, players=players) from None
+            except EngineError:
+                raise UserError("error.corrupt") from None
+            if game_of(live.game.rules) not in GAMES:
+                raise UserError("lobby.game_not_ready")
+            dealer = self.rng.randrange(players)
+            series = live.ui.new_series(players, live.game.rules, dealer)
+            deal = series.start_deal(shuffled_deck(rng=self.rng))  # R3
+            live.series = series
+            live.game = replace(live.game, deadline=self._deadline_for(live))
+            t = live.t
+            started = t(
+                "lobby.started",
+                players=html_join(", ", (render.seat_name(s) for s in live.game.seats)),
+            )
+            ops = [self.group_edit(live, "lobby", started), *self._play_ops(live, last_mover=None)]
+            change = GameChange(
+                status="playing",
+                first_dealer=dealer,
+                new_deal=DealStart(0, deal.dealer, tuple(c.code() for c in deal.deck)),
+                deadline=live.game.deadline,
+                lobby_expires_at=None,
+                outbox=tuple(ops),
+            )
+            game = await self._commit(live, change)
+            await self._deal_again(live)
+            return game
+
+    # --- cancel ------------------------------------------------------------------
+
+    async def cancel_request(self, chat_id: int, thread_id: int | None, user_id: int) -> LiveGame:
+        game = await self.storage.open_game(chat_id, thread_id)
+        if game is None:
+            raise UserError("cancel.nothing")
+        live = await self._load(game.id)
+        if live.seat_of(user_id) is None:
+            raise UserError("error.not_seated")
+        return live
+
+    async def cancel(self, game_id: int, user_id: int) -> Game:
+        """A confirmed /cancel: valid as long as the game is open, whatever moved since."""
+        async with self.lock(game_id):
+            live = await self._load(game_id)
+            if live.game.status not in OPEN:
+                raise UserError("error.game_over")
+            if live.seat_of(user_id) is None:
+                raise UserError("error.not_seated")
+            return await self._close(live, "cancelled")

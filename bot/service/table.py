@@ -1,0 +1,294 @@
+"""The table flow: taps on cards and action buttons, applying an action, and what the
+group and each hand are shown after it. Every game-specific step goes through the
+game's bot side (``live.ui``, :class:`bot.games.base.BotGame`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from bot import render
+from bot.chat_settings import NO_TIMER_REMINDER
+from bot.games.base import ForgedAction
+from bot.picture import with_series_picture
+from bot.service.core import PING_AFTER_IDLE, LiveGame, ServiceCore, UserError
+from bot.stats import series_end_of
+from engine import Card, CardCodeError, EngineError, shuffled_deck
+from storage import Deadline, DealStart, DealTally, Game, GameChange, LoggedMove, OutboxOp, Seat
+
+
+class TableFlow(ServiceCore):
+    # --- what players are shown -------------------------------------------------
+
+    def hand_op(self, live: LiveGame, seat: Seat, *, version: int | None = None) -> OutboxOp:
+        """The player's hand redrawn. ``version``: the game version its buttons are for;
+        ops committed with a change must pass the version that commit creates
+        (``live.game.version + 1``), or the new keyboard would be stale at once."""
+        assert live.series is not None and seat.user_id is not None
+        game = live.game if version is None else replace(live.game, version=version)
+        ui = live.ui
+        deal = live.series.deals[-1]
+        t = live.t
+        seconds = self._seconds_left(live) if ui.turn(deal) == seat.seat else None
+        text = ui.hand_text(t, game, live.chat_title, live.series, seat.seat, turn_seconds=seconds)
+        selection = live.selections.get(seat.user_id, [])
+        markup = ui.hand_keyboard(t, game, live.series, seat.seat, selection)
+        return self.dm_edit(live, seat.user_id, text, markup)
+
+    def _hand_ops(self, live: LiveGame) -> list[OutboxOp]:
+        """Every hand redrawn, for a commit (so drawn for the version it creates)."""
+        after = live.game.version + 1
+        return [
+            self.hand_op(live, s, version=after) for s in live.game.seats if s.user_id is not None
+        ]
+
+    def _play_ops(self, live: LiveGame, *, last_mover: int | None) -> list[OutboxOp]:
+        """Table and hands redrawn for the new state, and a ping for the player to act.
+        They are committed with the change, so keyboards carry the version it creates."""
+        assert live.series is not None
+        ui = live.ui
+        deal = live.series.deals[-1]
+        seconds = self._seconds_left(live)
+        text = ui.table_text(live.t, live.game, live.series, turn_seconds=seconds)
+        ops = [self.group_edit(live, "table", text)]
+        ops += self._hand_ops(live)
+        turn = ui.turn(deal)
+        if turn is not None and turn != last_mover:
+            seat = live.game.seats[turn]
+            if seat.user_id is not None and not seat.away and self._idle(live, seat.user_id):
+                ops += self.ping(live, seat.user_id, live.t("ping.your_turn", chat=live.chat_title))
+        for other in ui.actors(deal):
+            seat = live.game.seats[other]
+            if other not in (turn, last_mover) and seat.user_id is not None and not seat.away:
+                text = live.t("ping.out_of_turn", chat=live.chat_title)
+                ops += self.ping(live, seat.user_id, text)
+        return ops
+
+    def _idle(self, live: LiveGame, user_id: int) -> bool:
+        tapped = live.last_tap.get(user_id)
+        return tapped is None or self.clock() - tapped > PING_AFTER_IDLE
+
+    def _closing_ops(self, live: LiveGame, status: str) -> list[OutboxOp]:
+        t = live.t
+        ops: list[OutboxOp] = []
+        if live.series is None:
+            text = render.lobby_closed_text(t, live.game, status)
+            ops.append(self.group_edit(live, "lobby", text))
+            return ops
+        ops.append(
+            self.group_edit(
+                live, "table", render.final_table_text(t, live.game, live.series, status)
+            )
+        )
+        for seat in live.game.seats:
+            if seat.user_id is not None:
+                text = render.hand_over_text(t, live.chat_title, status)
+                ops.append(self.dm_edit(live, seat.user_id, text, None))
+                ops.append(
+                    OutboxOp(seat.user_id, "delete", {}, live.game.id, f"ping:{seat.user_id}")
+                )
+        return ops
+
+    async def _close(self, live: LiveGame, status: str, reason: str | None = None) -> Game:
+        live.game = replace(live.game, status=status, deadline=None)
+        ops = tuple(self._closing_ops(live, reason or status))
+        return await self._commit(live, GameChange(status=status, deadline=None, outbox=ops))
+
+    def _deadline_for(self, live: LiveGame) -> Deadline | None:
+        """Whose timer runs: a computer that may act out of turn (a «Стоп!», C3/C4) is
+        asked first, once per moment; then the seat whose turn it is, under the chat's
+        turn timer (none: a gentle reminder now and then, never auto-play)."""
+        series, game = live.series, live.game
+        deal = None if series is None else series.current
+        if deal is None:
+            return None
+        ui = live.ui
+        turn = ui.turn(deal)
+        if turn is None:
+            return None
+        now = self.clock()
+        moment = (len(series.deals), ui.moment(deal))
+        for seat in ui.actors(deal):
+            optional = seat != turn and game.seats[seat].bot_level is not None
+            if optional and (*moment, seat) not in live.declined:
+                return Deadline(seat, now + self.computer_pause, None)
+        seat_ = game.seats[turn]
+        timeout = self._turn_timeout(live)
+        if seat_.bot_level is not None:
+            return Deadline(turn, now + self.computer_pause, None)
+        if timeout == 0:
+            return Deadline(turn, now + NO_TIMER_REMINDER, None)
+        if seat_.away:
+            return Deadline(turn, now + min(3.0, timeout), None)
+        return Deadline(turn, now + timeout, now + timeout * 2 / 3)
+
+    async def _deal_again(self, live: LiveGame) -> None:
+        """Deals void straight from the deal (D9: a combination in a hand) are told and
+        dealt again, one commit each, until a deal is played or the series is over."""
+        series = live.series
+        while (
+            series is not None
+            and live.game.status == "playing"
+            and series.deals[-1].finished
+            and not series.finished
+        ):
+            ui, t = live.ui, live.t
+            index = len(series.deals) - 1
+            points, penalties = ui.deal_rows(series)
+            ops = [self.group_send(live, ui.deal_end_text(t, live.game, series, index))]
+            nxt = series.start_deal(shuffled_deck(rng=self.rng))
+            deadline = self._deadline_for(live)
+            live.game = replace(live.game, deadline=deadline)
+            ops += self._play_ops(live, last_mover=None)
+            change = GameChange(
+                tally=DealTally(index, tuple(points[index]), tuple(penalties[index])),
+                new_deal=DealStart(index + 1, nxt.dealer, tuple(c.code() for c in nxt.deck)),
+                deadline=deadline,
+                outbox=tuple(ops),
+            )
+            await self._commit(live, change)
+
+    # --- taps ------------------------------------------------------------------
+
+    async def _playing(self, game_id: int, user_id: int, version: int) -> tuple[LiveGame, Seat]:
+        live = await self._load(game_id)
+        seat = live.seat_of(user_id)
+        if seat is None:
+            raise UserError("error.not_seated")
+        if live.game.status != "playing" or live.series is None:
+            raise UserError("error.game_over")
+        if version != live.game.version:
+            # An old keyboard: redraw the current one so the next tap works.
+            await self.storage.enqueue((self.hand_op(live, seat),))
+            self.outbox_ready.set()
+            raise UserError("error.stale")
+        return live, seat
+
+    async def toggle(self, game_id: int, user_id: int, version: int, code: str) -> bool:
+        """A tap on a card: plays it if it is a whole move by itself (True), else selects
+        or unselects it (False)."""
+        async with self.lock(game_id):
+            live, seat = await self._playing(game_id, user_id, version)
+            try:
+                card = Card.parse(code)
+            except CardCodeError:
+                raise UserError("error.forged") from None
+            assert live.series is not None
+            ui = live.ui
+            deal = live.series.deals[-1]
+            if not ui.holds(deal, seat.seat, card):
+                raise UserError("error.not_your_card")
+            stored = await self.storage.get_selection(game_id, user_id, live.game.version)
+            if stored is not None:  # a shared database: another instance may have a selection
+                live.selections[user_id] = [Card.parse(c) for c in stored]
+            live.last_tap[user_id] = self.clock()
+            chosen = live.selections.setdefault(user_id, [])
+            action = None if chosen else ui.one_tap(deal, seat.seat, card)
+            if action is not None:
+                await self._apply(live, action, seat.seat, autoplayed=False)
+                return True
+            if card in chosen:
+                chosen.remove(card)
+            else:
+                chosen.append(card)
+            await self.storage.set_selection(
+                game_id, user_id, live.game.version, [c.code() for c in chosen]
+            )
+            await self.storage.enqueue((self.hand_op(live, seat),))
+            self.outbox_ready.set()
+            return False
+
+    async def play(self, game_id: int, user_id: int, version: int, kind: str, codes: str) -> None:
+        """An action button: ``kind`` and the cards it names, as the game's keyboard drew them."""
+        async with self.lock(game_id):
+            live, seat = await self._playing(game_id, user_id, version)
+            assert live.series is not None
+            ui = live.ui
+            deal = live.series.deals[-1]
+            if seat.seat not in ui.actors(deal):
+                raise UserError("error.not_your_turn")
+            live.last_tap[user_id] = self.clock()
+            try:
+                cards = tuple(Card.parse(c) for c in codes.split(".")) if codes else ()
+            except CardCodeError:
+                raise UserError("error.forged") from None
+            try:
+                action = ui.parse_action(deal, seat.seat, kind, cards)
+            except ForgedAction:
+                raise UserError("error.forged") from None
+            except EngineError:
+                raise UserError("error.illegal") from None
+            await self._apply(live, action, seat.seat, autoplayed=False)
+
+    # --- applying an action --------------------------------------------------------
+
+    async def _apply(
+        self, live: LiveGame, action: Any, mover_seat: int, *, autoplayed: bool
+    ) -> Game:
+        series = live.series
+        assert series is not None
+        ui = live.ui
+        deal = series.deals[-1]
+        deal_index = len(series.deals) - 1
+        game = live.game
+        t = live.t
+        series.apply(action)  # checked by the caller; the cache is dropped if the commit fails
+        live.selections.clear()
+        seats = list(game.seats)
+        mover = seats[mover_seat]
+        if mover.user_id is not None:
+            if autoplayed:
+                streak = mover.autoplayed + 1
+                seats[mover_seat] = replace(
+                    mover, autoplayed=streak, away=streak >= self.away_after
+                )
+            else:
+                seats[mover_seat] = replace(mover, autoplayed=0, away=False)
+        live.game = game = replace(game, seats=tuple(seats))
+        ops: list[OutboxOp] = []
+        if autoplayed:
+            ops.append(self.group_send(live, t("afk.autoplayed", name=render.seat_name(mover))))
+            if seats[mover_seat].away and not mover.away:
+                ops.append(self.group_send(live, t("afk.away", name=render.seat_name(mover))))
+        ops += [self.group_send(live, note) for note in ui.move_notes(t, game, series, action)]
+        change: dict[str, Any] = {"move": LoggedMove(deal_index, ui.action_json(action))}
+        status = None
+        if deal.finished:
+            points, penalties = ui.deal_rows(series)
+            change["tally"] = DealTally(
+                deal_index, tuple(points[deal_index]), tuple(penalties[deal_index])
+            )
+            ops.append(self.group_send(live, ui.deal_end_text(t, game, series, deal_index)))
+            if series.finished:
+                status = "finished"
+                change["winners"] = ui.winners(series)
+                # Stats and ratings are recorded by the commit that finishes the series.
+                change["series_end"] = series_end_of(game, ui, series)
+                result_op = self.group_send(
+                    live, ui.series_end_text(t, game, series), render.again_keyboard(t, game)
+                )
+                ops.append(with_series_picture(result_op))
+            else:
+                nxt = series.start_deal(shuffled_deck(rng=self.rng))  # R4 dealer
+                change["new_deal"] = DealStart(
+                    deal_index + 1, nxt.dealer, tuple(c.code() for c in nxt.deck)
+                )
+        humans = [s for s in game.seats if s.user_id is not None]
+        if status is None and humans and all(s.away for s in humans):
+            status = "abandoned"
+            ops.append(self.group_send(live, t("afk.abandoned")))
+        if status is not None:
+            change["status"] = status
+            change["deadline"] = None
+            live.game = replace(game, deadline=None, status=status)
+            ops += self._closing_ops(live, status)
+        else:
+            deadline = self._deadline_for(live)
+            change["deadline"] = deadline
+            live.game = replace(game, deadline=deadline)
+            ops += self._play_ops(live, last_mover=mover_seat)
+        committed = await self._commit(
+            live, GameChange(seats=game.seats, outbox=tuple(ops), **change)
+        )
+        await self._deal_again(live)
+        return committed

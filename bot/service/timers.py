@@ -1,0 +1,104 @@
+"""The timers flow: expired lobbies, reminders, auto-play of overdue players and the
+computer players' moves."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import replace
+
+from bot.chat_settings import NO_TIMER_REMINDER
+from bot.service.core import LiveGame, UserError
+from bot.service.table import TableFlow
+from storage import Deadline, GameChange
+
+# Action keys (``BotGame.action_json``) that are a player's own call, never taken for a
+# human by auto-play: a show (C1/C2, D6/D8), an out-of-turn lead, a declaration, даве.
+OWN_CALLS = frozenset({"show", "stop", "declare", "dave"})
+
+
+class TimerFlow(TableFlow):
+    async def tick(self) -> None:
+        """Expire lobbies, remind and auto-play overdue players, move computer players."""
+        now = self.clock()
+        for game in await self.storage.expired_lobbies(now):
+            async with self.lock(game.id):
+                live = await self._load(game.id)
+                if live.game.status == "lobby":
+                    await self._close(live, "cancelled", reason="expired")
+        for game in await self.storage.due_deadlines(now):
+            with contextlib.suppress(UserError):
+                await self._on_deadline(game.id)
+
+    async def _on_deadline(self, game_id: int) -> None:
+        async with self.lock(game_id):
+            live = await self._load(game_id)
+            deadline = live.game.deadline
+            series = live.series
+            if live.game.status != "playing" or deadline is None or series is None:
+                return
+            ui = live.ui
+            deal = series.current
+            now = self.clock()
+            if deal is None or deadline.seat not in ui.actors(deal):
+                fixed = self._deadline_for(live)
+                live.game = replace(live.game, deadline=fixed)
+                ops = tuple(self._hand_ops(live))  # every commit makes old keyboards stale
+                await self._commit(live, GameChange(deadline=fixed, outbox=ops))
+                return
+            seat = live.game.seats[deadline.seat]
+            human = seat.bot_level is None
+            if deadline.due_at <= now and seat.seat != ui.turn(deal):
+                await self._out_of_turn(live, seat.seat)
+            elif deadline.due_at <= now and human and self._turn_timeout(live) == 0:
+                # No timer: nobody plays for a human; remind them, and again later.
+                text = live.t("ping.gentle", chat=live.chat_title)
+                later = Deadline(seat.seat, now + NO_TIMER_REMINDER, None)
+                live.game = replace(live.game, deadline=later)
+                assert seat.user_id is not None
+                ops = (*self.ping(live, seat.user_id, text), *self._hand_ops(live))
+                await self._commit(live, GameChange(deadline=later, outbox=ops))
+            elif deadline.due_at <= now:
+                # A player marked away is stood in for by a computer, if the chat (else the
+                # bot) is set so.
+                level = seat.bot_level or (self._stand_in(live) if seat.away else None)
+                action = None
+                if level is not None:
+                    seed = live.game.id * 100_003 + live.game.version
+                    action = await asyncio.to_thread(
+                        ui.computer_action, level, seed, series, seat.seat
+                    )
+                    if human and OWN_CALLS & set(ui.action_json(action)):
+                        action = None  # never a show, stop or declaration for a human
+                if action is None:
+                    action = ui.stand_in_action(series, seat.seat)
+                await self._apply(live, action, seat.seat, autoplayed=human)
+            elif deadline.remind_at is not None and not deadline.reminded:
+                assert seat.user_id is not None
+                text = live.t(
+                    "ping.hurry", chat=live.chat_title, seconds=round(deadline.due_at - now)
+                )
+                reminded = replace(deadline, reminded=True)
+                live.game = replace(live.game, deadline=reminded)
+                # The commit makes every keyboard stale: redraw the hands with it.
+                ops = (*self.ping(live, seat.user_id, text), *self._hand_ops(live))
+                await self._commit(live, GameChange(deadline=reminded, outbox=ops))
+
+    async def _out_of_turn(self, live: LiveGame, seat: int) -> None:
+        """A computer that may act out of turn (a «Стоп!»): it acts, or lets the chance
+        pass, which is remembered for this moment so the turn's own timer runs next."""
+        series = live.series
+        assert series is not None
+        ui = live.ui
+        level = live.game.seats[seat].bot_level
+        assert level is not None
+        seed = live.game.id * 100_003 + live.game.version
+        action = await asyncio.to_thread(ui.computer_action, level, seed, series, seat)
+        if action is not None:
+            await self._apply(live, action, seat, autoplayed=False)
+            return
+        deal = series.deals[-1]
+        live.declined.add((len(series.deals), ui.moment(deal), seat))
+        fixed = self._deadline_for(live)
+        live.game = replace(live.game, deadline=fixed)
+        await self._commit(live, GameChange(deadline=fixed, outbox=tuple(self._hand_ops(live))))

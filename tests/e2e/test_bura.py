@@ -1,0 +1,435 @@
+"""End-to-end Bura (RULES.md Part D): the real bot, a fake Telegram, players tapping the
+buttons their hand messages show. Decks are fixed through the service's rng; the test
+picks each action from the stored record's state and finds the button for it."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from engine.bura import from_record
+from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
+from engine.bura.deal import BuraDeal
+from engine.cards import Card
+from engine.games import replay_json
+from storage import Storage
+from tests.bura_support import bura_deck
+from tests.e2e.harness import PLAYED, cards_in, hand_message, new_fake, running_bot
+from tests.fake_telegram import FakeChat, FakeTelegram, FakeUser
+
+
+class Decks:
+    """The service's rng: deals these decks first (then shuffles), dealer seat 0."""
+
+    def __init__(self, decks: Sequence[Sequence[Card]], seed: int = 1) -> None:
+        self.decks = [list(d) for d in decks]
+        self.rng = random.Random(seed)
+
+    def randrange(self, n: int) -> int:
+        return 0
+
+    def shuffle(self, cards: list[Any]) -> None:
+        if self.decks:
+            cards[:] = self.decks.pop(0)
+        else:
+            self.rng.shuffle(cards)
+
+
+def kind_of(action: Action) -> str:
+    if isinstance(action, Lead):
+        return "s" if action.stop else "l"
+    if isinstance(action, Answer):
+        return "b" if action.beat else "d"
+    if isinstance(action, Declare):
+        return "v" if action.declare else "n"
+    if isinstance(action, Show):
+        return "B" if action.kind == "bura" else "M"
+    if isinstance(action, Dave):
+        return "D"
+    assert isinstance(action, DaveReply)
+    return "a" if action.accept else "f"
+
+
+class Stale(Exception):
+    """The game moved on (a computer player, a timer) between reading it and tapping."""
+
+
+STALE = "out of date"
+
+
+class Table:
+    def __init__(
+        self, fake: FakeTelegram, storage: Storage, group: FakeChat, users: list[FakeUser]
+    ) -> None:
+        self.fake, self.storage, self.group, self.users = fake, storage, group, users
+        self.game_id = 0
+        self.stale = 0  # taps refused as out of date: only with computers at the table
+
+    async def state(self) -> tuple[int, str, Any]:
+        game = await self.storage.get_game(self.game_id)
+        assert game is not None
+        series = from_record(await self.storage.export_record(self.game_id))
+        return game.version, game.status, series
+
+    def hand(self, seat: int, version: int) -> Any:
+        """The seat's hand message once it is drawn for ``version``."""
+        user = self.users[seat]
+        tag = f":{self.game_id}:{version}:"
+
+        def drawn() -> Any:
+            m = hand_message(user, self.group)
+            if m is None:
+                return None
+            datas = [b.callback_data or "" for row in m.buttons for b in row]
+            return m if any(tag in d for d in datas) else None
+
+        return self.fake.wait_for(drawn, description=f"seat {seat}'s hand at v{version}")
+
+    async def tap(self, seat: int, action: Action, version: int) -> str:
+        """Make ``action`` through the buttons; returns the answer of the last tap."""
+        message = await self.hand(seat, version)
+        user = self.users[seat]
+        codes = ".".join(c.code() for c in sorted(getattr(action, "cards", ())))
+        data = f"p:{self.game_id}:{version}:{kind_of(action)}:{codes}"
+        if not any(b.callback_data == data for row in message.buttons for b in row):
+            assert isinstance(action, Lead | Answer), f"no button for {action}: {message.text}"
+            for card in sorted(action.cards):
+                before = len(message.history)
+                card_tap = f"t:{self.game_id}:{version}:{card.code()}"
+                answer = await (await user.tap(message, data=card_tap)).wait()
+                if answer.show_alert and STALE in (answer.text or ""):
+                    raise Stale(answer.text)
+                assert not answer.show_alert, answer.text
+                if answer.text == PLAYED:
+                    return answer.text
+                await self.fake.wait_for(lambda m=message, b=before: len(m.history) > b)
+        answer = await (await user.tap(message, data=data)).wait()
+        if answer.show_alert and STALE in (answer.text or ""):
+            raise Stale(answer.text)
+        assert not answer.show_alert, answer.text
+        return answer.text or ""
+
+
+async def committed_after(table: Table, version: int) -> None:
+    for _ in range(500):
+        v, _, _ = await table.state()
+        if v > version:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("no commit")
+
+
+def check_privacy(group: FakeChat, users: list[FakeUser], series: Any) -> None:
+    """No closed discard (D3) and no card in a hand shows in the group or in another
+    player's DM while the current deal is played (its texts say ``deal N``)."""
+    deal: BuraDeal = series.deals[-1]
+    marker = f"deal {len(series.deals)}\n"
+    hidden: dict[str, int] = {}
+    for seat, hand in enumerate(deal.hands):
+        for card in hand:
+            if card is not deal.trump_card:  # turned up for all (D1) before it was drawn
+                hidden[card.pretty()] = seat
+    for play in deal.plays:
+        if play.closed:
+            hidden.update({c.pretty(): play.seat for c in play.cards})
+    for pile in deal.piles:
+        hidden.update({pc.card.pretty(): pc.by for pc in pile if pc.closed})
+    group_seen = set().union(*(cards_in(t) for t in group.all_texts() if marker in t))
+    assert not group_seen & set(hidden), f"hidden cards in the group: {group_seen & set(hidden)}"
+    for seat, user in enumerate(users):
+        seen = set().union(*(cards_in(t) for t in user.dm.all_texts() if marker in t))
+        leaked = {c for c in seen if c in hidden and hidden[c] != seat}
+        assert not leaked, f"{user.first_name} saw {leaked}"
+
+
+async def open_bura(
+    fake: FakeTelegram, storage: Storage, group: FakeChat, users: list[FakeUser], rules: Any
+) -> Table:
+    for user in users:
+        await user.start_bot()
+    await storage.set_chat_rules(group.id, rules)
+    await users[0].send(group, "/newgame bura")
+    lobby = await fake.wait_for(
+        lambda: next((m for m in group.bot_messages() if "✋ Join" in m.button_texts), None),
+        description="the lobby message",
+    )
+    assert "Bura" in lobby.text
+    for user in users[1:]:
+        await (await user.tap(lobby, "✋ Join")).wait()
+    await fake.wait_for(lambda: all(u.first_name in lobby.text for u in users))
+    await (await users[0].tap(lobby, "▶️ Start")).wait()
+    table = Table(fake, storage, group, users)
+    game = await storage.open_game(group.id, None)
+    assert game is not None
+    table.game_id = game.id
+    return table
+
+
+async def drive(
+    table: Table, choose: Callable[[BuraDeal], tuple[int, Action] | None], until: Any
+) -> Any:
+    """Play until ``until(series)`` or the game ends; privacy checked after every move.
+    ``choose`` returns None while only computer players may act."""
+    for _ in range(800):
+        version, status, series = await table.state()
+        if status != "playing" or until(series):
+            return series
+        deal = series.current
+        picked = None if deal is None else choose(deal)
+        if picked is None:
+            await asyncio.sleep(0.02)
+            continue
+        try:
+            await table.tap(*picked, version)
+        except Stale:
+            table.stale += 1
+            continue
+        await committed_after(table, version)
+        check_privacy(table.group, table.users, (await table.state())[2])
+    raise AssertionError("the game does not end")
+
+
+def sensible(deal: BuraDeal, false_once: list[bool]) -> tuple[int, Action]:
+    """Beat with the fewest cards able, else discard; lead one low card; declare with 31
+    or more, and once (``false_once``) declare too early: a false declaration."""
+    seat = deal.actors()[0]
+    legal = deal.legal_actions(seat)
+    declares = [a for a in legal if isinstance(a, Declare)]
+    if declares:
+        points = deal.points()[seat]
+        if points >= 31 or (false_once and false_once.pop()):
+            return seat, Declare(seat, True)
+        return seat, Declare(seat, False)
+    shows = [a for a in legal if isinstance(a, Show)]
+    if shows:
+        return seat, shows[0]
+    answers = [a for a in legal if isinstance(a, Answer)]
+    if answers:
+        beats = [a for a in answers if a.beat]
+        pool = beats or answers
+        return seat, min(pool, key=lambda a: sum(c.points for c in a.cards))
+    leads = [a for a in legal if isinstance(a, Lead) and len(a.cards) == 1 and not a.stop]
+    return seat, min(leads, key=lambda a: a.cards[0].points)
+
+
+async def test_two_player_bura_series_with_true_and_false_declarations(tmp_path: Path) -> None:
+    db = tmp_path / "bot.sqlite3"
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        ann, ben = fake.add_user("Ann"), fake.add_user("Ben")
+        group = fake.add_group("Bura club", members=[ann, ben])
+        async with running_bot(fake, db) as app:
+            assert app.service is not None
+            app.service.rng = Decks([], seed=5)  # type: ignore[assignment]
+            storage = await Storage.open(db)
+            try:
+                table = await open_bura(fake, storage, group, [ann, ben], {"game": "bura"})
+                false_once = [True]
+                series = await drive(table, lambda d: sensible(d, false_once), lambda s: False)
+                record = await storage.export_record(table.game_id)
+            finally:
+                await storage.close()
+            assert series.finished
+            outcomes = [r.outcome for r in series.results]
+            assert "false_declaration" in outcomes and "declared" in outcomes, outcomes
+            report = replay_json(record)
+            final = await fake.wait_for(
+                lambda: next((m for m in group.bot_messages() if "Winner" in (m.text or "")), None)
+            )
+            for user, total in zip((ann, ben), report["totals"], strict=True):
+                assert f"{user.first_name}: {total}" in final.text
+            texts = "\n".join(group.all_texts())
+            assert "false count" in texts and "counted out" in texts
+        assert fake.invalid_requests == []
+
+
+async def test_three_player_stop_races_the_rightful_lead(tmp_path: Path) -> None:
+    """D7: after the first trick seat 2 holds a молодка (♣6 ♣7 ♣8) while seat 1 is to
+    lead; both tap at once: exactly one action is played."""
+    deck = bura_deck(
+        3,
+        0,
+        ["9H 10D JS", "AS 6D 9C", "6C 7C 8D"],  # seat 0, seat 1 (leads), seat 2
+        "7H",
+        "6S 8C 7S",  # drawn after trick 1: seat 1, seat 2, seat 0
+    )
+    db = tmp_path / "bot.sqlite3"
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        users = [fake.add_user(n) for n in ("Ann", "Ben", "Cid")]
+        group = fake.add_group("Trio", members=users)
+        async with running_bot(fake, db) as app:
+            assert app.service is not None
+            app.service.rng = Decks([deck])  # type: ignore[assignment]
+            storage = await Storage.open(db)
+            try:
+                table = await open_bura(fake, storage, group, users, {"game": "bura"})
+                script = [
+                    (1, Lead(1, (Card.parse("AS"),))),
+                    (2, Answer(2, (Card.parse("8D"),), False)),
+                    (0, Answer(0, (Card.parse("10D"),), False)),
+                    (1, Declare(1, False)),
+                ]
+                for seat, action in script:
+                    version = (await table.state())[0]
+                    await table.tap(seat, action, version)
+                    await committed_after(table, version)
+                    check_privacy(group, users, (await table.state())[2])
+                version, _, series = await table.state()
+                assert series.current.actors() == (1, 2)
+                await fake.wait_for(
+                    lambda: "«Stop!»" in (hand_message(users[2], group) or users[2]).text
+                )
+                lead_msg = await table.hand(1, version)
+                stop_msg = await table.hand(2, version)
+                stop_data = f"p:{table.game_id}:{version}:s:6C.7C.8C"
+                lead_data = f"t:{table.game_id}:{version}:6S"  # alone in its suit: one tap
+                racing = [
+                    await users[2].tap(stop_msg, data=stop_data),
+                    await users[1].tap(lead_msg, data=lead_data),
+                ]
+                answers = [await p.wait() for p in racing]
+                assert sum(a.text == PLAYED for a in answers) == 1, [a.text for a in answers]
+                await committed_after(table, version)
+                _, _, series = await table.state()
+                moves = (await storage.export_record(table.game_id))["deals"][0]["moves"]
+                assert len(moves) == len(script) + 1
+                last = moves[-1]
+                assert last in (
+                    {"seat": 2, "cards": ["6C", "7C", "8C"], "stop": True},
+                    {"seat": 1, "cards": ["6S"]},
+                ), last
+                check_privacy(group, users, series)
+            finally:
+                await storage.close()
+
+
+async def test_a_dealt_combination_is_dealt_again(tmp_path: Path) -> None:
+    """D9: бура (three trumps) straight from the deal: the deal is void and dealt again."""
+    void = bura_deck(2, 0, ["6H 7H 8H", "AS 6D 9C"], "9H")
+    db = tmp_path / "bot.sqlite3"
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        users = [fake.add_user("Ann"), fake.add_user("Ben")]
+        group = fake.add_group("Duo", members=users)
+        async with running_bot(fake, db) as app:
+            assert app.service is not None
+            app.service.rng = Decks([void], seed=2)  # type: ignore[assignment]
+            storage = await Storage.open(db)
+            try:
+                table = await open_bura(fake, storage, group, users, {"game": "bura"})
+                await fake.wait_for(lambda: any("Re-deal" in t for t in group.all_texts()))
+                await fake.wait_for(lambda: all(hand_message(u, group) for u in users))
+                _, status, series = await table.state()
+                assert status == "playing" and len(series.deals) >= 2
+                assert series.results[0].outcome == "void"
+                assert series.deals[1].dealer == 0  # the same dealer deals again
+                record = await storage.export_record(table.game_id)
+                assert record["deals"][0]["moves"] == []
+                assert replay_json(record)["deals"][0]["outcome"] == "void"
+            finally:
+                await storage.close()
+
+
+async def test_dave_folded_and_accepted(tmp_path: Path) -> None:
+    """D11: Ben says даве and Ann gives up (the deal is Ben's at stakes 1); in the next
+    deal the даве is accepted and the stakes double."""
+    db = tmp_path / "bot.sqlite3"
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        users = [fake.add_user("Ann"), fake.add_user("Ben")]
+        group = fake.add_group("Duo", members=users)
+        async with running_bot(fake, db) as app:
+            assert app.service is not None
+            app.service.rng = Decks([], seed=11)  # type: ignore[assignment]
+            storage = await Storage.open(db)
+            try:
+                rules = {"game": "bura", "dave": "on"}
+                table = await open_bura(fake, storage, group, users, rules)
+                version, _, series = await table.state()
+                while series.current is None:
+                    await asyncio.sleep(0.05)  # a dealt combination: wait for the re-deal
+                    version, _, series = await table.state()
+                first = len(series.deals)
+                leader = series.current.leader
+                other = 1 - leader
+                await table.tap(leader, Dave(leader), version)
+                await committed_after(table, version)
+                version = (await table.state())[0]
+                await table.tap(other, DaveReply(other, False), version)
+                await committed_after(table, version)
+                _, _, series = await table.state()
+                folded = series.deals[first - 1].result()
+                assert folded.outcome == "fold" and folded.winner == leader
+                assert series.penalties[first - 1][other] == 2  # D10 at the stakes before
+                # The next counted deal: даве accepted, stakes ×2.
+                while series.current is None:
+                    await asyncio.sleep(0.05)
+                    _, _, series = await table.state()
+                version = (await table.state())[0]
+                leader = series.current.leader
+                await table.tap(leader, Dave(leader), version)
+                await committed_after(table, version)
+                version = (await table.state())[0]
+                await table.tap(1 - leader, DaveReply(1 - leader, True), version)
+                await committed_after(table, version)
+                _, _, series = await table.state()
+                assert series.current.stakes == 2
+                await fake.wait_for(
+                    lambda: any("accepts «даве»: stakes ×2" in t for t in group.all_texts())
+                )
+                assert any("gave up after «даве»" in t for t in group.all_texts())
+                check_privacy(group, users, series)
+            finally:
+                await storage.close()
+
+
+async def test_computer_players_take_every_bura_action(tmp_path: Path) -> None:
+    """Ann against two computers (easy: greedy with noise, normal: Monte Carlo) for two
+    counted deals: they lead, answer, declare or draw, and may say «Стоп!»."""
+    db = tmp_path / "bot.sqlite3"
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        ann = fake.add_user("Ann")
+        group = fake.add_group("Robots", members=[ann])
+        async with running_bot(fake, db) as app:
+            assert app.service is not None
+            app.service.rng = Decks([], seed=3)  # type: ignore[assignment]
+            storage = await Storage.open(db)
+            try:
+                await ann.start_bot()
+                await storage.set_chat_rules(group.id, {"game": "bura"})
+                await ann.send(group, "/newgame bura")
+                lobby = await fake.wait_for(
+                    lambda: next((m for m in group.bot_messages() if m.buttons), None)
+                )
+                for level in ("easy", "normal"):
+                    await ann.send(group, f"/addbot {level}")
+                await fake.wait_for(lambda: "normal" in lobby.text and "easy" in lobby.text)
+                await (await ann.tap(lobby, "▶️ Start")).wait()
+                table = Table(fake, storage, group, [ann])
+                game = await storage.open_game(group.id, None)
+                assert game is not None
+                table.game_id = game.id
+                false_once: list[bool] = []
+
+                def mine(deal: BuraDeal) -> tuple[int, Action] | None:
+                    if 0 not in deal.actors():
+                        return None
+                    if deal.actors()[0] != 0:  # only a «Стоп!» chance: let it pass
+                        return None
+                    return sensible(deal, false_once)
+
+                counted = lambda s: sum(r.counted for r in s.results) >= 2  # noqa: E731
+                series = await drive(table, mine, counted)
+                record = await storage.export_record(table.game_id)
+            finally:
+                await storage.close()
+            assert counted(series) or series.finished
+            computer_moves = [m for d in record["deals"] for m in d["moves"] if m["seat"] in (1, 2)]
+            assert any("cards" in m for m in computer_moves)
+            assert replay_json(record)["totals"] == list(series.totals)
+            assert table.stale <= 3, table.stale

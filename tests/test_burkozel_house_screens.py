@@ -1,0 +1,114 @@
+"""What Burkozel's house rules add to the screens (issue 12), rendered from real deals:
+C1-C4 buttons only while legal and parsed back to the engine's move, auto-play never
+takes them for a human, B5 pairs and partners, B4 credits, B1 face-down discards."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.games.base import ForgedAction
+from bot.games.burkozel import BURKOZEL, hand_keyboard, hand_text, table_text
+from bot.i18n import plain, texts
+from engine import Move, RuleSet, Series, parse_cards, shuffled_deck
+from storage import Game, Seat
+from tests.test_engine_support import after_first_trick
+
+ON = RuleSet(combinations="on")
+PLAIN0 = ["7S", "8D", "9D", "9H"]
+T = texts("en")
+
+
+def game_of(players: int, rules: dict[str, object] | None = None) -> Game:
+    seats = tuple(Seat(i, 100 + i, None, f"P{i} <&>") for i in range(players))
+    return Game(
+        id=7,
+        chat_id=-1,
+        thread_id=None,
+        status="playing",
+        rules=rules or {},
+        version=3,
+        created_by=100,
+        created_at=0.0,
+        first_dealer=0,
+        seats=seats,
+        deadline=None,
+        lobby_expires_at=None,
+        winners=None,
+    )
+
+
+def labels(markup: dict[str, object] | None) -> list[tuple[str, str]]:
+    assert markup is not None
+    rows = markup["inline_keyboard"]
+    assert isinstance(rows, list)
+    return [(b["text"], b["callback_data"]) for row in rows[1:] for b in row]
+
+
+def test_c1_show_button_only_for_the_holder_on_their_turn_and_parsed_to_the_show() -> None:
+    deal = after_first_trick([["AC", "KC", "QC", "JC"], PLAIN0], "6C", ON)
+    game = game_of(2, {"combinations": "on"})
+    assert labels(hand_keyboard(T, game, deal, 0, [])) == [("🃏 Show бура", "p:7:3:s:bura")]
+    assert labels(hand_keyboard(T, game, deal, 1, [])) == []
+    assert BURKOZEL.parse_action(deal, 0, "s", ()) == Move(0, (), show="bura")
+    with pytest.raises(ForgedAction):
+        BURKOZEL.parse_action(deal, 1, "s", ())  # nothing to show: forged
+    # Auto-play for a human never shows (the timer ran out: an ordinary lead).
+    series = Series(2, ON)
+    series.deals.append(deal)
+    assert BURKOZEL.stand_in_action(series, 0).show is None
+    assert BURKOZEL.computer_action("easy", 1, series, 0).show == "bura"  # a computer does
+
+
+def test_c3_stop_button_for_the_stopper_off_turn_and_its_lead_out_of_turn() -> None:
+    molodka = ["6H", "7H", "10H", "AH"]
+    deal = after_first_trick([PLAIN0, molodka], "6C", ON)
+    game = game_of(2, {"combinations": "on"})
+    ((label, data),) = labels(hand_keyboard(T, game, deal, 1, []))
+    assert label.startswith("✋ Stop! I lead") and data == "p:7:3:o:6H.7H.10H.AH"
+    stop = BURKOZEL.parse_action(deal, 1, "o", parse_cards(molodka))
+    assert stop == Move(1, parse_cards(molodka), stop=True)
+    with pytest.raises(ValueError):  # not the whole hand
+        BURKOZEL.parse_action(deal, 1, "o", parse_cards(molodka[:3]))
+    series = Series(2, ON)
+    series.deals.append(deal)
+    assert BURKOZEL.computer_action("hard", 1, series, 1).stop  # a computer stopper takes it
+    deal.apply(stop)
+    assert hand_keyboard(T, game, deal, 1, []) is None  # all four led: no button left
+
+
+def test_b5_pairs_table_shows_the_teams_and_each_hand_its_partner() -> None:
+    rules = RuleSet(teams="pairs")
+    series = Series(4, rules)
+    deal = series.start_deal(shuffled_deck(seed=5))
+    game = game_of(4, {"teams": "pairs"})
+    table = plain(table_text(T, game, series, turn_seconds=None))
+    assert "👥 Pair 1: P0 <&> & P2 <&> — 0" in table and "👥 Pair 2: P1 <&> & P3 <&>" in table
+    hand = plain(hand_text(T, game, "G", deal, 1, deal_number=1, turn_seconds=None))
+    assert "Your partner: P3 <&>" in hand
+
+
+def test_b4_credits_are_named_and_a_doubled_deal_announced() -> None:
+    rules = RuleSet(scoring="winner_takes")
+    series = Series(2, rules)
+    deal = series.start_deal(shuffled_deck(seed=3))
+    while not deal.finished:
+        series.apply(deal.legal_moves()[0])
+    game = game_of(2, {"scoring": "winner_takes"})
+    assert "credits +" in plain(BURKOZEL.deal_end_text(T, game, series, 0))
+    series.start_deal(shuffled_deck(seed=4))
+    table = plain(table_text(T, game, series, turn_seconds=None))
+    assert "credits" in table
+    assert ("Credits count double" in table) == series.results[0].tied
+
+
+def test_b1_the_group_table_shows_closed_discards_face_down() -> None:
+    rules = RuleSet(discards="closed")
+    series = Series(2, rules)
+    deal = series.start_deal(shuffled_deck(seed=9))
+    lead = deal.legal_moves()[0]
+    series.apply(lead)
+    discard = next(m for m in deal.legal_moves() if m.beat is False)
+    series.apply(discard)
+    table = table_text(T, game_of(2, {"discards": "closed"}), series, turn_seconds=None)
+    assert "🂠" in table
+    assert all(card.pretty() not in table for card in discard.cards)
