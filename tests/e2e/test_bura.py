@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from bot.chatter import ChatterLimit
 from engine.bura import from_record
 from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
 from engine.bura.deal import BuraDeal
@@ -243,6 +244,31 @@ async def test_two_player_bura_series_with_true_and_false_declarations(tmp_path:
                 assert f"{user.first_name}: {total}" in final.text
             texts = "\n".join(group.all_texts())
             assert "false count" in texts and "counted out" in texts
+
+            # /stats counts Bura apart, with each player's true and false declarations.
+            app.service.chatter = ChatterLimit(cooldown=0.0, burst=1000.0)
+            declared = {seat: [0, 0] for seat in (0, 1)}
+            for r in series.results:
+                if r.outcome in ("declared", "false_declaration"):
+                    declared[r.by][r.outcome == "false_declaration"] += 1
+            (winner,) = series.result().winners
+            for seat, user in enumerate((ann, ben)):
+                await user.send(group, "/stats")
+                stats = await fake.wait_for(
+                    lambda user=user: next(
+                        (
+                            m
+                            for m in reversed(group.bot_messages())
+                            if f"{user.first_name} in this chat" in (m.text or "")
+                        ),
+                        None,
+                    )
+                )
+                assert "Bura" in stats.text and "Burkozel" not in stats.text
+                won = int(seat == winner)
+                assert f"Series won: {won} of 1" in stats.text, stats.text
+                true, false = declared[seat]
+                assert f"Declarations: {true} true, {false} false" in stats.text, stats.text
         assert fake.invalid_requests == []
 
 
