@@ -70,10 +70,17 @@ class Table:
         self.stale = 0  # taps refused as out of date: only with computers at the table
 
     async def state(self) -> tuple[int, str, Any]:
-        game = await self.storage.get_game(self.game_id)
-        assert game is not None
-        series = from_record(await self.storage.export_record(self.game_id))
-        return game.version, game.status, series
+        """The game's version and series read as one snapshot: a computer player may
+        commit between the two reads, and a series ahead of its version would have the
+        test look for buttons the hand at that version never had."""
+        while True:
+            game = await self.storage.get_game(self.game_id)
+            assert game is not None
+            series = from_record(await self.storage.export_record(self.game_id))
+            again = await self.storage.get_game(self.game_id)
+            assert again is not None
+            if again.version == game.version:
+                return game.version, game.status, series
 
     def hand(self, seat: int, version: int) -> Any:
         """The seat's hand message once it is drawn for ``version``."""
