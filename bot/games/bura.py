@@ -50,8 +50,11 @@ def robber(series: BuraSeries) -> bool:
 # --- the table (public) ---------------------------------------------------------
 
 
-def _play_line(t: Texts, play: TablePlay, seats: Sequence[Seat], deal: BuraDeal, me: int) -> str:
-    """One play on the table; a closed discard shows its cards only to its owner ``me``."""
+def _play_line(
+    t: Texts, play: TablePlay, seats: Sequence[Seat], deal: BuraDeal, me: int, crown: int
+) -> str:
+    """One play on the table; a closed discard shows its cards only to its owner ``me``;
+    👑 marks the play of ``crown``, the seat that holds (or took) the trick."""
     if play.beat is None:
         kind = t("bura.stopped") if play.stop else t("table.led")
     else:
@@ -62,16 +65,23 @@ def _play_line(t: Texts, play: TablePlay, seats: Sequence[Seat], deal: BuraDeal,
         cards = f"{cards_text(play.cards, deal.trump)} ({FACE_DOWN})"
     else:
         cards = cards_text(play.cards, deal.trump)
-    mark = " 👑" if play.seat == deal.claimant and play.beat is not False else ""
+    mark = " 👑" if play.seat == crown and play.beat is not False else ""
     return "  " + t(
         "table.play", name=seat_name(seats[play.seat]), kind=kind, cards=cards, mark=mark
     )
 
 
 def _table_lines(t: Texts, deal: BuraDeal, seats: Sequence[Seat], me: int = -1) -> list[str]:
-    if not deal.plays:
-        return [t("table.empty")]
-    return [t("table.on_table")] + [_play_line(t, p, seats, deal, me) for p in deal.plays]
+    """The trick in progress; else the whole trick taken last, until the next lead, so
+    the card that completed it reaches everyone. No points: D3 shows no running total."""
+    if deal.plays:
+        plays = [_play_line(t, p, seats, deal, me, deal.claimant) for p in deal.plays]
+        return [t("table.on_table"), *plays]
+    taker = deal.last_taker
+    if deal.last_trick and taker is not None:
+        plays = [_play_line(t, p, seats, deal, me, taker) for p in deal.last_trick]
+        return [t("bura.last_trick", name=seat_name(seats[taker])), *plays]
+    return [t("table.empty")]
 
 
 def _waiting_line(t: Texts, deal: BuraDeal, seats: Sequence[Seat]) -> str | None:

@@ -114,6 +114,10 @@ class BuraDeal:
     trump_drawn_by: int | None
     trick_number: int
     history: list[Action]
+    # The trick taken last and by whom, kept until the next lead: the card that completes
+    # a trick is seen by all (R8 via Part D) only if the table shows it after the take.
+    last_trick: tuple[TablePlay, ...] = ()
+    last_taker: int | None = None
     result_: BuraDealResult | None
 
     @classmethod
@@ -432,6 +436,7 @@ class BuraDeal:
     def _take_trick(self) -> None:
         """R9: the claimant takes the table, face down (D3); then they may declare (D5)."""
         winner = self.claimant
+        self.last_trick, self.last_taker = tuple(self.plays), winner
         self.piles[winner].extend(
             PileCard(c, p.seat, p.closed, self.trick_number) for p in self.plays for c in p.cards
         )
