@@ -153,3 +153,44 @@ def test_strong_options_decide_from_the_view_alone() -> None:
         assert player.choose(other.view(seat), other.legal_actions(seat)) == first
         checked += 1
     assert checked >= 10
+
+
+@pytest.mark.parametrize(
+    ("fit_discards", "fit_hands"), [(True, False), (False, True), (True, True)]
+)
+def test_fitted_worlds_keep_the_view_and_hide_the_rest(fit_discards: bool, fit_hands: bool) -> None:
+    rng = random.Random(5)
+    for seed in range(12):
+        deal = BuraDeal.start(2, shuffled_deck(200 + seed), 0, BuraRules())
+        for _ in range(rng.randrange(1, 14)):
+            if deal.finished:
+                break
+            deal.apply(rng.choice(all_actions(deal)))
+        if deal.finished:
+            continue
+        for seat in range(2):
+            view = deal.view(seat)
+            world = sample_world(
+                view, deal.rules, rng, fit_discards=fit_discards, fit_hands=fit_hands
+            )
+            assert sorted(cards_in_play(world)) == list(DECK)
+            assert world.view(seat) == view
+
+
+def test_d3_a_fitted_lone_closed_discard_is_seldom_a_trump() -> None:
+    # Seat 0 cannot follow 7♠ and discards one card face down onto seat 1's pile. A
+    # player keeps its trumps: the fitted model almost never makes that card a trump,
+    # while the plain model's lean (a third as likely) still often does.
+    rules = BuraRules(molodka="off")
+    deal = BuraDeal.start(2, bura_deck(2, 0, ["9D 8D 6H", "7S KH 10D"], "6C"), 0, rules)
+    deal.apply(lead(1, "7S"))
+    deal.apply(answer(0, "6H", False))
+    view = deal.view(1)
+    assert view.piles[1].closed_by == (0,)
+
+    def trumps_in_pile(fit: bool) -> int:
+        rng = random.Random(3)
+        worlds = [sample_world(view, rules, rng, fit_discards=fit) for _ in range(300)]
+        return sum(pc.card.suit is view.trump for w in worlds for pc in w.piles[1] if pc.closed)
+
+    assert trumps_in_pile(True) <= 6 < 20 <= trumps_in_pile(False)
