@@ -128,8 +128,6 @@ class BuraStrongPlayer:
         temperature: float = DISCARD_TEMPERATURE,
         sure_self: bool = True,
         lead_lean: float = LEAD_LEAN,
-        fit_discards: bool = False,
-        fit_hands: bool = False,
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -142,10 +140,6 @@ class BuraStrongPlayer:
         # discard to low cards, and of a just-led single card's hand to better cards.
         self.temperature = temperature
         self.lead_lean = lead_lean
-        # Face-down discards / other hands drawn from the card model fitted to what
-        # players really discard and keep (engine.bura.ai.world._DISCARD_1).
-        self.fit_discards = fit_discards
-        self.fit_hands = fit_hands
         # Whether this seat's playouts declare exactly when its pile holds enough (D5),
         # as the search itself does, instead of the greedy rule's guess.
         self.sure_self = sure_self
@@ -162,15 +156,7 @@ class BuraStrongPlayer:
         totals = [0.0] * len(options)
         sure = view.seat if self.sure_self else None
         for _ in range(self.worlds):
-            world = sample_world(
-                view,
-                self.rules,
-                rng,
-                self.temperature,
-                self.lead_lean,
-                self.fit_discards,
-                self.fit_hands,
-            )
+            world = sample_world(view, self.rules, rng, self.temperature, self.lead_lean)
             for i, option in enumerate(options):
                 deal = world.copy()
                 if option is None:  # the rightful leader acts instead

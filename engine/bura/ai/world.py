@@ -21,52 +21,13 @@ from engine.cards import DECK, Card, Suit
 DISCARD_TEMPERATURE = 6.0  # weight of a card as a closed discard: exp(-points / T)
 TRUMP_KEEP_WEIGHT = 3.0  # players keep trumps: a trump is this much likelier in a hand
 
-# The fitted model (``fit_discards``, ``fit_hands``): how much likelier each kind of card is than a
-# non-trump six, as a face-down discard of 1 or 2 cards and as a card kept in a hand.
-# Weights of a Luce choice model fitted (maximum likelihood) to what the greedy policy
-# really held and discarded against the strong player's view: 1,053 discards and 1,041
-# hands, 240 + 150 deals (bench/RESULTS-ai.md). A lone discard is almost never a trump
-# and seldom an ace or ten; a two-card discard is nearly any two cards. Hands straight
-# from the deal are uniform; from the first draw on, players have kept trumps and high
-# cards and led the rest away.
-#                 6     7     8     9     J     Q     K     10    A
-_DISCARD_1 = (1.00, 1.00, 0.90, 0.85, 0.80, 0.60, 0.45, 0.45, 0.30)
-_DISCARD_2 = (1.00, 1.35, 1.40, 1.35, 1.50, 1.55, 1.70, 1.65, 1.55)
-_KEPT = (1.00, 1.10, 0.90, 1.30, 1.50, 1.70, 1.60, 1.90, 2.30)
-_TRUMP_DISCARD = (0.01, 0.85)  # a trump as a discard of 1 card, of 2 cards
-_TRUMP_KEPT = (1.0, 2.6, 3.4)  # a trump kept: straight from the deal, 1-2 draws, more
-
-
-def _fitted_kept(card: Card, trump: Suit, trick: int) -> float:
-    if trick == 0:
-        return 1.0
-    if card.suit is trump:
-        return _TRUMP_KEPT[1 if trick <= 2 else 2]
-    return _KEPT[card.rank]
-
-
-def _fitted_discard(card: Card, count: int, trump: Suit, trick: int) -> float:
-    if count >= HAND_SIZE:
-        return _fitted_kept(card, trump, max(trick, 1))  # a whole hand, as kept
-    if card.suit is trump:
-        return _TRUMP_DISCARD[count - 1]
-    return (_DISCARD_1 if count == 1 else _DISCARD_2)[card.rank]
-
 
 def _take_discard(
-    pool: list[Card],
-    count: int,
-    trump: Suit,
-    rng: random.Random,
-    temperature: float,
-    trick: int | None = None,
+    pool: list[Card], count: int, trump: Suit, rng: random.Random, temperature: float
 ) -> Card:
     """One card of a face-down discard of ``count`` cards: a single card is the one its
-    owner wanted least (low, not trump); a discard of the whole hand is any hand.
-    ``trick`` given: the fitted model (see ``_DISCARD_1``) instead of ``temperature``."""
-    if trick is not None:
-        weights = [_fitted_discard(c, count, trump, trick) for c in pool]
-    elif count >= HAND_SIZE:
+    owner wanted least (low, not trump); a discard of the whole hand is any hand."""
+    if count >= HAND_SIZE:
         weights = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
     else:
         weights = [
@@ -86,17 +47,13 @@ def _take_kept(
     rng: random.Random,
     floor: Card | None = None,
     lean: float = 1.0,
-    trick: int | None = None,
 ) -> list[Card]:
     """``count`` cards of a hand; ``floor``: a card this hand has just led, which a
     player leads as its least wanted, so cards it would rather have kept less are
-    ``lean`` times as likely (0 < lean <= 1). ``trick`` given: the fitted model."""
+    ``lean`` times as likely (0 < lean <= 1)."""
     if not 0.0 < lean <= 1.0:
         raise ValueError(f"lead lean must be in (0, 1], not {lean}")
-    if trick is not None:
-        base = [_fitted_kept(c, trump, trick) for c in pool]
-    else:
-        base = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
+    base = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
     if floor is not None and lean != 1.0:
         least = keep_value(floor, trump)
         base = [
@@ -119,15 +76,8 @@ def sample_world(
     rng: random.Random,
     temperature: float = DISCARD_TEMPERATURE,
     lead_lean: float = 1.0,
-    fit_discards: bool = False,
-    fit_hands: bool = False,
 ) -> BuraDeal:
-    """One deal consistent with ``view``. ``fit_discards`` / ``fit_hands``: draw the
-    face-down discards / the other hands from the fitted card model (``_DISCARD_1``)
-    instead of the temperature / trump-weight rules."""
     me = view.seat
-    dtrick = view.trick_number if fit_discards else None
-    htrick = view.trick_number if fit_hands else None
     seen = set(view.seen_cards()) | {c for c, _owner in view.my_closed}
     known: set[Card] = set(view.hand) | seen | {view.trump_card}
     # Everyone saw who drew the turned trump: unless played since, that hand holds it.
@@ -150,7 +100,7 @@ def sample_world(
                 if by == me:
                     card = mine_by_pile[pile.owner].pop()
                 else:
-                    card = _take_discard(pool, count, view.trump, rng, temperature, dtrick)
+                    card = _take_discard(pool, count, view.trump, rng, temperature)
                 cards.append(PileCard(card, by, True, group))
         piles.append(cards)
     plays: list[TablePlay] = []
@@ -158,7 +108,7 @@ def sample_world(
         cards_ = play.cards
         if cards_ is None:
             cards_ = tuple(
-                _take_discard(pool, play.count, view.trump, rng, temperature, dtrick)
+                _take_discard(pool, play.count, view.trump, rng, temperature)
                 for _ in range(play.count)
             )
         closed = rules.discards == "closed" and play.beat is False
@@ -174,10 +124,10 @@ def sample_world(
         if seat == me:
             hands.append(list(view.hand))
         elif trump_held and seat == holder:
-            kept = _take_kept(pool, size - 1, view.trump, rng, floor, lead_lean, htrick)
+            kept = _take_kept(pool, size - 1, view.trump, rng, floor, lead_lean)
             hands.append([view.trump_card, *kept])
         else:
-            hands.append(_take_kept(pool, size, view.trump, rng, floor, lead_lean, htrick))
+            hands.append(_take_kept(pool, size, view.trump, rng, floor, lead_lean))
     stock = pool
     if view.trump_card_in_stock:
         stock.append(view.trump_card)
