@@ -58,12 +58,14 @@ class Timed:
     def __init__(self, player: BuraPlayer) -> None:
         self.player = player
         self.times: list[float] = []
+        self.cpu: list[float] = []  # CPU time of the same decisions (load-independent)
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         choice = self.player.choose(view, legal)
         if len(legal) > 1 or view.turn != view.seat:
             self.times.append(time.perf_counter() - start)
+            self.cpu.append(time.process_time() - cpu)
         return choice
 
 
@@ -85,6 +87,7 @@ class Tally:
     void: int = 0
     outcomes: dict[str, int] = field(default_factory=dict)
     times: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
 
     def add(self, other: Tally) -> None:
         self.edges += other.edges
@@ -94,6 +97,7 @@ class Tally:
         for key, n in other.outcomes.items():
             self.outcomes[key] = self.outcomes.get(key, 0) + n
         self.times += other.times
+        self.cpu += other.cpu
 
 
 def play_decks(args: tuple[str, str, int, BuraRules, int, int]) -> Tally:
@@ -114,6 +118,7 @@ def play_decks(args: tuple[str, str, int, BuraRules, int, int]) -> Tally:
             edge = utility(result, seat_a, rules, players)
             tally.edges.append(edge)
             tally.times += timed.times
+            tally.cpu += timed.cpu
             if result.outcome == "void":
                 tally.void += 1
             elif edge > 0:
@@ -160,14 +165,15 @@ def report(spec_a: str, spec_b: str, players: int, pairs: int, tally: Tally, sec
     print(f"  mean penalty edge per deal: {mean:+.2f} ± {1.96 * sd:.2f}")
     outcomes = ", ".join(f"{k} {n}" for k, n in sorted(tally.outcomes.items()))
     print(f"  outcomes (A = {spec_a}): {outcomes}")
-    if tally.times:
-        times = sorted(tally.times)
-        p50 = times[len(times) // 2]
-        p95 = times[min(len(times) - 1, int(len(times) * 0.95))]
-        print(
-            f"  time per decision of {spec_a}: p50 {p50 * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms,"
-            f" max {times[-1] * 1000:.0f} ms over {len(times)} decisions"
-        )
+    for kind, values in (("time", tally.times), ("CPU time", tally.cpu)):
+        if values:
+            times = sorted(values)
+            p50 = times[len(times) // 2]
+            p95 = times[min(len(times) - 1, int(len(times) * 0.95))]
+            print(
+                f"  {kind} per decision of {spec_a}: p50 {p50 * 1000:.0f} ms,"
+                f" p95 {p95 * 1000:.0f} ms, max {times[-1] * 1000:.0f} ms over {len(times)} decisions"
+            )
     print(f"  wall time {secs:.0f} s", flush=True)
 
 
