@@ -263,6 +263,8 @@ class TableFlow(ServiceCore):
                 seats[mover_seat] = replace(mover, autoplayed=0, away=False)
         live.game = game = replace(game, seats=tuple(seats))
         ops: list[OutboxOp] = []
+        if mover.user_id is not None:
+            ops += self.unping(live, mover.user_id)
         if autoplayed:
             ops.append(self.group_send(live, t("afk.autoplayed", name=render.seat_name(mover))))
             if seats[mover_seat].away and not mover.away:
