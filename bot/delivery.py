@@ -359,12 +359,13 @@ class DeliveryWorker:
 
     async def _delete(self, item: OutboxItem, payload: dict[str, Any]) -> None:
         message_id = payload.get("message_id")
-        if message_id is None and item.game_id is not None and item.role is not None:
+        named = message_id is None and item.game_id is not None and item.role is not None
+        if named:
+            assert item.game_id is not None and item.role is not None
             ref = await self.storage.get_message(item.game_id, item.role)
             if ref is None or ref.chat_id != item.chat_id:
                 return None
             message_id = ref.message_id
-            await self.storage.forget_message(item.game_id, item.role)
         if message_id is None:
             return None
         try:
@@ -372,6 +373,12 @@ class DeliveryWorker:
         except TelegramBadRequest as exc:
             # Already gone, or too old to delete: either way there is nothing to do.
             log.info("could not delete message %s: %s", message_id, exc.message)
+        if named:
+            # Forgotten only once Telegram has it gone: forgotten first, a failed request
+            # or a kill before it would leave the message (a 🔔 ping) up for good, as
+            # the retry would find nothing to delete.
+            assert item.game_id is not None and item.role is not None
+            await self.storage.forget_message(item.game_id, item.role)
         return None
 
 

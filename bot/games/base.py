@@ -56,6 +56,11 @@ class BotGame(Protocol):
         """A number that changes with every action of the deal."""
         ...
 
+    def trick_open(self, deal: Deal) -> bool:
+        """Cards of a trick not yet taken lie on the table (a hand that is not redrawn
+        then shows an older trick; the group table shows every card, R8)."""
+        ...
+
     def holds(self, deal: Deal, seat: int, card: Card) -> bool: ...
 
     def one_tap(self, deal: Deal, seat: int, card: Card) -> Action | None:

@@ -351,6 +351,9 @@ class BuraBot:
     def moment(self, deal: BuraDeal) -> int:
         return len(deal.history)
 
+    def trick_open(self, deal: BuraDeal) -> bool:
+        return bool(deal.plays)
+
     def holds(self, deal: BuraDeal, seat: int, card: Card) -> bool:
         return card in deal.hands[seat]
 

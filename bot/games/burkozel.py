@@ -335,6 +335,9 @@ class BurkozelBot:
     def moment(self, deal: Deal) -> int:
         return len(deal.history)
 
+    def trick_open(self, deal: Deal) -> bool:
+        return bool(deal.table)
+
     def holds(self, deal: Deal, seat: int, card: Card) -> bool:
         return card in deal.hand(seat)
 

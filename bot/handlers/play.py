@@ -7,14 +7,18 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.callbacks import CancelCb, CardCb, PlayCb
 from bot.handlers.common import tap_texts
-from bot.service import GameService
+from bot.service import GameService, UserError
 from storage import OutboxOp
 
 
 async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: GameService) -> None:
-    played = await service.toggle(
-        callback_data.game, query.from_user.id, callback_data.v, callback_data.card
-    )
+    try:
+        played = await service.toggle(
+            callback_data.game, query.from_user.id, callback_data.v, callback_data.card
+        )
+    except UserError as exc:
+        await _drop_older_copy(query, callback_data.game, service, exc)
+        raise
     if played:
         await query.answer((await tap_texts(service, query)).alert("play.done"))
     else:
@@ -23,7 +27,11 @@ async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: Game
 
 async def play_cards(query: CallbackQuery, callback_data: PlayCb, service: GameService) -> None:
     data = callback_data
-    await service.play(data.game, query.from_user.id, data.v, data.kind, data.cards)
+    try:
+        await service.play(data.game, query.from_user.id, data.v, data.kind, data.cards)
+    except UserError as exc:
+        await _drop_older_copy(query, data.game, service, exc)
+        raise
     await query.answer((await tap_texts(service, query)).alert("play.done"))
 
 
@@ -44,6 +52,30 @@ async def confirm_cancel(
             (OutboxOp(message.chat.id, "delete", {"message_id": message.message_id}),)
         )
         service.outbox_ready.set()
+
+
+async def _drop_older_copy(
+    query: CallbackQuery, game_id: int, service: GameService, error: UserError
+) -> None:
+    """A stale tap on a hand message that is not the game's hand message for this player
+    is on an older copy: a send Telegram accepted but whose answer was lost (a kill, a
+    timeout) was sent again, and both copies reached the player. Telegram never told us
+    the older copy's id; the tap does, so it is deleted (the current hand is redrawn by
+    the stale path). Only a message that carries the tapped button, in the player's own
+    chat, so forged data on another message deletes nothing."""
+    message = query.message
+    if error.key != "error.stale" or not isinstance(message, Message):
+        return
+    user_id = query.from_user.id
+    if message.chat.id != user_id or not _carries(message, query.data):
+        return
+    ref = await service.storage.get_message(game_id, f"hand:{user_id}")
+    if ref is None or ref.chat_id != user_id or ref.message_id == message.message_id:
+        return
+    await service.storage.enqueue(
+        (OutboxOp(user_id, "delete", {"message_id": message.message_id}),)
+    )
+    service.outbox_ready.set()
 
 
 def _carries(message: Message, data: str | None) -> bool:

@@ -78,6 +78,9 @@ class LiveGame:
     settings: ChatSettings = field(default_factory=ChatSettings)
     selections: dict[int, list[Card]] = field(default_factory=dict)
     last_tap: dict[int, float] = field(default_factory=dict)  # user id -> clock()
+    # Users known to have no ping up in this game (since it was loaded): a ping is for a
+    # turn, and is deleted when that turn is played; unknown ones are deleted to be sure.
+    unpinged: set[int] = field(default_factory=set)
     # (deal number, moment, seat): a computer let an out-of-turn chance pass then.
     declined: set[tuple[int, int, int]] = field(default_factory=set)
 
@@ -260,10 +263,18 @@ class ServiceCore:
     def ping(self, live: LiveGame, user_id: int, text: str) -> tuple[OutboxOp, OutboxOp]:
         """Replace the player's previous ping with a new message (edits do not notify)."""
         role = f"ping:{user_id}"
+        live.unpinged.discard(user_id)
         return (
             OutboxOp(user_id, "delete", {}, live.game.id, role),
             OutboxOp(user_id, "send", {"text": text}, live.game.id, role),
         )
+
+    def unping(self, live: LiveGame, user_id: int) -> list[OutboxOp]:
+        """The user's ping taken down: the turn it was for has been played."""
+        if user_id in live.unpinged:
+            return []
+        live.unpinged.add(user_id)
+        return [OutboxOp(user_id, "delete", {}, live.game.id, f"ping:{user_id}")]
 
     def _turn_timeout(self, live: LiveGame) -> float:
         """The chat's turn timer (0: none), else the bot's."""

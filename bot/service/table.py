@@ -35,23 +35,37 @@ class TableFlow(ServiceCore):
         markup = ui.hand_keyboard(t, game, live.series, seat.seat, selection)
         return self.dm_edit(live, seat.user_id, text, markup)
 
-    def _hand_ops(self, live: LiveGame) -> list[OutboxOp]:
-        """Every hand redrawn, for a commit (so drawn for the version it creates)."""
+    def _hand_ops(self, live: LiveGame, only: set[int] | None = None) -> list[OutboxOp]:
+        """Every hand (or the seats in ``only``) redrawn, for a commit (so drawn for the
+        version it creates)."""
         after = live.game.version + 1
         return [
-            self.hand_op(live, s, version=after) for s in live.game.seats if s.user_id is not None
+            self.hand_op(live, s, version=after)
+            for s in live.game.seats
+            if s.user_id is not None and (only is None or s.seat in only)
         ]
 
-    def _play_ops(self, live: LiveGame, *, last_mover: int | None) -> list[OutboxOp]:
+    def _play_ops(
+        self, live: LiveGame, *, last_mover: int | None, keep: set[int] | None = None
+    ) -> list[OutboxOp]:
         """Table and hands redrawn for the new state, and a ping for the player to act.
-        They are committed with the change, so keyboards carry the version it creates."""
+        They are committed with the change, so keyboards carry the version it creates.
+
+        ``keep``: seats whose hands had buttons that mattered before the move (who could
+        act, who had cards selected). While a trick is open only they, the mover and who
+        may act now are redrawn: the group table shows every card on the table (R8), the
+        other hands catch up when the trick is taken (and show it until the next lead),
+        and a tap on their older keyboard redraws it. That saves n - 2 edits per play."""
         assert live.series is not None
         ui = live.ui
         deal = live.series.deals[-1]
         seconds = self._seconds_left(live)
         text = ui.table_text(live.t, live.game, live.series, turn_seconds=seconds)
         ops = [self.group_edit(live, "table", text)]
-        ops += self._hand_ops(live)
+        only = None
+        if keep is not None and last_mover is not None and ui.trick_open(deal):
+            only = keep | {last_mover} | set(ui.actors(deal))
+        ops += self._hand_ops(live, only)
         turn = ui.turn(deal)
         if turn is not None and turn != last_mover:
             seat = live.game.seats[turn]
@@ -232,6 +246,9 @@ class TableFlow(ServiceCore):
         deal_index = len(series.deals) - 1
         game = live.game
         t = live.t
+        # Hands whose buttons mattered before the move are redrawn after it, trick open or not.
+        keep = set(ui.actors(deal))
+        keep.update(s.seat for s in game.seats if live.selections.get(s.user_id or 0))
         series.apply(action)  # checked by the caller; the cache is dropped if the commit fails
         live.selections.clear()
         seats = list(game.seats)
@@ -246,6 +263,8 @@ class TableFlow(ServiceCore):
                 seats[mover_seat] = replace(mover, autoplayed=0, away=False)
         live.game = game = replace(game, seats=tuple(seats))
         ops: list[OutboxOp] = []
+        if mover.user_id is not None:
+            ops += self.unping(live, mover.user_id)
         if autoplayed:
             ops.append(self.group_send(live, t("afk.autoplayed", name=render.seat_name(mover))))
             if seats[mover_seat].away and not mover.away:
@@ -286,7 +305,7 @@ class TableFlow(ServiceCore):
             deadline = self._deadline_for(live)
             change["deadline"] = deadline
             live.game = replace(game, deadline=deadline)
-            ops += self._play_ops(live, last_mover=mover_seat)
+            ops += self._play_ops(live, last_mover=mover_seat, keep=keep)
         committed = await self._commit(
             live, GameChange(seats=game.seats, outbox=tuple(ops), **change)
         )

@@ -102,6 +102,14 @@ async def assert_final_state(
         if game.status != "playing":
             assert plain(hand.text) == plain(render.hand_over_text(t, title, game.status))
             continue
+        if deal.table and seat.seat not in deal.actors() and seat.seat != deal.table[-1].seat:
+            # Mid-trick only the mover's and the actors' hands are redrawn (the group
+            # table, checked above, shows every card): this one may show an earlier
+            # moment of the trick, but its cards are its own.
+            view = deal.view(seat.seat)
+            mine = t("hand.your_cards", cards=render.cards_text(view.hand, view.trump))
+            assert plain(hand.text).endswith(plain(mine)), f"{seat.name}'s cards are not shown"
+            continue
         seconds = 0 if deal.turn == seat.seat else None
         want = render.hand_text(
             t,

@@ -153,6 +153,9 @@ class OneOffFault:
     migrate_to_chat_id: int | None = None
     chat_id: int | None = None
     times: int = 1
+    # The call takes effect first (Telegram accepted it), then the answer is the fault:
+    # what a bot sees when the reply is lost, or when it dies before recording it.
+    after_effect: bool = False
 
 
 @dataclass(frozen=True)

@@ -398,12 +398,21 @@ class FakeTelegram:
         migrate_to_chat_id: int | None = None,
         chat_id: int | None = None,
         times: int = 1,
+        after_effect: bool = False,
     ) -> None:
         """Answer the next ``times`` calls of ``method`` (optionally only for ``chat_id``)
-        with ``status`` without any effect."""
+        with ``status`` without any effect, or (``after_effect``) after doing what they
+        ask: Telegram accepted the call, and the bot never learnt it (a lost reply)."""
         self._one_off.append(
             OneOffFault(
-                method, status, description, retry_after, migrate_to_chat_id, chat_id, times
+                method,
+                status,
+                description,
+                retry_after,
+                migrate_to_chat_id,
+                chat_id,
+                times,
+                after_effect,
             )
         )
 
@@ -635,7 +644,8 @@ class FakeTelegram:
             self._record(name, params, 400, err.description)
             return self._error_response(err)
 
-        fault = await self._draw_fault(name, params, request)
+        accepted = self._draw_after_effect(name, params)
+        fault = None if accepted is not None else await self._draw_fault(name, params, request)
         if fault is not None:
             return fault
 
@@ -651,8 +661,26 @@ class FakeTelegram:
         except ApiError as err:
             self._record(name, params, err.code, err.description)
             return self._error_response(err)
+        if accepted is not None:  # done, and the bot is told it failed
+            desc = accepted.description or _default_description(accepted.status, None)
+            chat_key = _int_or_none(params.get("chat_id"))
+            return self._serve_fault(name, params, accepted.status, desc, {}, chat_key)
         self._record(name, params, 200, None, result)
         return web.json_response({"ok": True, "result": result})
+
+    def _draw_after_effect(self, name: str, params: dict[str, Any]) -> OneOffFault | None:
+        chat_key = _int_or_none(params.get("chat_id"))
+        for fault in self._one_off:
+            if (
+                fault.after_effect
+                and fault.method.lower() == name.lower()
+                and (fault.chat_id is None or fault.chat_id == chat_key)
+            ):
+                fault.times -= 1
+                if fault.times <= 0:
+                    self._one_off.remove(fault)
+                return fault
+        return None
 
     async def _draw_fault(
         self, name: str, params: dict[str, Any], request: web.Request
@@ -660,8 +688,10 @@ class FakeTelegram:
         chat_id = params.get("chat_id")
         chat_key = chat_id if isinstance(chat_id, int) else _int_or_none(chat_id)
         for fault in self._one_off:
-            if fault.method.lower() == name.lower() and (
-                fault.chat_id is None or fault.chat_id == chat_key
+            if (
+                not fault.after_effect
+                and fault.method.lower() == name.lower()
+                and (fault.chat_id is None or fault.chat_id == chat_key)
             ):
                 fault.times -= 1
                 if fault.times <= 0:
