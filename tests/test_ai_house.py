@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine import DECK, Deal, Move, RuleSet, Series, parse_cards
@@ -41,6 +41,23 @@ def play_series(players: list[Player], rules: RuleSet, seed: int, deals: int) ->
 
 @settings(max_examples=25, deadline=None)
 @given(table=table_rules(), seed=st.integers(0, 2**16), name=st.sampled_from(sorted(PLAYERS)))
+# B1: the turned trump's drawer discarded it face down and holds no card; the strong
+# player's sampled worlds once put it back in that empty hand (and led from it).
+@example(
+    table=(
+        4,
+        RuleSet(
+            discards="closed",
+            max_lead=3,
+            series_end="first_to_12",
+            scoring="penalty",
+            teams="pairs",
+            combinations="off",
+        ),
+    ),
+    seed=1201,
+    name="strong-tiny",
+)
 def test_players_play_legally_under_any_switches(
     table: tuple[int, RuleSet], seed: int, name: str
 ) -> None:

@@ -191,6 +191,12 @@ class ServiceCore:
             settings=load_settings(chat.rules)[0] if chat else ChatSettings(),
         )
         if game.status in OPEN:
+            # A load outside the game's lock (a /rules, a /cancel question) may overlap one
+            # under it: everyone must share one object, or the lock holder's commit leaves
+            # a stale copy in the cache that refuses the next change as a conflict.
+            cached = self._live.get(game_id)
+            if cached is not None and cached.game.version >= game.version:
+                return cached
             self._live[game_id] = live
         return live
 

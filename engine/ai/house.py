@@ -141,9 +141,13 @@ def sample_deal(view: PlayerView, rng: random.Random) -> Deal:
     placed = set(view.hand) | set(view.seen_cards)
     known: dict[int, list[Card]] = {}
     drawer = view.trump_card_drawn_by
+    hidden_tc = False
     if tc not in placed and not view.trump_card_in_stock and drawer is not None:
-        known[drawer] = [tc]  # R3: everyone saw who drew the turned card
-    unseen = [c for c in DECK if c not in placed and c is not tc]
+        if view.hand_sizes[drawer]:
+            known[drawer] = [tc]  # R3: everyone saw who drew the turned card
+        else:
+            hidden_tc = True  # B1: its drawer has since discarded it face down
+    unseen = [c for c in DECK if c not in placed and (c is not tc or hidden_tc)]
     rng.shuffle(unseen)
     table = []
     for play in view.table:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from bot.chatter import ChatterLimit
 from engine.bura import from_record
 from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
 from engine.bura.deal import BuraDeal
@@ -69,10 +70,17 @@ class Table:
         self.stale = 0  # taps refused as out of date: only with computers at the table
 
     async def state(self) -> tuple[int, str, Any]:
-        game = await self.storage.get_game(self.game_id)
-        assert game is not None
-        series = from_record(await self.storage.export_record(self.game_id))
-        return game.version, game.status, series
+        """The game's version and series read as one snapshot: a computer player may
+        commit between the two reads, and a series ahead of its version would have the
+        test look for buttons the hand at that version never had."""
+        while True:
+            game = await self.storage.get_game(self.game_id)
+            assert game is not None
+            series = from_record(await self.storage.export_record(self.game_id))
+            again = await self.storage.get_game(self.game_id)
+            assert again is not None
+            if again.version == game.version:
+                return game.version, game.status, series
 
     def hand(self, seat: int, version: int) -> Any:
         """The seat's hand message once it is drawn for ``version``."""
@@ -243,6 +251,31 @@ async def test_two_player_bura_series_with_true_and_false_declarations(tmp_path:
                 assert f"{user.first_name}: {total}" in final.text
             texts = "\n".join(group.all_texts())
             assert "false count" in texts and "counted out" in texts
+
+            # /stats counts Bura apart, with each player's true and false declarations.
+            app.service.chatter = ChatterLimit(cooldown=0.0, burst=1000.0)
+            declared = {seat: [0, 0] for seat in (0, 1)}
+            for r in series.results:
+                if r.outcome in ("declared", "false_declaration"):
+                    declared[r.by][r.outcome == "false_declaration"] += 1
+            (winner,) = series.result().winners
+            for seat, user in enumerate((ann, ben)):
+                await user.send(group, "/stats")
+                stats = await fake.wait_for(
+                    lambda user=user: next(
+                        (
+                            m
+                            for m in reversed(group.bot_messages())
+                            if f"{user.first_name} in this chat" in (m.text or "")
+                        ),
+                        None,
+                    )
+                )
+                assert "Bura" in stats.text and "Burkozel" not in stats.text
+                won = int(seat == winner)
+                assert f"Series won: {won} of 1" in stats.text, stats.text
+                true, false = declared[seat]
+                assert f"Declarations: {true} true, {false} false" in stats.text, stats.text
         assert fake.invalid_requests == []
 
 
