@@ -583,6 +583,11 @@ async def main() -> None:
     parser.add_argument(
         "--database-url", help="an empty PostgreSQL database (default: a throw-away cluster)"
     )
+    parser.add_argument(
+        "--statements",
+        action="store_true",
+        help="with --scale/--backend: the SQL statements per update, most called first",
+    )
     parser.add_argument("--ops", action="store_true", help="operations per move by kind")
     parser.add_argument(
         "--profile", action="store_true", help="cProfile our bot's timed window; print the top"
@@ -624,7 +629,7 @@ async def main() -> None:
                     )
                 )
             gc.collect()
-        report_scale(results, THINK)
+        report_scale(results, THINK, statements=args.statements)
         return
     with tempfile.TemporaryDirectory(prefix="bench-bot-", dir=ROOT) as tmp:
         ours = await run_ours(games, seconds, Path(tmp))

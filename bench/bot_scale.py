@@ -10,7 +10,9 @@ are driven in a closed loop per game like bench/bot.py's: the driver mirrors eac
 with the engine (its own moves, the decks read from the database) and taps the cards of
 a legal move and then the play button. Figures: updates/s (callback queries answered in
 the timed window), tap-to-answer p50/p95 (update created -> answerCallbackQuery at the
-fake), 429s the fake sent. PostgreSQL is a throw-away cluster (tests/pg_cluster.py) or
+fake), 429s the fake sent, and the CPU time the bot instances and the PostgreSQL server
+spent per answered update in the window (/proc; steadier than updates/s on a shared
+machine, where the other processes' load sets how much CPU these get). PostgreSQL is a throw-away cluster (tests/pg_cluster.py) or
 ``--database-url``.
 """
 
@@ -26,8 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import asyncpg
+
 import engine
 from bot.callbacks import CardCb, LobbyCb, PlayCb
+from bot.render import one_tap_move
 from storage import open_storage
 from tests.fake_telegram import FakeChat, FakeTelegram, FakeUser
 
@@ -113,8 +118,10 @@ async def run_scale(
     elif database_url:
         url = database_url
     else:
-        cluster = start_cluster()
+        # pg_stat_statements counts the statements (round trips) each update costs.
+        cluster = start_cluster("-c shared_preload_libraries=pg_stat_statements")
         url = await cluster.new_database()
+        await _pg_exec(url, "CREATE EXTENSION pg_stat_statements")
     fig = figures_cls(f"{backend} x{instances}", games)
     procs: list[asyncio.subprocess.Process] = []
     try:
@@ -124,8 +131,24 @@ async def run_scale(
             fake.validate_updates = False
             procs = await _start_instances(fake, url, instances, token, tmp)
             storage = await open_storage(url)
+            bots = [p.pid for p in procs]
+            server = _postmaster(cluster)
+
+            def cpu() -> tuple[float, float]:
+                return _cpu(bots), _cpu(_family(server)) if server else 0.0
+
             try:
-                fig = await _drive(fake, storage, fig, games, seconds, think, taps_cls)
+                fig = await _drive(
+                    fake,
+                    storage,
+                    fig,
+                    games,
+                    seconds,
+                    think,
+                    taps_cls,
+                    url if cluster else None,
+                    cpu,
+                )
             finally:
                 await storage.close()
             fig.floods = len(fake.flood_violations)
@@ -151,6 +174,8 @@ async def _drive(
     seconds: float,
     think: float,
     taps_cls: Any,
+    stats_url: str | None,
+    cpu: Any,
 ) -> Any:
     taps = taps_cls(fake)
     tables = [
@@ -190,11 +215,18 @@ async def _drive(
         user = next(u for u in table.users if u.id == _seat_user(table, deal.turn))
         anchor = user.dm.messages[0]
         chosen = rng.choice(deal.legal_moves())
+        instant = (
+            len(chosen.cards) == 1 and one_tap_move(deal, deal.turn, chosen.cards[0]) == chosen
+        )  # before the taps: they change the live deal
         for card in chosen.cards:
             await pause(rng)
             await taps.tap(
                 user, anchor, CardCb(game=table.game_id, v=version, card=card.code()).pack()
             )
+        if instant:  # the card's tap played it (the one-tap rule)
+            series.apply(chosen)
+            fig.moves += 1
+            return True
         await pause(rng)
         kind = "l" if chosen.beat is None else ("b" if chosen.beat else "d")
         codes = ".".join(c.code() for c in sorted(chosen.cards))
@@ -238,13 +270,77 @@ async def _drive(
 
     drivers = [asyncio.create_task(drive(t, random.Random(n))) for n, t in enumerate(tables)]
     await asyncio.sleep(min(2.0, seconds / 4))
+    if stats_url:
+        await _pg_exec(stats_url, "SELECT pg_stat_statements_reset()")
     start = time.monotonic()
+    cpu_start = cpu()
     taps.window = (start, float("inf"))
     await asyncio.sleep(seconds)
     taps.window = (start, time.monotonic())
+    fig.bot_cpu, fig.pg_cpu = (b - a for a, b in zip(cpu_start, cpu(), strict=True))
+    if stats_url:
+        fig.statements = await _pg_statements(stats_url)
     stop.set()
     await asyncio.wait_for(asyncio.gather(*drivers), 300)
     return taps.figures(fig)
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu(pids: list[int]) -> float:
+    """CPU seconds (user + system) these processes have used so far."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone
+        total += int(fields[11]) + int(fields[12])
+    return total / _TICK
+
+
+def _postmaster(cluster: Any) -> int | None:
+    if cluster is None or cluster.directory is None:
+        return None
+    try:
+        return int((cluster.directory / "data" / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _family(parent: int) -> list[int]:
+    """The server and its backends (the children of the postmaster)."""
+    pids = [parent]
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == parent:
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+async def _pg_exec(url: str, query: str) -> None:
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute(query)
+    finally:
+        await conn.close()
+
+
+async def _pg_statements(url: str) -> list[tuple[int, str]]:
+    """(calls, statement) in the timed window, most called first (this query left out)."""
+    conn = await asyncpg.connect(url)
+    try:
+        rows = await conn.fetch(
+            "SELECT calls, query FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat%'"
+            " ORDER BY calls DESC"
+        )
+    finally:
+        await conn.close()
+    return [(int(r[0]), " ".join(str(r[1]).split())) for r in rows]
 
 
 async def _finished(storage: Any, game_id: int) -> bool:
@@ -252,16 +348,33 @@ async def _finished(storage: Any, game_id: int) -> bool:
     return game is not None and game.status != "playing"
 
 
-def report_scale(figures: list[Any], think: float) -> None:
+def report_scale(figures: list[Any], think: float, *, statements: bool = False) -> None:
     pace = f"each tap after ~{think:g} s of thought" if think else "closed loop"
     print(
         f"{figures[0].games} concurrent two-player games ({pace}); bot instances are"
         " separate processes in webhook mode; Telegram's limits on at the fake"
     )
-    print(f"{'':<16}{'updates/s':>10}{'p50 ms':>9}{'p95 ms':>9}{'answered':>10}{'429s':>7}")
+    print(
+        f"{'':<16}{'updates/s':>10}{'p50 ms':>9}{'p95 ms':>9}{'answered':>10}{'429s':>7}"
+        f"{'SQL/update':>11}{'bot CPU ms':>11}{'PG CPU ms':>10}"
+    )
     for f in figures:
+        calls = sum(c for c, _ in getattr(f, "statements", ()))
+        per = f"{calls / f.answered:.1f}" if calls and f.answered else "-"
         print(
             f"{f.name:<16}{f.rate:>10.1f}{f.pct(0.5):>9.1f}{f.pct(0.95):>9.1f}"
-            f"{f.answered:>10}{f.floods:>7}"
+            f"{f.answered:>10}{f.floods:>7}{per:>11}"
+            f"{_per(getattr(f, 'bot_cpu', 0.0), f.answered):>11}"
+            f"{_per(getattr(f, 'pg_cpu', 0.0), f.answered):>10}"
         )
+    for f in figures if statements else ():
+        if getattr(f, "statements", None):
+            print(f"statements per answered update, {f.name}:")
+            for calls, query in f.statements[:25]:
+                print(f"{calls / max(1, f.answered):8.2f}  {query[:150]}")
+    print("CPU ms: per answered update, all bot instances together / the PostgreSQL server")
     print("goal: postgresql x2 updates/s >= sqlite x1, p95 < 100 ms at a human pace")
+
+
+def _per(seconds: float, answered: int) -> str:
+    return f"{seconds / answered * 1000:.1f}" if seconds and answered else "-"

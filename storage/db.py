@@ -241,6 +241,12 @@ def _user(row: Sequence[Any]) -> User:
     )
 
 
+def _logged_move(game_id: int, row: Sequence[Any]) -> LoggedMove:
+    """A moves row (version, deal_index, move)."""
+    where = f"moves row (game {game_id}, version {row[0]})"
+    return LoggedMove(_int(where, "deal_index", row[1]), _loads_dict(where, "move", row[2]))
+
+
 def _deadline_params(deadline: Deadline | None) -> tuple[object, ...]:
     if deadline is None:
         return (None, None, None, 0)
@@ -994,19 +1000,34 @@ class Storage(RecordsMixin):
 
         return await self._read(body)
 
+    async def catch_up(self, game_id: int, version: int) -> tuple[Game, list[LoggedMove]] | None:
+        """The game and the moves logged after ``version``, in one snapshot; None if the
+        game is gone or some change since was not a move (a copy at ``version`` cannot
+        be brought up to date by replaying moves)."""
+
+        def body(conn: sqlite3.Connection) -> tuple[Game, list[LoggedMove]] | None:
+            game = self._game(conn, game_id)
+            if game is None:
+                return None
+            rows = _all(
+                conn,
+                "SELECT version, deal_index, move FROM moves WHERE game_id = ? AND version > ?"
+                " ORDER BY version",
+                (game_id, version),
+            )
+            if len(rows) != game.version - version:
+                return None
+            return game, [_logged_move(game_id, row) for row in rows]
+
+        return await self._read(body)
+
     def _moves(self, conn: sqlite3.Connection, game_id: int) -> list[LoggedMove]:
         rows = _all(
             conn,
             "SELECT version, deal_index, move FROM moves WHERE game_id = ? ORDER BY version",
             (game_id,),
         )
-        result = []
-        for row in rows:
-            where = f"moves row (game {game_id}, version {row[0]})"
-            result.append(
-                LoggedMove(_int(where, "deal_index", row[1]), _loads_dict(where, "move", row[2]))
-            )
-        return result
+        return [_logged_move(game_id, row) for row in rows]
 
     async def tallies(self, game_id: int) -> list[DealTally]:
         def body(conn: sqlite3.Connection) -> list[Any]:

@@ -36,11 +36,10 @@ from storage.db import (
     _chat,
     _deadline_params,
     _dumps,
-    _game,
     _int,
     _loads,
-    _loads_dict,
     _loads_ints,
+    _logged_move,
     _message,
     _outbox_item,
     _seat,
@@ -74,6 +73,14 @@ from storage.models import (
 )
 from storage.pg_instances import CONNECT_TIMEOUT, PgInstances
 from storage.pg_migrations import PG_SCHEMA_VERSION, pg_migrate
+from storage.pg_writes import (
+    Params,
+    commit_one,
+    fetch_claimed,
+    game_from_rows,
+    outbox_insert,
+    simple_change,
+)
 from storage.records import (
     Job,
     RecordsMixin,
@@ -138,7 +145,9 @@ class PgStorage(PgInstances, RecordsMixin):
                 applied = await pg_migrate(conn, where)
                 version = await conn.fetchval("SHOW server_version")
             # Each game being changed holds one of these for its whole update.
-            locks = await asyncpg.create_pool(url, min_size=0, max_size=2 * pool_size)
+            locks = await asyncpg.create_pool(
+                url, min_size=0, max_size=2 * pool_size, reset=_no_reset
+            )
         except BaseException:
             await pool.close()
             raise
@@ -362,21 +371,7 @@ class PgStorage(PgInstances, RecordsMixin):
             ),
             *params,
         )
-        width = _GAME_COLUMNS.count(",") + 1
-        games: list[Game] = []
-        current: list[Any] = []
-        seats: list[Seat] = []
-        for row in rows:
-            values = list(row)
-            if current and values[0] != current[0]:
-                games.append(_game(current, tuple(seats)))
-                seats = []
-            current = values[:width]
-            if values[width] is not None:
-                seats.append(_seat(values[width:]))
-        if current:
-            games.append(_game(current, tuple(seats)))
-        return games
+        return game_from_rows(rows)
 
     async def _game(self, conn: Conn, game_id: int) -> Game | None:
         games = await self._games(conn, "games.id = ?", game_id)
@@ -456,6 +451,8 @@ class PgStorage(PgInstances, RecordsMixin):
     async def commit(self, game_id: int, expected_version: int, change: GameChange) -> Game:
         """As :meth:`storage.db.Storage.commit`: one atomic, version-checked change."""
         try:
+            if simple_change(change):  # a move, most often: one statement, one round trip
+                return await self._commit_one(game_id, expected_version, change)
             return await self._write(
                 lambda conn: self._commit(conn, game_id, expected_version, change)
             )
@@ -464,6 +461,32 @@ class PgStorage(PgInstances, RecordsMixin):
                 f"game {game_id}: change at version {expected_version} refused by a database"
                 f" constraint, nothing written ({exc})"
             ) from exc
+
+    async def _commit_one(self, game_id: int, expected: int, change: GameChange) -> Game:
+        claim = pending_claim()
+        async with self._conn() as conn:
+            game = await commit_one(conn, game_id, expected, change, claim)
+            if game is not None:
+                return game
+            row = await conn.fetchrow(
+                "SELECT version, EXISTS (SELECT 1 FROM updates WHERE update_id = $2)"
+                " FROM games WHERE id = $1",
+                game_id,
+                -1 if claim is None else claim.update_id,
+            )
+        if row is None:
+            raise GameNotFoundError(f"no game {game_id}")
+        if claim is not None and row[1]:
+            # A re-delivered update whose first delivery committed this very change.
+            raise DuplicateUpdateError(f"update {claim.update_id} was already handled")
+        raise StaleVersionError(
+            f"game {game_id} is at version {row[0]}, not {expected}; reload and retry"
+        )
+
+    async def _write_one(self, p: Params, query: str) -> list[Any]:
+        """``query`` (one statement, parameters from ``p``) committed on its own."""
+        async with self._conn() as conn:
+            return await fetch_claimed(conn, query, p, pending_claim())
 
     async def _commit(self, conn: Conn, game_id: int, expected: int, change: GameChange) -> Game:
         now = time.time()
@@ -674,18 +697,38 @@ class PgStorage(PgInstances, RecordsMixin):
         async with self._conn() as conn:
             return await self._moves(conn, game_id)
 
+    async def catch_up(self, game_id: int, version: int) -> tuple[Game, list[LoggedMove]] | None:
+        """As :meth:`storage.db.Storage.catch_up`: one statement (one snapshot, one round
+        trip) for an instance whose cached game another instance has moved on."""
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                f"SELECT games.{_GAME_COLUMNS}, {_SEAT_COLUMNS}, m.versions, m.deals, m.moves"
+                " FROM games LEFT JOIN seats ON seats.game_id = games.id,"
+                " LATERAL (SELECT array_agg(version ORDER BY version) AS versions,"
+                " array_agg(deal_index ORDER BY version) AS deals,"
+                " array_agg(move ORDER BY version) AS moves"
+                " FROM moves WHERE game_id = games.id AND version > $2) AS m"
+                " WHERE games.id = $1 ORDER BY seats.seat",
+                game_id,
+                version,
+            )
+        if not rows:
+            return None
+        (game,) = game_from_rows(row[:-3] for row in rows)
+        versions, deals, moves = rows[0][-3:]
+        if len(versions or ()) != game.version - version:
+            return None
+        return game, [
+            _logged_move(game_id, row)
+            for row in zip(versions or (), deals or (), moves or (), strict=True)
+        ]
+
     async def _moves(self, conn: Conn, game_id: int) -> list[LoggedMove]:
         rows = await conn.fetch(
             "SELECT version, deal_index, move FROM moves WHERE game_id = $1 ORDER BY version",
             game_id,
         )
-        return [
-            LoggedMove(
-                _int(f"moves row (game {game_id}, version {row[0]})", "deal_index", row[1]),
-                _loads_dict(f"moves row (game {game_id}, version {row[0]})", "move", row[2]),
-            )
-            for row in rows
-        ]
+        return [_logged_move(game_id, row) for row in rows]
 
     async def tallies(self, game_id: int) -> list[DealTally]:
         async with self._conn() as conn:
@@ -755,7 +798,14 @@ class PgStorage(PgInstances, RecordsMixin):
     # --- messages the games own ----------------------------------------------
 
     async def set_message(self, game_id: int, role: str, chat_id: int, message_id: int) -> None:
-        await self._write(lambda conn: _set_message(conn, game_id, role, chat_id, message_id))
+        p = Params()
+        await self._write_one(
+            p,
+            "INSERT INTO messages (game_id, role, chat_id, message_id)"
+            f" VALUES ({p(game_id)}, {p(role)}, {p(chat_id)}, {p(message_id)})"
+            " ON CONFLICT (game_id, role) DO UPDATE SET chat_id = excluded.chat_id,"
+            " message_id = excluded.message_id",
+        )
 
     async def get_message(self, game_id: int, role: str) -> MessageRef | None:
         async with self._conn() as conn:
@@ -777,17 +827,18 @@ class PgStorage(PgInstances, RecordsMixin):
         return [_message(row) for row in rows]
 
     async def forget_message(self, game_id: int, role: str) -> None:
-        async def body(conn: Conn) -> None:
-            await conn.execute(
-                "DELETE FROM messages WHERE game_id = $1 AND role = $2", game_id, role
-            )
-
-        await self._write(body)
+        p = Params()
+        await self._write_one(
+            p, f"DELETE FROM messages WHERE game_id = {p(game_id)} AND role = {p(role)}"
+        )
 
     # --- outbox --------------------------------------------------------------
 
     async def enqueue(self, ops: tuple[OutboxOp, ...]) -> None:
-        await self._write(lambda conn: self._write_outbox(conn, ops, time.time()))
+        p = Params()
+        query = outbox_insert(p, ops, time.time(), None)
+        if query is not None:
+            await self._write_one(p, query)
 
     async def pending(self, now: float, limit: int = 100) -> list[OutboxItem]:
         async with self._conn() as conn:
@@ -808,32 +859,29 @@ class PgStorage(PgInstances, RecordsMixin):
         return [_outbox_item(row) for row in rows]
 
     async def outbox_done(self, item_id: int, message_id: int | None = None) -> None:
-        async def body(conn: Conn) -> None:
-            row = await conn.fetchrow(
-                "DELETE FROM outbox WHERE id = $1 RETURNING chat_id, game_id, role", item_id
+        p = Params()
+        query = f"DELETE FROM outbox WHERE id = {p(item_id)}"
+        if message_id is not None:
+            # The message an op sent becomes its game's, in the same statement.
+            query = (
+                f"WITH sent AS ({query} RETURNING chat_id, game_id, role)"
+                " INSERT INTO messages (game_id, role, chat_id, message_id)"
+                f" SELECT game_id, role, chat_id, {p(message_id)}::bigint FROM sent"
+                " WHERE game_id IS NOT NULL AND role IS NOT NULL"
+                " ON CONFLICT (game_id, role) DO UPDATE SET chat_id = excluded.chat_id,"
+                " message_id = excluded.message_id"
             )
-            if row is None:
-                return
-            chat_id, game_id, role = row
-            if message_id is not None and game_id is not None and role is not None:
-                await _set_message(conn, game_id, role, chat_id, message_id)
-
-        await self._write(body)
+        await self._write_one(p, query)
 
     async def outbox_retry(
         self, item_id: int, not_before: float, error: str, *, count_attempt: bool = True
     ) -> None:
-        async def body(conn: Conn) -> None:
-            await conn.execute(
-                "UPDATE outbox SET attempts = attempts + $1, not_before = $2, last_error = $3"
-                " WHERE id = $4",
-                1 if count_attempt else 0,
-                not_before,
-                error,
-                item_id,
-            )
-
-        await self._write(body)
+        p = Params()
+        await self._write_one(
+            p,
+            f"UPDATE outbox SET attempts = attempts + {p(1 if count_attempt else 0)},"
+            f" not_before = {p(not_before)}, last_error = {p(error)} WHERE id = {p(item_id)}",
+        )
 
     async def outbox_drop_superseded(self) -> int:
         async def body(conn: Conn) -> int:
@@ -888,15 +936,3 @@ async def _claim(conn: Conn, update_id: int) -> None:
         )
     except asyncpg.UniqueViolationError:
         raise DuplicateUpdateError(f"update {update_id} was already handled") from None
-
-
-async def _set_message(conn: Conn, game_id: int, role: str, chat_id: int, message_id: int) -> None:
-    await conn.execute(
-        "INSERT INTO messages (game_id, role, chat_id, message_id) VALUES ($1, $2, $3, $4)"
-        " ON CONFLICT (game_id, role) DO UPDATE SET chat_id = excluded.chat_id,"
-        " message_id = excluded.message_id",
-        game_id,
-        role,
-        chat_id,
-        message_id,
-    )

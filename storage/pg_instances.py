@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
 from typing import Any, Final, TypeVar
 
@@ -22,6 +22,7 @@ import asyncpg
 from storage.db import _dumps, _loads
 from storage.errors import CorruptRecordError
 from storage.pg_migrations import LEADER_LOCK, OUTBOX_CHANNEL
+from storage.pg_writes import Params
 
 logger = logging.getLogger(__name__)
 
@@ -46,8 +47,8 @@ class PgInstances:
     _candidate: Conn | None
     _listener: Conn | None
 
-    async def _write(self, body: Callable[[Conn], Awaitable[_T]]) -> _T:
-        raise NotImplementedError  # PgStorage's write transaction
+    async def _write_one(self, p: Params, query: str) -> list[Any]:
+        raise NotImplementedError  # PgStorage's one-statement write
 
     @contextlib.asynccontextmanager
     async def _conn(self) -> AsyncIterator[Conn]:
@@ -67,8 +68,8 @@ class PgInstances:
 
         A session advisory lock on a connection of its own (no transaction kept open); an
         instance that dies while holding it frees it with its connection. The version is
-        read by a statement of its own, after the lock: its snapshot then sees what the
-        previous holder committed.
+        read after the lock is granted (lock_game), so it is what the previous holder
+        committed.
         """
         if not 0 < game_id < 2**63:
             # No such game (ids are positive bigints); a forged id must neither fail here
@@ -76,16 +77,26 @@ class PgInstances:
             yield None
             return
         async with self._locks.acquire() as conn:
-            await conn.execute("SELECT pg_advisory_lock($1)", game_id)
+            try:
+                # Lock and version in one round trip (lock_game, PG migration 3).
+                version = await conn.fetchval("SELECT lock_game($1)", game_id)
+            except BaseException:
+                conn.terminate()  # granted or not, the lock dies with the session
+                raise
             # The locked block's storage calls run on this connection: one connection per
             # update, not one for the lock and more from the pool for the work.
             token = _HELD.set((self, conn))
             try:
-                yield await conn.fetchval("SELECT version FROM games WHERE id = $1", game_id)
+                yield version
             finally:
                 _HELD.reset(token)
-        # Released by the pool: it resets every connection it takes back (that includes
-        # pg_advisory_unlock_all) and closes one whose reset fails.
+                try:
+                    # This pool does not reset connections it takes back (one round trip
+                    # less), so the lock is released here, or dies with the session.
+                    await conn.execute("SELECT pg_advisory_unlock($1)", game_id)
+                except BaseException:
+                    conn.terminate()
+                    raise
 
     async def game_version(self, game_id: int) -> int | None:
         async with self._conn() as conn:
@@ -159,18 +170,14 @@ class PgInstances:
     async def set_selection(
         self, game_id: int, user_id: int, version: int, cards: list[str]
     ) -> None:
-        async def body(conn: Conn) -> None:
-            await conn.execute(
-                "INSERT INTO selections (game_id, user_id, version, cards)"
-                " VALUES ($1, $2, $3, $4) ON CONFLICT (game_id, user_id) DO UPDATE SET"
-                " version = excluded.version, cards = excluded.cards",
-                game_id,
-                user_id,
-                version,
-                _dumps(cards),
-            )
-
-        await self._write(body)
+        p = Params()
+        await self._write_one(
+            p,
+            "INSERT INTO selections (game_id, user_id, version, cards)"
+            f" VALUES ({p(game_id)}, {p(user_id)}, {p(version)}, {p(_dumps(cards))})"
+            " ON CONFLICT (game_id, user_id) DO UPDATE SET"
+            " version = excluded.version, cards = excluded.cards",
+        )
 
     # --- handled updates --------------------------------------------------------
 

@@ -96,8 +96,10 @@ class Cluster:
             await conn.close()
 
 
-def start_cluster() -> Cluster:
-    """Start a cluster on 127.0.0.1 (or use ``TEST_DATABASE_URL``); raise Unavailable."""
+def start_cluster(options: str = "") -> Cluster:
+    """Start a cluster on 127.0.0.1 (or use ``TEST_DATABASE_URL``); raise Unavailable.
+
+    ``options``: more server settings (``-c name=value ...``), e.g. for a benchmark."""
     if os.environ.get("TEST_DATABASE_URL"):
         return Cluster(os.environ["TEST_DATABASE_URL"])
     bin_dir = _bin_dir()
@@ -143,7 +145,7 @@ def start_cluster() -> Cluster:
             str(directory / "log"),
             "-o",
             f"-h 127.0.0.1 -p {port} -k {directory} -c fsync=off -c synchronous_commit=off"
-            " -c full_page_writes=off -c max_connections=200",
+            " -c full_page_writes=off -c max_connections=200 " + options,
             "-w",
             "-t",
             "30",

@@ -24,6 +24,7 @@ from bot.chatter import ChatterLimit
 from bot.games import BotGame, bot_game
 from bot.i18n import Texts, texts
 from engine import Card, EngineError
+from engine.games import game_named
 from storage import Backend, Game, GameChange, OutboxOp, Seat, StaleVersionError, StorageError
 
 log = logging.getLogger(__name__)
@@ -147,7 +148,11 @@ class ServiceCore:
             async with lock, self.storage.game_lock(game_id) as version:
                 if version is not None:
                     cached = self._live.get(game_id)
-                    if cached is not None and cached.game.version != version:
+                    if (
+                        cached is not None
+                        and cached.game.version != version
+                        and not await self._catch_up(cached, version)
+                    ):
                         self._live.pop(game_id, None)
                     self._current.add(game_id)
                 try:
@@ -160,6 +165,34 @@ class ServiceCore:
                 self._locks[game_id] = (lock, users - 1)
             else:
                 del self._locks[game_id]
+
+    async def _catch_up(self, live: LiveGame, version: int) -> bool:
+        """Bring a cached game that another instance moved on up to ``version`` by playing
+        the moves logged since (two instances taking turns at a game would otherwise
+        rebuild it from its whole record on nearly every tap). False: it must be
+        reloaded (a change since was not a plain move, or a deal or the series ended)."""
+        series = live.series
+        if series is None or live.game.status != "playing" or version < live.game.version:
+            return False
+        found = await self.storage.catch_up(live.game.id, live.game.version)
+        if found is None:
+            return False
+        game, moves = found
+        if game.status != "playing" or game.version != version or game.rules != live.game.rules:
+            return False
+        engine_game = game_named(live.ui.name)
+        try:
+            for move in moves:
+                if move.deal_index != len(series.deals) - 1 or series.deals[-1].finished:
+                    return False
+                series.apply(engine_game.action_from_json(move.move))
+        except (EngineError, ValueError, KeyError, TypeError):
+            log.warning("game %s: cannot catch up from its move log; reloading", game.id)
+            return False  # the series may be half-moved: the caller drops it
+        if series.deals[-1].finished:
+            return False  # the deal's end is told and dealt by the next commit: reload
+        live.game = game
+        return True
 
     async def language_of(self, chat_id: int) -> str:
         chat = await self.storage.get_chat(chat_id)
