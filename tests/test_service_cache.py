@@ -5,8 +5,12 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from bot.service import GameService, UserInfo
+import pytest
+
+from bot.service import GameService, UserError, UserInfo
+from engine.cards import Card
 from storage import open_storage
+from tests.test_engine_support import build_deck
 
 
 async def test_overlapping_loads_share_one_game_so_a_confirmed_cancel_is_not_refused(
@@ -32,5 +36,54 @@ async def test_overlapping_loads_share_one_game_so_a_confirmed_cancel_is_not_ref
         # The player confirms /cancel: the game is open, so it ends, never "it changed".
         ended = await service.cancel(game.id, alice.id)
         assert ended.status == "cancelled"
+    finally:
+        await storage.close()
+
+
+class FixedDeck:
+    """The service's rng: seat 0 deals, and the first shuffle gives ``deck``."""
+
+    def __init__(self, deck: tuple[Card, ...]) -> None:
+        self.deck = deck
+
+    def randrange(self, n: int) -> int:
+        return 0
+
+    def shuffle(self, cards: list[Card]) -> None:
+        cards[:] = self.deck
+
+
+async def test_r7_a_card_that_no_answer_can_hold_with_the_chosen_ones_is_refused(
+    tmp_path: Path,
+) -> None:
+    """A fast tapper's third card for a two-card answer (R7: the answer has as many cards
+    as the lead) is refused with a reason; the selection stays as it was."""
+    storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
+    try:
+        deck = build_deck(2, 0, [["6H", "7H", "8C", "9C"], ["6S", "7S", "JD", "QD"]], "AD")
+        service = GameService(
+            storage, bot_username="cards_bot", computer_pause=0, rng=FixedDeck(deck)
+        )
+        alice, bob = UserInfo(1, "Alice"), UserInfo(2, "Bob")
+        for user in (alice, bob):
+            await storage.upsert_user(user.id, user.name, None, None)
+            await storage.set_user_started(user.id, True)
+        game = await service.new_game(-100, "Group", None, alice)
+        await service.join(game.id, bob)
+        game = await service.start(game.id, alice.id)
+        await service.play(game.id, bob.id, game.version, "l", "6S.7S")  # R6: Bob leads two
+        game = await storage.get_game(game.id)
+        assert game is not None
+        for code in ("6H", "8C"):
+            assert await service.toggle(game.id, alice.id, game.version, code) is False
+        with pytest.raises(UserError) as refused:
+            await service.toggle(game.id, alice.id, game.version, "9C")
+        assert refused.value.key == "error.does_not_fit"
+        live = await service._load(game.id)
+        assert live.selections[alice.id] == [Card.parse("6H"), Card.parse("8C")]
+        # Unselecting one makes room again.
+        await service.toggle(game.id, alice.id, game.version, "8C")
+        await service.toggle(game.id, alice.id, game.version, "9C")
+        assert live.selections[alice.id] == [Card.parse("6H"), Card.parse("9C")]
     finally:
         await storage.close()

@@ -63,6 +63,11 @@ class BotGame(Protocol):
 
     def holds(self, deal: Deal, seat: int, card: Card) -> bool: ...
 
+    def fits(self, deal: Deal, seat: int, cards: Sequence[Card]) -> bool:
+        """Some legal play of ``seat``'s cards on its turn holds all of ``cards`` (True when
+        it is not the seat's turn: nothing to judge a selection by)."""
+        ...
+
     def one_tap(self, deal: Deal, seat: int, card: Card) -> Action | None:
         """The action a tap on ``card`` takes at once, if it is a whole move by itself."""
         ...

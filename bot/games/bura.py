@@ -357,6 +357,10 @@ class BuraBot:
     def holds(self, deal: BuraDeal, seat: int, card: Card) -> bool:
         return card in deal.hands[seat]
 
+    def fits(self, deal: BuraDeal, seat: int, cards: Sequence[Card]) -> bool:
+        plays = _card_actions(deal, seat)
+        return not plays or any(set(cards) <= set(a.cards) for a in plays)
+
     def one_tap(self, deal: BuraDeal, seat: int, card: Card) -> Action | None:
         return one_tap_action(deal, seat, card)
 

@@ -341,6 +341,11 @@ class BurkozelBot:
     def holds(self, deal: Deal, seat: int, card: Card) -> bool:
         return card in deal.hand(seat)
 
+    def fits(self, deal: Deal, seat: int, cards: Sequence[Card]) -> bool:
+        if deal.turn != seat:
+            return True
+        return any(set(cards) <= set(m.cards) for m in deal.legal_moves())
+
     def one_tap(self, deal: Deal, seat: int, card: Card) -> Move | None:
         return one_tap_move(deal, seat, card)
 

@@ -203,8 +203,10 @@ class TableFlow(ServiceCore):
                 return True
             if card in chosen:
                 chosen.remove(card)
-            else:
+            elif ui.fits(deal, seat.seat, [*chosen, card]):
                 chosen.append(card)
+            else:  # a fast tapper's third card for a two-card answer, two suits in a lead
+                raise UserError("error.does_not_fit")
             await self.storage.set_selection(
                 game_id, user_id, live.game.version, [c.code() for c in chosen]
             )
