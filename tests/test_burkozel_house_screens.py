@@ -47,7 +47,7 @@ def labels(markup: dict[str, object] | None) -> list[tuple[str, str]]:
 def test_c1_show_button_only_for_the_holder_on_their_turn_and_parsed_to_the_show() -> None:
     deal = after_first_trick([["AC", "KC", "QC", "JC"], PLAIN0], "6C", ON)
     game = game_of(2, {"combinations": "on"})
-    assert labels(hand_keyboard(T, game, deal, 0, [])) == [("🃏 Show бура", "p:7:3:s:bura")]
+    assert labels(hand_keyboard(T, game, deal, 0, [])) == [("🃏 Show бура", "p:7:3:s:")]
     assert labels(hand_keyboard(T, game, deal, 1, [])) == []
     assert BURKOZEL.parse_action(deal, 0, "s", ()) == Move(0, (), show="bura")
     with pytest.raises(ForgedAction):

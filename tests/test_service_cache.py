@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.callbacks import PlayCb
 from bot.service import GameService, UserError, UserInfo
 from engine.cards import Card
 from storage import open_storage
@@ -85,5 +86,45 @@ async def test_r7_a_card_that_no_answer_can_hold_with_the_chosen_ones_is_refused
         await service.toggle(game.id, alice.id, game.version, "8C")
         await service.toggle(game.id, alice.id, game.version, "9C")
         assert live.selections[alice.id] == [Card.parse("6H"), Card.parse("9C")]
+    finally:
+        await storage.close()
+
+
+async def test_c1_the_show_bura_button_a_holder_sees_shows_it(tmp_path: Path) -> None:
+    """C1 through the service, from the button's own callback data: Alice holds four
+    trumps after the first trick; her hand's «Show бура» button ends the deal."""
+    storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
+    try:
+        hands = [["7H", "8H", "9H", "10H"], ["6S", "7S", "8C", "9C"]]
+        deck = build_deck(2, 0, hands, "6H", ["JH", "6D"])  # Alice, who takes, draws J♥
+        service = GameService(
+            storage, bot_username="cards_bot", computer_pause=0, rng=FixedDeck(deck)
+        )
+        alice, bob = UserInfo(1, "Alice"), UserInfo(2, "Bob")
+        for user in (alice, bob):
+            await storage.upsert_user(user.id, user.name, None, None)
+            await storage.set_user_started(user.id, True)
+        await storage.set_chat_rules(-100, {"burkozel": {"combinations": "on"}})
+        game = await service.new_game(-100, "Group", None, alice)
+        await service.join(game.id, bob)
+        game = await service.start(game.id, alice.id)
+        await service.play(game.id, bob.id, game.version, "l", "6S")
+        game = await storage.get_game(game.id)
+        assert game is not None
+        await service.play(game.id, alice.id, game.version, "b", "7H")  # Alice takes
+        live = await service._load(game.id)
+        assert live.series is not None
+        markup = live.ui.hand_keyboard(live.t, live.game, live.series, 0, [])
+        assert markup is not None
+        (data,) = [
+            b["callback_data"]
+            for row in markup["inline_keyboard"]
+            for b in row
+            if b["callback_data"].split(":")[3] == "s"  # «Show бура», in the chat's language
+        ]
+        tap = PlayCb.unpack(data)
+        await service.play(tap.game, alice.id, tap.v, tap.kind, tap.cards)
+        first = live.series.deals[0]
+        assert first.finished and first.shown_by == 0 and first.outcome == "bura"
     finally:
         await storage.close()

@@ -221,7 +221,9 @@ def hand_keyboard(
     for move in house.combination_moves(deal, seat):  # C1-C4, only while legal
         if move.show is not None:
             text = t(f"house.show_{move.show}")
-            rows.append([button(text, play_data(game.id, version, "s", move.show))])
+            # No cards: the engine knows which combination it is (a name here was parsed
+            # as card codes and refused every show as a forged button).
+            rows.append([button(text, play_data(game.id, version, "s", ""))])
         else:
             codes = ".".join(c.code() for c in move.cards)
             text = t("house.stop", cards=cards_text(move.cards, view.trump))
