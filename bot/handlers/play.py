@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiogram import Router
 from aiogram.types import CallbackQuery, Message
 
+from bot import lean_api
 from bot.callbacks import CancelCb, CardCb, PlayCb
 from bot.handlers.common import tap_texts
 from bot.service import GameService
@@ -16,15 +17,15 @@ async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: Game
         callback_data.game, query.from_user.id, callback_data.v, callback_data.card
     )
     if played:
-        await query.answer((await tap_texts(service, query)).alert("play.done"))
+        await lean_api.answer(query, (await tap_texts(service, query)).alert("play.done"))
     else:
-        await query.answer()
+        await lean_api.answer(query)
 
 
 async def play_cards(query: CallbackQuery, callback_data: PlayCb, service: GameService) -> None:
     data = callback_data
     await service.play(data.game, query.from_user.id, data.v, data.kind, data.cards)
-    await query.answer((await tap_texts(service, query)).alert("play.done"))
+    await lean_api.answer(query, (await tap_texts(service, query)).alert("play.done"))
 
 
 async def confirm_cancel(
@@ -33,9 +34,9 @@ async def confirm_cancel(
     t = await tap_texts(service, query)
     if callback_data.confirm:
         await service.cancel(callback_data.game, query.from_user.id)
-        await query.answer(t.alert("cancel.done"))
+        await lean_api.answer(query, t.alert("cancel.done"))
     else:
-        await query.answer(t.alert("cancel.kept"))
+        await lean_api.answer(query, t.alert("cancel.kept"))
     message = query.message
     if isinstance(message, Message) and _carries(message, query.data):
         # The confirmation question has served its purpose. (Only if the tap came from
@@ -55,7 +56,7 @@ def _carries(message: Message, data: str | None) -> bool:
 
 async def unknown_button(query: CallbackQuery, service: GameService) -> None:
     """Forged, junk or long-retired buttons: say so; nothing changes."""
-    await query.answer((await tap_texts(service, query)).alert("error.forged"))
+    await lean_api.answer(query, (await tap_texts(service, query)).alert("error.forged"))
 
 
 def make_router() -> Router:
