@@ -28,7 +28,7 @@ from aiogram.exceptions import (
     TelegramServerError,
 )
 
-from bot import metrics
+from bot import lean_api, metrics
 from bot.attachments import Attachments, is_attachment
 from storage import Backend, OutboxItem
 
@@ -302,8 +302,8 @@ class DeliveryWorker:
         """Perform one operation; returns the id of a message it created."""
         payload = dict(item.payload)
         markup = payload.pop("reply_markup", None)
-        # aiogram validates the method's fields anyway: a plain dict is taken as is, where
-        # a model built here first would be validated twice.
+        # The keyboard is the JSON Telegram takes: sent as is (bot/lean_api.py), and for
+        # attachments validated by aiogram, which takes a plain dict too.
         reply_markup: Any = markup or None
         if item.method == "delete":
             await self._delete(item, payload)
@@ -328,11 +328,8 @@ class DeliveryWorker:
                     self.stats.unchanged += 1
                     return None
                 try:
-                    await self.bot.edit_message_text(
-                        chat_id=item.chat_id,
-                        message_id=target,
-                        text=payload["text"],
-                        reply_markup=reply_markup,
+                    await lean_api.edit_text(
+                        self.bot, item.chat_id, target, payload["text"], reply_markup
                     )
                     self._remember(shown, content)
                     return None
@@ -343,14 +340,12 @@ class DeliveryWorker:
                     if "not found" not in text and "can't be edited" not in text:
                         raise
                     log.info("message %s gone; sending a fresh one", target)
-        message = await self.bot.send_message(
-            chat_id=item.chat_id, reply_markup=reply_markup, **_send_params(payload)
+        message_id = await lean_api.send_text(
+            self.bot, item.chat_id, markup=reply_markup, **_send_params(payload)
         )
         if item.role is not None:
-            self._remember(
-                (item.chat_id, message.message_id), hash((payload["text"], repr(markup)))
-            )
-        return message.message_id
+            self._remember((item.chat_id, message_id), hash((payload["text"], repr(markup))))
+        return message_id
 
     def _remember(self, message: tuple[int, int], content: int) -> None:
         if len(self._shown) >= 200_000:  # bounded; forgetting only costs a redundant edit
@@ -369,7 +364,7 @@ class DeliveryWorker:
         if message_id is None:
             return None
         try:
-            await self.bot.delete_message(chat_id=item.chat_id, message_id=message_id)
+            await lean_api.delete(self.bot, item.chat_id, message_id)
         except TelegramBadRequest as exc:
             # Already gone, or too old to delete: either way there is nothing to do.
             log.info("could not delete message %s: %s", message_id, exc.message)
@@ -387,9 +382,5 @@ def _send_params(payload: dict[str, Any]) -> dict[str, Any]:
     params = {k: v for k, v in payload.items() if k in allowed and v is not None}
     reply_to = params.pop("reply_to_message_id", None)
     if reply_to is not None:
-        from aiogram.types import ReplyParameters
-
-        params["reply_parameters"] = ReplyParameters(
-            message_id=reply_to, allow_sending_without_reply=True
-        )
+        params["reply_parameters"] = {"message_id": reply_to, "allow_sending_without_reply": True}
     return params

@@ -10,6 +10,7 @@ from aiogram.filters import ExceptionTypeFilter
 from aiogram.methods import AnswerCallbackQuery
 from aiogram.types import ErrorEvent
 
+from bot import lean_api
 from bot.handlers.common import chat_texts, reply, tap_texts
 from bot.service import GameService, NeedsStart, UserError
 
@@ -27,7 +28,7 @@ async def polite_refusal(event: ErrorEvent, service: GameService) -> None:
             # Telegram opens t.me/<bot>?start=... links given as the answer's url.
             await query.answer(t.alert("join.needs_dm_alert"), url=error.link)
         else:
-            await query.answer(t.alert(error.key, **error.values), show_alert=True)
+            await lean_api.answer(query, t.alert(error.key, **error.values), show_alert=True)
     elif update.message is not None:
         message = update.message
         t = await chat_texts(service, message)
@@ -46,7 +47,7 @@ async def unexpected(event: ErrorEvent, service: GameService) -> None:
     if query is not None:
         t = await tap_texts(service, query)
         try:
-            await query.answer(t.alert("error.internal"), show_alert=True)
+            await lean_api.answer(query, t.alert("error.internal"), show_alert=True)
         except Exception:  # the query may be answered already or too old
             log.debug("could not answer callback after an error", exc_info=True)
 

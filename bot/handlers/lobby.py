@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiogram import Router
 from aiogram.types import CallbackQuery
 
+from bot import lean_api
 from bot.callbacks import LobbyCb
 from bot.handlers.common import tap_texts, user_info
 from bot.service import GameService, UserError
@@ -30,7 +31,7 @@ async def lobby_button(query: CallbackQuery, callback_data: LobbyCb, service: Ga
         key = "lobby.computer_added"
     else:
         raise UserError("error.forged")
-    await query.answer((await tap_texts(service, query)).alert(key))
+    await lean_api.answer(query, (await tap_texts(service, query)).alert(key))
 
 
 def make_router() -> Router:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiogram import Router
 from aiogram.types import CallbackQuery, Message
 
+from bot import lean_api
 from bot.callbacks import CancelCb, CardCb, PlayCb
 from bot.handlers.common import tap_texts
 from bot.service import GameService, UserError
@@ -20,9 +21,9 @@ async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: Game
         await _drop_older_copy(query, callback_data.game, service, exc)
         raise
     if played:
-        await query.answer((await tap_texts(service, query)).alert("play.done"))
+        await lean_api.answer(query, (await tap_texts(service, query)).alert("play.done"))
     else:
-        await query.answer()
+        await lean_api.answer(query)
 
 
 async def play_cards(query: CallbackQuery, callback_data: PlayCb, service: GameService) -> None:
@@ -32,7 +33,7 @@ async def play_cards(query: CallbackQuery, callback_data: PlayCb, service: GameS
     except UserError as exc:
         await _drop_older_copy(query, data.game, service, exc)
         raise
-    await query.answer((await tap_texts(service, query)).alert("play.done"))
+    await lean_api.answer(query, (await tap_texts(service, query)).alert("play.done"))
 
 
 async def confirm_cancel(
@@ -41,9 +42,9 @@ async def confirm_cancel(
     t = await tap_texts(service, query)
     if callback_data.confirm:
         await service.cancel(callback_data.game, query.from_user.id)
-        await query.answer(t.alert("cancel.done"))
+        await lean_api.answer(query, t.alert("cancel.done"))
     else:
-        await query.answer(t.alert("cancel.kept"))
+        await lean_api.answer(query, t.alert("cancel.kept"))
     message = query.message
     if isinstance(message, Message) and _carries(message, query.data):
         # The confirmation question has served its purpose. (Only if the tap came from
@@ -87,7 +88,7 @@ def _carries(message: Message, data: str | None) -> bool:
 
 async def unknown_button(query: CallbackQuery, service: GameService) -> None:
     """Forged, junk or long-retired buttons: say so; nothing changes."""
-    await query.answer((await tap_texts(service, query)).alert("error.forged"))
+    await lean_api.answer(query, (await tap_texts(service, query)).alert("error.forged"))
 
 
 def make_router() -> Router:
