@@ -9,29 +9,10 @@ from bot.i18n import plain, texts
 from engine.bura.actions import Declare
 from engine.bura.rules import BuraRules
 from engine.bura.series import BuraSeries
-from storage import Game, Seat
 from tests.bura_support import answer, bura_deck, lead
+from tests.test_burkozel_house_screens import game_of
 
 T = {lang: texts(lang) for lang in ("en", "ru")}
-
-
-def game_of(players: int) -> Game:
-    seats = tuple(Seat(i, 100 + i, None, f"P{i} <&>") for i in range(players))
-    return Game(
-        id=7,
-        chat_id=-1,
-        thread_id=None,
-        status="playing",
-        rules={"game": "bura"},
-        version=3,
-        created_by=100,
-        created_at=0.0,
-        first_dealer=0,
-        seats=seats,
-        deadline=None,
-        lobby_expires_at=None,
-        winners=None,
-    )
 
 
 def screens(series: BuraSeries, lang: str = "en") -> tuple[str, list[str]]:

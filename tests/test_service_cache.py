@@ -10,7 +10,7 @@ import pytest
 from bot.callbacks import PlayCb
 from bot.service import GameService, UserError, UserInfo
 from engine.cards import Card
-from storage import open_storage
+from storage import Backend, Game, open_storage
 from tests.test_engine_support import build_deck
 
 
@@ -54,6 +54,24 @@ class FixedDeck:
         cards[:] = self.deck
 
 
+ALICE, BOB = UserInfo(1, "Alice"), UserInfo(2, "Bob")
+
+
+async def two_players(
+    storage: Backend, deck: tuple[Card, ...], rules: dict[str, str] | None = None
+) -> tuple[GameService, Game]:
+    """Alice (seat 0, the dealer) and Bob (seat 1, who leads) start a Burkozel game."""
+    service = GameService(storage, bot_username="cards_bot", computer_pause=0, rng=FixedDeck(deck))
+    for user in (ALICE, BOB):
+        await storage.upsert_user(user.id, user.name, None, None)
+        await storage.set_user_started(user.id, True)
+    if rules:
+        await storage.set_chat_rules(-100, {"burkozel": rules})
+    game = await service.new_game(-100, "Group", None, ALICE)
+    await service.join(game.id, BOB)
+    return service, await service.start(game.id, ALICE.id)
+
+
 async def test_r7_a_card_that_no_answer_can_hold_with_the_chosen_ones_is_refused(
     tmp_path: Path,
 ) -> None:
@@ -62,16 +80,8 @@ async def test_r7_a_card_that_no_answer_can_hold_with_the_chosen_ones_is_refused
     storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
     try:
         deck = build_deck(2, 0, [["6H", "7H", "8C", "9C"], ["6S", "7S", "JD", "QD"]], "AD")
-        service = GameService(
-            storage, bot_username="cards_bot", computer_pause=0, rng=FixedDeck(deck)
-        )
-        alice, bob = UserInfo(1, "Alice"), UserInfo(2, "Bob")
-        for user in (alice, bob):
-            await storage.upsert_user(user.id, user.name, None, None)
-            await storage.set_user_started(user.id, True)
-        game = await service.new_game(-100, "Group", None, alice)
-        await service.join(game.id, bob)
-        game = await service.start(game.id, alice.id)
+        service, game = await two_players(storage, deck)
+        alice, bob = ALICE, BOB
         await service.play(game.id, bob.id, game.version, "l", "6S.7S")  # R6: Bob leads two
         game = await storage.get_game(game.id)
         assert game is not None
@@ -97,17 +107,8 @@ async def test_c1_the_show_bura_button_a_holder_sees_shows_it(tmp_path: Path) ->
     try:
         hands = [["7H", "8H", "9H", "10H"], ["6S", "7S", "8C", "9C"]]
         deck = build_deck(2, 0, hands, "6H", ["JH", "6D"])  # Alice, who takes, draws J♥
-        service = GameService(
-            storage, bot_username="cards_bot", computer_pause=0, rng=FixedDeck(deck)
-        )
-        alice, bob = UserInfo(1, "Alice"), UserInfo(2, "Bob")
-        for user in (alice, bob):
-            await storage.upsert_user(user.id, user.name, None, None)
-            await storage.set_user_started(user.id, True)
-        await storage.set_chat_rules(-100, {"burkozel": {"combinations": "on"}})
-        game = await service.new_game(-100, "Group", None, alice)
-        await service.join(game.id, bob)
-        game = await service.start(game.id, alice.id)
+        service, game = await two_players(storage, deck, {"combinations": "on"})
+        alice, bob = ALICE, BOB
         await service.play(game.id, bob.id, game.version, "l", "6S")
         game = await storage.get_game(game.id)
         assert game is not None
