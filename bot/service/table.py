@@ -17,6 +17,11 @@ from engine import Card, CardCodeError, EngineError, shuffled_deck
 from storage import Deadline, DealStart, DealTally, Game, GameChange, LoggedMove, OutboxOp, Seat
 
 
+def cards_of(codes: str) -> tuple[Card, ...]:
+    """The cards a play button names (codes joined by "."); CardCodeError for a non-card."""
+    return tuple(Card.parse(c) for c in codes.split(".")) if codes else ()
+
+
 class TableFlow(ServiceCore):
     # --- what players are shown -------------------------------------------------
 
@@ -225,7 +230,7 @@ class TableFlow(ServiceCore):
                 raise UserError("error.not_your_turn")
             live.last_tap[user_id] = self.clock()
             try:
-                cards = tuple(Card.parse(c) for c in codes.split(".")) if codes else ()
+                cards = cards_of(codes)
             except CardCodeError:
                 raise UserError("error.forged") from None
             try:
