@@ -354,10 +354,10 @@ class DeliveryWorker:
 
     async def _delete(self, item: OutboxItem, payload: dict[str, Any]) -> None:
         message_id = payload.get("message_id")
-        named = message_id is None and item.game_id is not None and item.role is not None
-        if named:
-            assert item.game_id is not None and item.role is not None
-            ref = await self.storage.get_message(item.game_id, item.role)
+        named: tuple[int, str] | None = None  # the game's role message, found by its name
+        if message_id is None and item.game_id is not None and item.role is not None:
+            named = (item.game_id, item.role)
+            ref = await self.storage.get_message(*named)
             if ref is None or ref.chat_id != item.chat_id:
                 return None
             message_id = ref.message_id
@@ -368,12 +368,11 @@ class DeliveryWorker:
         except TelegramBadRequest as exc:
             # Already gone, or too old to delete: either way there is nothing to do.
             log.info("could not delete message %s: %s", message_id, exc.message)
-        if named:
+        if named is not None:
             # Forgotten only once Telegram has it gone: forgotten first, a failed request
             # or a kill before it would leave the message (a 🔔 ping) up for good, as
             # the retry would find nothing to delete.
-            assert item.game_id is not None and item.role is not None
-            await self.storage.forget_message(item.game_id, item.role)
+            await self.storage.forget_message(*named)
         return None
 
 

@@ -295,19 +295,23 @@ class ServiceCore:
 
     def ping(self, live: LiveGame, user_id: int, text: str) -> tuple[OutboxOp, OutboxOp]:
         """Replace the player's previous ping with a new message (edits do not notify)."""
-        role = f"ping:{user_id}"
         live.unpinged.discard(user_id)
         return (
-            OutboxOp(user_id, "delete", {}, live.game.id, role),
-            OutboxOp(user_id, "send", {"text": text}, live.game.id, role),
+            self.ping_delete(live, user_id),
+            OutboxOp(user_id, "send", {"text": text}, live.game.id, f"ping:{user_id}"),
         )
+
+    @staticmethod
+    def ping_delete(live: LiveGame, user_id: int) -> OutboxOp:
+        """Take down the user's ping in this game, whatever message it is by now."""
+        return OutboxOp(user_id, "delete", {}, live.game.id, f"ping:{user_id}")
 
     def unping(self, live: LiveGame, user_id: int) -> list[OutboxOp]:
         """The user's ping taken down: the turn it was for has been played."""
         if user_id in live.unpinged:
             return []
         live.unpinged.add(user_id)
-        return [OutboxOp(user_id, "delete", {}, live.game.id, f"ping:{user_id}")]
+        return [self.ping_delete(live, user_id)]
 
     def _turn_timeout(self, live: LiveGame) -> float:
         """The chat's turn timer (0: none), else the bot's."""

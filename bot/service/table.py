@@ -103,9 +103,7 @@ class TableFlow(ServiceCore):
             if seat.user_id is not None:
                 text = render.hand_over_text(t, live.chat_title, status)
                 ops.append(self.dm_edit(live, seat.user_id, text, None))
-                ops.append(
-                    OutboxOp(seat.user_id, "delete", {}, live.game.id, f"ping:{seat.user_id}")
-                )
+                ops.append(self.ping_delete(live, seat.user_id))
         return ops
 
     async def _close(self, live: LiveGame, status: str, reason: str | None = None) -> Game:
