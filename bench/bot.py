@@ -6,9 +6,11 @@ Usage: .venv/bin/python bench/bot.py [--games N] [--seconds S] [--quick] [--thin
        .venv/bin/python bench/bot.py --ops [--moves M]
 
 --ops: Telegram operations per applied move, by kind (hand edit, table edit, ping,
-delete, other), for 2, 3 and 4 players: whole games played through the fake with the
-one-tap rule (a card that is a whole move by itself plays on one tap), the outbox
-drained after each move so nothing is coalesced away. Telegram allows a bot about 30
+delete, other), for 2, 3 and 4 players: whole games played through the fake's buttons
+(a tap plays a card; «➕ Several cards» / «🗑 Discard, don't beat» first where one tap
+cannot make the move), the outbox drained after each move so nothing is coalesced away.
+Twice: moves picked as our greedy computer player picks them (a stand-in for people's
+play) and uniformly among the legal moves (many more multi-card leads). Telegram allows a bot about 30
 operations a second in all, so this sets how many tables one bot can host.
 
 Drives N concurrent two-player games (default 200) through the fake Bot API server
@@ -75,8 +77,8 @@ from bot.app import App  # noqa: E402
 from bot.callbacks import CardCb, LobbyCb, PlayCb  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.delivery import Limits  # noqa: E402
-from bot.render import one_tap_move  # noqa: E402
-from engine import Deal, Move  # noqa: E402
+from bot.games.burkozel import card_taps  # noqa: E402
+from engine.ai import make_player  # noqa: E402
 from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser  # noqa: E402
 
 TOKEN = "123456:BENCH-token"
@@ -221,12 +223,6 @@ async def think(rng: random.Random) -> None:
         await asyncio.sleep(rng.expovariate(1 / THINK))
 
 
-def one_tap(deal: Deal, move: Move) -> bool:
-    """Whether tapping the move's card played it (the bot's one-tap rule)."""
-    assert deal.turn is not None
-    return len(move.cards) == 1 and one_tap_move(deal, deal.turn, move.cards[0]) == move
-
-
 # --- our bot -------------------------------------------------------------------------
 
 
@@ -288,9 +284,9 @@ async def run_ours(games: int, seconds: float, tmp: Path) -> Figures:
             # the delivery backlog rather than the handling of taps.
             anchor, version = user.dm.messages[0], live.game.version
             chosen = rng.choice(deal.legal_moves())
-            instant = one_tap(deal, chosen)  # before the taps: they change the live deal
-            for card in chosen.cards:
-                data = CardCb(game=table.game_id, v=version, card=card.code()).pack()
+            codes, instant = card_taps(deal, chosen)  # before the taps change the live deal
+            for code in codes:
+                data = CardCb(game=table.game_id, v=version, card=code).pack()
                 await think(rng)
                 await taps.tap(user, anchor, data)
             if instant:
@@ -426,7 +422,9 @@ def op_kind(record: object) -> str | None:
     return "other"
 
 
-async def ops_per_move(players: int, moves_wanted: int, tmp: Path) -> tuple[int, dict[str, int]]:
+async def ops_per_move(
+    players: int, moves_wanted: int, tmp: Path, driver: str
+) -> tuple[int, dict[str, int]]:
     counts = dict.fromkeys(OP_KINDS, 0)
     applied = 0
     async with FakeTelegram(token=TOKEN) as fake:
@@ -434,7 +432,7 @@ async def ops_per_move(players: int, moves_wanted: int, tmp: Path) -> tuple[int,
         settings = Settings(  # type: ignore[call-arg]
             _env_file=None,
             bot_token=SecretStr(TOKEN),
-            database_path=tmp / f"ops{players}.sqlite3",
+            database_path=tmp / f"ops{players}-{driver}.sqlite3",
             telegram_api_url=fake.api_url,
             default_language="en",
             turn_timeout_seconds=3600,
@@ -478,11 +476,15 @@ async def ops_per_move(players: int, moves_wanted: int, tmp: Path) -> tuple[int,
                     break
                 user = next(u for u in users if u.id == live.game.seats[deal.turn].user_id)
                 anchor, version = user.dm.messages[0], live.game.version
-                chosen = rng.choice(deal.legal_moves())
-                instant = one_tap(deal, chosen)  # before the taps: they change the live deal
+                if driver == "greedy":
+                    player = make_player("greedy", seed=applied)
+                    chosen = player.choose(deal.view(deal.turn), deal.legal_moves())
+                else:
+                    chosen = rng.choice(deal.legal_moves())
+                codes, instant = card_taps(deal, chosen)  # before the taps change the live deal
                 start = len(fake.requests)
-                for card in chosen.cards:
-                    data = CardCb(game=game_id, v=version, card=card.code()).pack()
+                for code in codes:
+                    data = CardCb(game=game_id, v=version, card=code).pack()
                     await (await user.tap_raw(anchor, data)).wait()
                     await fake.wait_for(drained, timeout=60, interval=0.01)
                 if not instant:
@@ -507,19 +509,21 @@ async def ops_per_move(players: int, moves_wanted: int, tmp: Path) -> tuple[int,
 
 async def report_ops(moves: int) -> None:
     print(f"Telegram operations per applied move ({moves} moves per player count, drained each)")
-    print(f"{'players':<9}" + "".join(f"{k:>12}" for k in OP_KINDS) + f"{'total':>9}{'goal':>6}")
     with tempfile.TemporaryDirectory(prefix="bench-ops-", dir=ROOT) as tmp:
-        for players in (2, 3, 4):
-            applied, counts = await ops_per_move(players, moves, Path(tmp))
-            per = {k: v / applied for k, v in counts.items()}
-            print(
-                f"{players:<9}"
-                + "".join(f"{per[k]:>12.2f}" for k in OP_KINDS)
-                + f"{sum(per.values()):>9.2f}{players + 1:>6}"
-            )
-    print("selection: hand redraws showing a selection (multi-card moves, or a card that could")
-    print("beat or be discarded), which the one-tap rule leaves; the driver picks uniformly")
-    print("among legal moves, so multi-card leads are far commoner than in people's play.")
+        for driver in ("greedy", "uniform"):
+            print(f"moves picked: {driver}")
+            head = f"{'players':<9}" + "".join(f"{k:>12}" for k in OP_KINDS)
+            print(head + f"{'total':>9}{'goal':>6}")
+            for players in (2, 3, 4):
+                applied, counts = await ops_per_move(players, moves, Path(tmp), driver)
+                per = {k: v / applied for k, v in counts.items()}
+                print(
+                    f"{players:<9}"
+                    + "".join(f"{per[k]:>12.2f}" for k in OP_KINDS)
+                    + f"{sum(per.values()):>9.2f}{players + 1:>6}"
+                )
+    print("selection: hand redraws while a move is chosen (the switch, then each card), for")
+    print("moves one tap cannot make: several cards, or discarding a card that could beat.")
     print("Group sends are deal and series results.")
 
 

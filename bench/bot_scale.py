@@ -32,7 +32,7 @@ import asyncpg
 
 import engine
 from bot.callbacks import CardCb, LobbyCb, PlayCb
-from bot.render import one_tap_move
+from bot.games.burkozel import card_taps
 from storage import open_storage
 from tests.fake_telegram import FakeChat, FakeTelegram, FakeUser
 
@@ -215,14 +215,10 @@ async def _drive(
         user = next(u for u in table.users if u.id == _seat_user(table, deal.turn))
         anchor = user.dm.messages[0]
         chosen = rng.choice(deal.legal_moves())
-        instant = (
-            len(chosen.cards) == 1 and one_tap_move(deal, deal.turn, chosen.cards[0]) == chosen
-        )  # before the taps: they change the live deal
-        for card in chosen.cards:
+        codes, instant = card_taps(deal, chosen)  # before the taps change the live deal
+        for code in codes:
             await pause(rng)
-            await taps.tap(
-                user, anchor, CardCb(game=table.game_id, v=version, card=card.code()).pack()
-            )
+            await taps.tap(user, anchor, CardCb(game=table.game_id, v=version, card=code).pack())
         if instant:  # the card's tap played it (the one-tap rule)
             series.apply(chosen)
             fig.moves += 1

@@ -14,8 +14,9 @@ import re
 import pytest
 
 from bot import render
+from bot.games.burkozel import BURKOZEL
 from bot.i18n import LANGUAGES, catalog_keys, plain, texts
-from engine import Series, shuffled_deck
+from engine import Move, Series, shuffled_deck
 from engine.deal import covers
 from storage import Deadline, Game, Seat
 from tests.fake_telegram.text import parse_html
@@ -126,10 +127,14 @@ def test_every_screen_shows_hostile_names_and_titles_literally(language: str, pl
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_a_card_plays_on_one_tap_only_when_it_is_the_one_move_it_can_make(players: int) -> None:
-    """Issue 9: one tap plays a card only when no choice is made for the player: a lead
-    with no other card of its suit in hand (R6), an answer to one card that cannot beat
-    it (R7: it can only be discarded). Any other card is selected first."""
+def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move(
+    players: int,
+) -> None:
+    """Issue 9: a tap on a card plays it at once: led alone (R6), or answering one card,
+    a beat where it covers the claim and a discard where it cannot (R7). An answer of
+    several cards is chosen first. «➕ Several cards» / «🗑 Discard, don't beat» is shown
+    exactly when some legal move is out of one tap's reach: a second card of a suit to
+    lead with, or a card that could beat but is to be discarded."""
     rng = random.Random(players)
     series = Series(players, first_dealer=0)
     series.start_deal(shuffled_deck(rng=rng))
@@ -145,20 +150,28 @@ def test_a_card_plays_on_one_tap_only_when_it_is_the_one_move_it_can_make(player
         for card in view.hand:
             move = render.one_tap_move(deal, seat, card)
             if not view.table:
-                same_suit = [c for c in view.hand if c.suit is card.suit and c != card]
-                can_lead_more = min(view.hand_sizes) > 1 and same_suit
-                assert (move is None) == bool(can_lead_more), (card, view.hand)
+                assert move == Move(seat, (card,)), (card, view.hand)
             elif len(view.table[0].cards) == 1:
                 claim = next(p.cards for p in view.table if p.seat == view.claimant)
-                beats = covers((card,), claim, view.trump)
-                assert (move is None) == beats, (card, claim)
-                assert move is None or move.beat is False
+                assert move == Move(seat, (card,), covers((card,), claim, view.trump))
             else:
                 assert move is None  # several cards to answer with: always a choice
             for other in range(players):
                 if other != seat:
                     assert render.one_tap_move(deal, other, card) is None
             checked += 1
+        if not view.table:
+            pairs = (
+                any(c.suit is d.suit for c in view.hand for d in view.hand if c != d)
+                and min(view.hand_sizes) > 1
+            )
+            assert BURKOZEL.offers_pick(deal, seat) == pairs, view.hand
+        elif len(view.table[0].cards) == 1:
+            claim = next(p.cards for p in view.table if p.seat == view.claimant)
+            beater = any(covers((c,), claim, view.trump) for c in view.hand)
+            assert BURKOZEL.offers_pick(deal, seat) == beater, (view.hand, claim)
+        else:
+            assert not BURKOZEL.offers_pick(deal, seat)
         series.apply(rng.choice(deal.legal_moves()))
     assert checked > 50
 

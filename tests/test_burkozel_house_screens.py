@@ -38,10 +38,12 @@ def game_of(players: int, rules: dict[str, object] | None = None) -> Game:
 
 
 def labels(markup: dict[str, object] | None) -> list[tuple[str, str]]:
+    """The action buttons under the cards (not the «➕ Several cards» switch)."""
     assert markup is not None
     rows = markup["inline_keyboard"]
     assert isinstance(rows, list)
-    return [(b["text"], b["callback_data"]) for row in rows[1:] for b in row]
+    buttons = [(b["text"], b["callback_data"]) for row in rows[1:] for b in row]
+    return [(text, data) for text, data in buttons if not data.endswith(":+")]
 
 
 def test_c1_show_button_only_for_the_holder_on_their_turn_and_parsed_to_the_show() -> None:

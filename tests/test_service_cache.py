@@ -9,6 +9,7 @@ import pytest
 
 from bot.callbacks import PlayCb
 from bot.service import GameService, UserError, UserInfo
+from bot.service.core import LiveGame
 from engine.cards import Card
 from storage import Backend, Game, open_storage
 from tests.test_engine_support import build_deck
@@ -129,3 +130,90 @@ async def test_c1_the_show_bura_button_a_holder_sees_shows_it(tmp_path: Path) ->
         assert first.finished and first.shown_by == 0 and first.outcome == "bura"
     finally:
         await storage.close()
+
+
+def _hand_of(service: GameService, live: LiveGame, user_id: int) -> tuple[str, list[str]]:
+    """The text and button labels of the hand ``user_id`` would be shown now."""
+    seat = live.seat_of(user_id)
+    assert seat is not None
+    op = service.hand_op(live, seat)
+    markup = op.payload.get("reply_markup") or {"inline_keyboard": []}
+    return op.payload["text"], [b["text"] for row in markup["inline_keyboard"] for b in row]
+
+
+async def test_r6_a_tap_leads_one_card_and_several_go_through_the_several_cards_button(
+    tmp_path: Path,
+) -> None:
+    """Issue 9: one tap leads a card alone (R6) even with another of its suit in hand;
+    «➕ Several cards» makes taps select, a lead of two is confirmed, «↩ Back» undoes
+    the choosing without playing anything."""
+    storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
+    try:
+        deck = build_deck(2, 0, [["6H", "7H", "8C", "9C"], ["6S", "7S", "JD", "QD"]], "AD")
+        service, game = await two_players(storage, deck)
+        live = await service._load(game.id)
+        text, labels = _hand_of(service, live, BOB.id)
+        assert "➕ Несколько карт" in labels and "сначала нажмите «➕ Несколько карт»" in text
+        # The switch and back: nothing is played, the hand says what taps do.
+        assert await service.toggle(game.id, BOB.id, game.version, "+") is False
+        text, labels = _hand_of(service, live, BOB.id)
+        assert "↩ Назад" in labels and "Выберите до 3 карт одной масти" in text
+        assert await service.toggle(game.id, BOB.id, game.version, "6S") is False
+        assert await service.toggle(game.id, BOB.id, game.version, "+") is False
+        assert live.selections[BOB.id] == [] and BOB.id not in live.picking
+        # One tap: 6♠ is led alone.
+        assert await service.toggle(game.id, BOB.id, game.version, "6S") is True
+        assert live.series is not None
+        assert [p.cards for p in live.series.deals[0].table] == [(Card.parse("6S"),)]
+    finally:
+        await storage.close()
+
+    storage = await open_storage(f"sqlite:{tmp_path / 'two.sqlite3'}")
+    try:
+        service, game = await two_players(storage, deck)
+        for code in ("+", "6S", "7S"):
+            assert await service.toggle(game.id, BOB.id, game.version, code) is False
+        await service.play(game.id, BOB.id, game.version, "l", "6S.7S")
+        live = await service._load(game.id)
+        assert live.series is not None
+        table = live.series.deals[0].table
+        assert [p.cards for p in table] == [(Card.parse("6S"), Card.parse("7S"))]
+        assert BOB.id not in live.picking  # a move ends the choosing
+    finally:
+        await storage.close()
+
+
+async def test_r7_a_tap_beats_where_it_can_and_discard_dont_beat_discards_a_beater(
+    tmp_path: Path,
+) -> None:
+    """Issue 9, R7: answering one card, a tap on a card that covers it beats; to discard
+    such a card, «🗑 Discard, don't beat» first. The switch is refused as forged where
+    the hand does not show it (not the player's turn)."""
+    hands = [["7S", "8H", "9C", "10D"], ["6S", "JS", "QD", "KD"]]
+    deck = build_deck(2, 0, hands, "AC")
+    for discard in (False, True):
+        storage = await open_storage(f"sqlite:{tmp_path / f'{discard}.sqlite3'}")
+        try:
+            service, game = await two_players(storage, deck)
+            with pytest.raises(UserError) as refused:
+                await service.toggle(game.id, ALICE.id, game.version, "+")
+            assert refused.value.key == "error.forged"
+            await service.toggle(game.id, BOB.id, game.version, "6S")  # led at once
+            game = await storage.get_game(game.id)
+            assert game is not None
+            live = await service._load(game.id)
+            text, labels = _hand_of(service, live, ALICE.id)
+            assert "🗑 Сбросить, не бить" in labels and "бьёт, если может" in text
+            if discard:
+                await service.toggle(game.id, ALICE.id, game.version, "+")
+                assert await service.toggle(game.id, ALICE.id, game.version, "7S") is False
+                _, labels = _hand_of(service, live, ALICE.id)
+                assert "⚔️ Бить: 7♠" in labels and "🗑 Сбросить: 7♠" in labels
+                await service.play(game.id, ALICE.id, game.version, "d", "7S")
+            else:
+                assert await service.toggle(game.id, ALICE.id, game.version, "7S") is True
+            assert live.series is not None
+            (answer,) = [m for m in live.series.deals[0].history if m.seat == 0]
+            assert answer.cards == (Card.parse("7S"),) and answer.beat is (not discard)
+        finally:
+            await storage.close()

@@ -12,7 +12,10 @@ import random
 import engine
 from bot.games.burkozel import BEAT_OF_KIND
 from bot.service import GameService, UserInfo
+from engine.cards import Card
 from storage import GameChange, open_storage
+from tests.test_engine_support import build_deck
+from tests.test_service_cache import ALICE, BOB, FixedDeck
 
 KIND_OF_BEAT = {v: k for k, v in BEAT_OF_KIND.items() if k != "o"}
 
@@ -64,6 +67,37 @@ async def test_instances_taking_turns_keep_the_game_as_stored(pg_url: str) -> No
         assert await stores[0].catch_up(game.id, stored.version) is None
         async with this.lock(game.id):
             assert game.id not in this._live or this._live[game.id] is not before
+    finally:
+        for s in stores:
+            await s.close()
+
+
+async def test_choosing_several_cards_goes_on_whichever_instance_takes_the_tap(
+    pg_url: str,
+) -> None:
+    """Issue 9/15: «➕ Several cards» and the cards chosen after it live in the database, so
+    a tap on the other instance selects (it must not play the card alone) and the lead of
+    two confirmed on either instance is the one chosen."""
+    deck = build_deck(2, 0, [["6H", "7H", "8C", "9C"], ["6S", "7S", "JD", "QD"]], "AD")
+    stores = [await open_storage(pg_url) for _ in range(2)]
+    try:
+        services = [
+            GameService(s, bot_username="cards_bot", computer_pause=0, rng=FixedDeck(deck))
+            for s in stores
+        ]
+        for user in (ALICE, BOB):
+            await stores[0].upsert_user(user.id, user.name, None, None)
+            await stores[0].set_user_started(user.id, True)
+        game = await services[0].new_game(-100, "Group", None, ALICE)
+        await services[1].join(game.id, BOB)
+        game = await services[0].start(game.id, ALICE.id)
+        for n, code in enumerate(("+", "6S", "7S")):
+            assert await services[n % 2].toggle(game.id, BOB.id, game.version, code) is False
+        live = await services[1]._load(game.id)
+        assert BOB.id in live.picking  # read back with the cards when the tap came
+        await services[1].play(game.id, BOB.id, game.version, "l", "6S.7S")
+        series = engine.from_record(await stores[0].export_record(game.id))
+        assert [p.cards for p in series.deals[0].table] == [(Card.parse("6S"), Card.parse("7S"))]
     finally:
         for s in stores:
             await s.close()

@@ -13,7 +13,7 @@ declare, «Стоп!», show, даве...).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from bot.i18n import Texts
 from bot.render import Keyboard
@@ -69,7 +69,11 @@ class BotGame(Protocol):
         ...
 
     def one_tap(self, deal: Deal, seat: int, card: Card) -> Action | None:
-        """The action a tap on ``card`` takes at once, if it is a whole move by itself."""
+        """The action a tap on ``card`` takes at once (``tap_play``); None: the tap selects."""
+        ...
+
+    def offers_pick(self, deal: Deal, seat: int) -> bool:
+        """The hand shows ``PICK`` to choose what one tap cannot reach (``pick_offered``)."""
         ...
 
     def parse_action(self, deal: Deal, seat: int, kind: str, cards: tuple[Card, ...]) -> Action:
@@ -101,10 +105,19 @@ class BotGame(Protocol):
         seat: int,
         *,
         turn_seconds: int | None,
-    ) -> str: ...
+        picking: bool = False,
+    ) -> str:
+        """``picking``: the player asked to choose cards (``PICK``), so taps select."""
+        ...
 
     def hand_keyboard(
-        self, t: Texts, game: Game, series: Series, seat: int, selection: Sequence[Card]
+        self,
+        t: Texts,
+        game: Game,
+        series: Series,
+        seat: int,
+        selection: Sequence[Card],
+        picking: bool = False,
     ) -> Keyboard | None: ...
 
     def deal_end_text(self, t: Texts, game: Game, series: Series, index: int) -> str:
@@ -120,3 +133,53 @@ class BotGame(Protocol):
 
 class ForgedAction(ValueError):
     """A button's action that no honest keyboard draws (an unknown kind...)."""
+
+
+# --- one tap or a choice -----------------------------------------------------------
+#
+# Issue 9: every Telegram operation counts, and most moves are one card. A tap on a card
+# plays that card at once: a lead of it alone, or an answer that beats with it where it
+# can and is discarded where it cannot. Whatever one tap cannot reach (several cards, a
+# card discarded that could beat) is one button away: ``PICK`` switches the hand to
+# choosing, where taps select and buttons confirm, and back.
+
+PICK = "+"
+"""The card code of the «➕ Several cards» / «🗑 Discard, don't beat» / «↩ Back» button
+(``CardCb``): never a card's code."""
+
+P = TypeVar("P")
+
+
+def tap_play(plays: Sequence[P], card: Card) -> P | None:
+    """The play a tap on ``card`` makes among ``plays`` (the seat's card plays on its turn,
+    each with ``cards`` and, for answers, ``beat``): ``card`` alone, beating if it can."""
+    alone = [p for p in plays if tuple(getattr(p, "cards", ())) == (card,)]
+    beats = [p for p in alone if getattr(p, "beat", None) is True]
+    chosen = beats or alone
+    return chosen[0] if chosen else None
+
+
+def pick_offered(plays: Sequence[P], hand: Sequence[Card]) -> bool:
+    """Some card plays on one tap, and some play is out of one tap's reach (the hand then
+    shows ``PICK``; when no card plays on one tap, taps select anyway)."""
+    reach = [p for p in (tap_play(plays, card) for card in hand) if p is not None]
+    return bool(reach) and any(p not in reach for p in plays)
+
+
+def turn_hint(t: Texts, *, lead: bool, most: int, count: int, picking: bool, offered: bool) -> str:
+    """The hand's line saying what a tap does now: ``most`` cards may be led, ``count``
+    answered; ``offered``: the hand shows ``PICK`` (``pick_offered``)."""
+    if lead:
+        if picking:
+            return t("hand.pick_lead", max=most)
+        return t("hand.tap_lead_several" if offered else "hand.tap_lead", max=most)
+    if picking or count > 1:
+        return t("hand.your_answer", count=count)
+    return t("hand.tap_answer_discard" if offered else "hand.tap_answer")
+
+
+def pick_button(t: Texts, *, lead: bool, picking: bool) -> str:
+    """The label of the ``PICK`` button."""
+    if picking:
+        return t("hand.pick_back")
+    return t("hand.pick_several" if lead else "hand.pick_discard")

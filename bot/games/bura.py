@@ -13,7 +13,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.callbacks import card_data, play_data
-from bot.games.base import ForgedAction
+from bot.games.base import (
+    PICK,
+    ForgedAction,
+    pick_button,
+    pick_offered,
+    tap_play,
+    turn_hint,
+)
 from bot.games.burkozel import trump_line
 from bot.i18n import Html, Texts
 from bot.render import (
@@ -146,6 +153,7 @@ def hand_text(
     seat: int,
     *,
     turn_seconds: int | None,
+    picking: bool = False,
 ) -> str:
     deal = series.deals[-1]
     view = deal.view(seat)
@@ -166,7 +174,7 @@ def hand_text(
     lines.append("")
     actors = deal.actors()
     if deal.turn == seat:
-        lines.append(_your_turn_line(t, deal, seat))
+        lines.append(_your_turn_line(t, deal, seat, picking))
         if turn_seconds is not None:
             lines.append(t("hand.deadline", limit=time_limit(t, turn_seconds)))
     elif seat in actors:
@@ -181,14 +189,20 @@ def hand_text(
     return "\n".join(lines)
 
 
-def _your_turn_line(t: Texts, deal: BuraDeal, seat: int) -> str:
+def _your_turn_line(t: Texts, deal: BuraDeal, seat: int, picking: bool) -> str:
     if deal.phase == DECLARE:
         return t("bura.your_declare")
     if deal.phase == DAVE:
         return t("bura.your_dave", n=deal.stakes * 2)
-    if deal.phase == LEAD:
-        return t("bura.your_lead", max=deal._lead_limit(seat))
-    return t("hand.your_answer", count=len(deal.claim))
+    offered = pick_offered(_card_actions(deal, seat), deal.hands[seat])
+    return turn_hint(
+        t,
+        lead=deal.phase == LEAD,
+        most=deal._lead_limit(seat),
+        count=len(deal.claim),
+        picking=picking,
+        offered=offered,
+    )
 
 
 def _card_actions(deal: BuraDeal, seat: int) -> list[Lead | Answer]:
@@ -203,16 +217,19 @@ def _card_actions(deal: BuraDeal, seat: int) -> list[Lead | Answer]:
 
 
 def one_tap_action(deal: BuraDeal, seat: int, card: Card) -> Action | None:
-    """A tap plays ``card`` at once where it alone is the only play it can be part of
-    (a lead with no other card of its suit, an answer that cannot beat)."""
-    plays = [a for a in _card_actions(deal, seat) if card in a.cards]
-    if len(plays) == 1 and len(plays[0].cards) == 1:
-        return plays[0]
-    return None
+    """A tap plays ``card`` at once: a lead of it alone, or an answer to one card that
+    beats with it if it can, else discards it (face down under D3's closed discards);
+    None for an answer of several cards, which is chosen and confirmed."""
+    return tap_play(_card_actions(deal, seat), card)
 
 
 def hand_keyboard(
-    t: Texts, game: Game, series: BuraSeries, seat: int, selection: Sequence[Card]
+    t: Texts,
+    game: Game,
+    series: BuraSeries,
+    seat: int,
+    selection: Sequence[Card],
+    picking: bool = False,
 ) -> Keyboard | None:
     deal = series.deals[-1]
     hand = sorted(deal.hands[seat])
@@ -265,6 +282,9 @@ def hand_keyboard(
                 closed = deal.rules.discards == "closed"
                 key = "bura.act_discard_closed" if closed else "hand.act_discard"
                 rows.append([act("d", t(key, cards=shown), chosen)])
+    if picking or pick_offered(_card_actions(deal, seat), hand):
+        label = pick_button(t, lead=deal.phase == LEAD, picking=picking)
+        rows.append([button(label, card_data(game.id, version, PICK))])
     rows += [[b] for b in extra]
     return keyboard(rows)
 
@@ -364,6 +384,9 @@ class BuraBot:
     def one_tap(self, deal: BuraDeal, seat: int, card: Card) -> Action | None:
         return one_tap_action(deal, seat, card)
 
+    def offers_pick(self, deal: BuraDeal, seat: int) -> bool:
+        return pick_offered(_card_actions(deal, seat), deal.hands[seat])
+
     def parse_action(self, deal: BuraDeal, seat: int, kind: str, cards: tuple[Card, ...]) -> Action:
         action: Action
         if kind in ("l", "s"):
@@ -424,13 +447,22 @@ class BuraBot:
         seat: int,
         *,
         turn_seconds: int | None,
+        picking: bool = False,
     ) -> str:
-        return hand_text(t, game, chat_title, series, seat, turn_seconds=turn_seconds)
+        return hand_text(
+            t, game, chat_title, series, seat, turn_seconds=turn_seconds, picking=picking
+        )
 
     def hand_keyboard(
-        self, t: Texts, game: Game, series: BuraSeries, seat: int, selection: Sequence[Card]
+        self,
+        t: Texts,
+        game: Game,
+        series: BuraSeries,
+        seat: int,
+        selection: Sequence[Card],
+        picking: bool = False,
     ) -> Keyboard | None:
-        return hand_keyboard(t, game, series, seat, selection)
+        return hand_keyboard(t, game, series, seat, selection, picking)
 
     def deal_end_text(self, t: Texts, game: Game, series: BuraSeries, index: int) -> str:
         return deal_end_text(t, game, series, index)

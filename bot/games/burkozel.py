@@ -1,6 +1,6 @@
 """Burkozel's bot side (RULES.md Parts A-C): its table, its hands, its buttons
-(select cards, then lead, beat or discard; one tap where a card is a whole move) and its
-deal results. The flows reach it through :class:`bot.games.base.BotGame`."""
+(a tap plays a card; several cards, or a discard of a card that could beat, are chosen
+and then confirmed) and its deal results. The flows reach it through :class:`bot.games.base.BotGame`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,14 @@ from typing import Any
 
 from bot import burkozel_house as house
 from bot.callbacks import card_data, play_data
-from bot.games.base import ForgedAction
+from bot.games.base import (
+    PICK,
+    ForgedAction,
+    pick_button,
+    pick_offered,
+    tap_play,
+    turn_hint,
+)
 from bot.i18n import Html, Texts
 from bot.render import (
     Keyboard,
@@ -169,6 +176,7 @@ def hand_text(
     deal_number: int,
     turn_seconds: int | None,
     previous: PreviousTrick | None = None,
+    picking: bool = False,
 ) -> str:
     view = deal.view(seat)
     lines = [
@@ -185,10 +193,14 @@ def hand_text(
     lines.append("")
     if view.turn == seat:
         lead = view.table[0].cards if view.table else None
-        if lead is None:
-            lines.append(t("hand.your_lead", max=min(3, min(view.hand_sizes))))
-        else:
-            lines.append(t("hand.your_answer", count=len(lead)))
+        offered = pick_offered(card_plays(deal, seat), view.hand)
+        most = min(3, min(view.hand_sizes))
+        count = len(lead or ())
+        lines.append(
+            turn_hint(
+                t, lead=lead is None, most=most, count=count, picking=picking, offered=offered
+            )
+        )
         if turn_seconds is not None:
             lines.append(t("hand.deadline", limit=time_limit(t, turn_seconds)))
     elif view.turn is not None:
@@ -203,6 +215,7 @@ def hand_keyboard(
     deal: Deal,
     seat: int,
     selection: Sequence[Card],
+    picking: bool = False,
 ) -> Keyboard | None:
     view = deal.view(seat)
     if not view.hand:
@@ -218,6 +231,9 @@ def hand_keyboard(
     rows = [card_row]
     if view.turn == seat and selection:
         rows += [[b] for b in action_buttons(t, game, deal, seat, selection)]
+    if picking or pick_offered(card_plays(deal, seat), view.hand):
+        label = pick_button(t, lead=not view.table, picking=picking)
+        rows.append([button(label, card_data(game.id, version, PICK))])
     for move in house.combination_moves(deal, seat):  # C1-C4, only while legal
         if move.show is not None:
             text = t(f"house.show_{move.show}")
@@ -231,17 +247,32 @@ def hand_keyboard(
     return keyboard(rows)
 
 
-def one_tap_move(deal: Deal, seat: int, card: Card) -> Move | None:
-    """The move a tap on ``card`` makes at once: when the card alone is a legal move and
-    the only one it can be part of (a lead with no other card of its suit, a discard that
-    cannot beat). Otherwise the tap selects it, and the player confirms with a button, so
-    no choice is ever made for them."""
+def card_plays(deal: Deal, seat: int) -> list[Move]:
+    """The seat's legal plays of cards on its turn (no shows, no C3/C4 stop)."""
     if deal.turn != seat:
-        return None
-    moves = [m for m in deal.legal_moves() if card in m.cards]
-    if len(moves) == 1 and len(moves[0].cards) == 1:
-        return moves[0]
-    return None
+        return []
+    return [m for m in deal.legal_moves() if m.show is None and not m.stop]
+
+
+def one_tap_move(deal: Deal, seat: int, card: Card) -> Move | None:
+    """The move a tap on ``card`` makes at once: a lead of it alone (R6), or an answer to
+    one card, beating with it if it can (R7), else discarding it; None for an answer of
+    several cards, which is chosen and confirmed."""
+    return tap_play(card_plays(deal, seat), card)
+
+
+def card_taps(deal: Deal, move: Move) -> tuple[list[str], bool]:
+    """The card buttons (codes, ``PICK`` first if needed) a person taps to make ``move``,
+    and whether the last of them makes it (else a button confirms): for drivers that
+    play through the keyboard, like the benchmarks."""
+    seat = deal.turn
+    assert seat is not None
+    if len(move.cards) == 1 and one_tap_move(deal, seat, move.cards[0]) == move:
+        return [move.cards[0].code()], True
+    codes = [c.code() for c in move.cards]
+    if pick_offered(card_plays(deal, seat), deal.hand(seat)):
+        codes.insert(0, PICK)
+    return codes, False
 
 
 def action_buttons(
@@ -351,6 +382,9 @@ class BurkozelBot:
     def one_tap(self, deal: Deal, seat: int, card: Card) -> Move | None:
         return one_tap_move(deal, seat, card)
 
+    def offers_pick(self, deal: Deal, seat: int) -> bool:
+        return pick_offered(card_plays(deal, seat), deal.hand(seat))
+
     def parse_action(self, deal: Deal, seat: int, kind: str, cards: tuple[Card, ...]) -> Move:
         if kind == SHOW_OF_SEAT:  # C1/C2: the engine knows which combination it is
             shows = [m for m in house.combination_moves(deal, seat) if m.show is not None]
@@ -390,6 +424,7 @@ class BurkozelBot:
         seat: int,
         *,
         turn_seconds: int | None,
+        picking: bool = False,
     ) -> str:
         return hand_text(
             t,
@@ -400,12 +435,19 @@ class BurkozelBot:
             deal_number=len(series.deals),
             turn_seconds=turn_seconds,
             previous=previous_trick(series),
+            picking=picking,
         )
 
     def hand_keyboard(
-        self, t: Texts, game: Game, series: Series, seat: int, selection: Sequence[Card]
+        self,
+        t: Texts,
+        game: Game,
+        series: Series,
+        seat: int,
+        selection: Sequence[Card],
+        picking: bool = False,
     ) -> Keyboard | None:
-        return hand_keyboard(t, game, series.deals[-1], seat, selection)
+        return hand_keyboard(t, game, series.deals[-1], seat, selection, picking)
 
     def deal_end_text(self, t: Texts, game: Game, series: Series, index: int) -> str:
         result = series.deals[index].result()

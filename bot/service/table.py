@@ -9,7 +9,7 @@ from typing import Any
 
 from bot import render
 from bot.chat_settings import NO_TIMER_REMINDER
-from bot.games.base import ForgedAction
+from bot.games.base import PICK, ForgedAction
 from bot.picture import with_series_picture
 from bot.service.core import PING_AFTER_IDLE, LiveGame, ServiceCore, UserError
 from bot.stats import series_end_of
@@ -35,9 +35,12 @@ class TableFlow(ServiceCore):
         deal = live.series.deals[-1]
         t = live.t
         seconds = self._seconds_left(live) if ui.turn(deal) == seat.seat else None
-        text = ui.hand_text(t, game, live.chat_title, live.series, seat.seat, turn_seconds=seconds)
+        picking = seat.user_id in live.picking
+        text = ui.hand_text(
+            t, game, live.chat_title, live.series, seat.seat, turn_seconds=seconds, picking=picking
+        )
         selection = live.selections.get(seat.user_id, [])
-        markup = ui.hand_keyboard(t, game, live.series, seat.seat, selection)
+        markup = ui.hand_keyboard(t, game, live.series, seat.seat, selection, picking)
         return self.dm_edit(live, seat.user_id, text, markup)
 
     def _hand_ops(self, live: LiveGame, only: set[int] | None = None) -> list[OutboxOp]:
@@ -182,40 +185,63 @@ class TableFlow(ServiceCore):
         return live, seat
 
     async def toggle(self, game_id: int, user_id: int, version: int, code: str) -> bool:
-        """A tap on a card: plays it if it is a whole move by itself (True), else selects
-        or unselects it (False)."""
+        """A tap on a card: plays it if one tap makes a move of it (True), else selects or
+        unselects it (False). ``PICK`` switches the hand between the two."""
         async with self.lock(game_id):
             live, seat = await self._playing(game_id, user_id, version)
-            try:
-                card = Card.parse(code)
-            except CardCodeError:
-                raise UserError("error.forged") from None
             assert live.series is not None
             ui = live.ui
             deal = live.series.deals[-1]
-            if not ui.holds(deal, seat.seat, card):
-                raise UserError("error.not_your_card")
-            stored = await self.storage.get_selection(game_id, user_id, live.game.version)
-            if stored is not None:  # a shared database: another instance may have a selection
-                live.selections[user_id] = [Card.parse(c) for c in stored]
+            await self._restore_selection(live, user_id)
             live.last_tap[user_id] = self.clock()
             chosen = live.selections.setdefault(user_id, [])
-            action = None if chosen else ui.one_tap(deal, seat.seat, card)
-            if action is not None:
-                await self._apply(live, action, seat.seat, autoplayed=False)
-                return True
-            if card in chosen:
-                chosen.remove(card)
-            elif ui.fits(deal, seat.seat, [*chosen, card]):
-                chosen.append(card)
-            else:  # a fast tapper's third card for a two-card answer, two suits in a lead
-                raise UserError("error.does_not_fit")
-            await self.storage.set_selection(
-                game_id, user_id, live.game.version, [c.code() for c in chosen]
-            )
+            if code == PICK:
+                if user_id in live.picking:
+                    live.picking.discard(user_id)
+                elif ui.offers_pick(deal, seat.seat):
+                    live.picking.add(user_id)
+                else:  # the hand shows no such button (a forged one, or taps select anyway)
+                    raise UserError("error.forged")
+                chosen.clear()
+            else:
+                try:
+                    card = Card.parse(code)
+                except CardCodeError:
+                    raise UserError("error.forged") from None
+                if not ui.holds(deal, seat.seat, card):
+                    raise UserError("error.not_your_card")
+                picking = user_id in live.picking
+                action = None if chosen or picking else ui.one_tap(deal, seat.seat, card)
+                if action is not None:
+                    await self._apply(live, action, seat.seat, autoplayed=False)
+                    return True
+                if card in chosen:
+                    chosen.remove(card)
+                elif ui.fits(deal, seat.seat, [*chosen, card]):
+                    chosen.append(card)
+                else:  # a fast tapper's third card for a two-card answer, two suits in a lead
+                    raise UserError("error.does_not_fit")
+            stored = [c.code() for c in chosen]
+            if user_id in live.picking:
+                stored.insert(0, PICK)
+            await self.storage.set_selection(game_id, user_id, live.game.version, stored)
             await self.storage.enqueue((self.hand_op(live, seat),))
             self.outbox_ready.set()
             return False
+
+    async def _restore_selection(self, live: LiveGame, user_id: int) -> None:
+        """A shared database: another instance may have taken this player's last taps."""
+        stored = await self.storage.get_selection(live.game.id, user_id, live.game.version)
+        if stored is None:  # one process: the selection in memory is the one
+            return
+        try:
+            live.selections[user_id] = [Card.parse(c) for c in stored if c != PICK]
+        except CardCodeError:
+            raise UserError("error.forged") from None
+        if PICK in stored:
+            live.picking.add(user_id)
+        else:
+            live.picking.discard(user_id)
 
     async def play(self, game_id: int, user_id: int, version: int, kind: str, codes: str) -> None:
         """An action button: ``kind`` and the cards it names, as the game's keyboard drew them."""
@@ -254,8 +280,10 @@ class TableFlow(ServiceCore):
         # Hands whose buttons mattered before the move are redrawn after it, trick open or not.
         keep = set(ui.actors(deal))
         keep.update(s.seat for s in game.seats if live.selections.get(s.user_id or 0))
+        keep.update(s.seat for s in game.seats if s.user_id in live.picking)
         series.apply(action)  # checked by the caller; the cache is dropped if the commit fails
         live.selections.clear()
+        live.picking.clear()
         seats = list(game.seats)
         mover = seats[mover_seat]
         if mover.user_id is not None:

@@ -85,6 +85,11 @@ def is_my_turn(message: FakeMessage) -> bool:
 PLAYED = "Played."  # the answer to a tap that made a move (English texts)
 
 
+def is_pick(data: str | None) -> bool:
+    """The hand's «➕ Several cards» / «🗑 Discard, don't beat» / «↩ Back» switch."""
+    return data is not None and data.startswith("t:") and data.endswith(":+")
+
+
 async def play_one_move(
     fake: FakeTelegram,
     user: FakeUser,
@@ -93,15 +98,31 @@ async def play_one_move(
     *,
     strict: bool = True,
 ) -> str:
-    """Select cards and tap a legal action, as a person would. Returns the action label."""
+    """Tap cards and a legal action, as a person would (now and then through «➕ Several
+    cards» / «🗑 Discard, don't beat» first). Returns the action label."""
     message = await fake.wait_for(
         lambda: (m := hand_message(user, group)) is not None and is_my_turn(m) and m,
         description=f"{user.first_name}'s turn",
     )
+    switched = False
     while True:
         message = hand_message(user, group)
         assert message is not None
-        actions = [b for row in message.buttons[1:] for b in row if b.callback_data]
+        below = [b for row in message.buttons[1:] for b in row if b.callback_data]
+        switch = [b for b in below if is_pick(b.callback_data)]
+        actions = [b for b in below if not is_pick(b.callback_data)]
+        if switch and not switched and rng.random() < 0.4:
+            switched = True
+            before = len(message.history)
+            answer = await (await user.tap(message, data=switch[0].callback_data)).wait(timeout=5)
+            assert not answer.show_alert, answer.text
+            await fake.wait_for(
+                lambda m=message, b=before: (
+                    len(m.history) > b or hand_message(user, group) is not m
+                ),
+                description="the hand to switch to choosing cards",
+            )
+            continue
         if actions:
             choice = rng.choice(actions)
             answer = await (await user.tap(message, data=choice.callback_data)).wait(timeout=5)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.chatter import ChatterLimit
+from bot.games.bura import BURA
 from engine.bura import from_record
 from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
 from engine.bura.deal import BuraDeal
@@ -104,6 +105,20 @@ class Table:
         data = f"p:{self.game_id}:{version}:{kind_of(action)}:{codes}"
         if not any(b.callback_data == data for row in message.buttons for b in row):
             assert isinstance(action, Lead | Answer), f"no button for {action}: {message.text}"
+            now, _, series = await self.state()
+            one_tap = None
+            if now == version and len(action.cards) == 1:
+                one_tap = BURA.one_tap(series.deals[-1], seat, action.cards[0])
+            pick = f"t:{self.game_id}:{version}:+"
+            shown = any(b.callback_data == pick for row in message.buttons for b in row)
+            if one_tap != action and shown:
+                # Several cards, or a discard of a card that could beat: choose them.
+                before = len(message.history)
+                answer = await (await user.tap(message, data=pick)).wait()
+                if answer.show_alert and STALE in (answer.text or ""):
+                    raise Stale(answer.text)
+                assert not answer.show_alert, answer.text
+                await self.fake.wait_for(lambda m=message, b=before: len(m.history) > b)
             for card in sorted(action.cards):
                 before = len(message.history)
                 card_tap = f"t:{self.game_id}:{version}:{card.code()}"

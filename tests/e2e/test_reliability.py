@@ -26,6 +26,7 @@ from storage import Game, OutboxOp
 from tests.e2e.harness import (
     hand_cards,
     hand_message,
+    is_pick,
     new_fake,
     open_game,
     play_one_move,
@@ -430,7 +431,12 @@ async def select_for_action(
     assert app.service is not None
     while True:
         message = await fake.wait_for(lambda: hand_message(user, group))
-        actions = [b.callback_data for row in message.buttons[1:] for b in row if b.callback_data]
+        actions = [
+            b.callback_data
+            for row in message.buttons[1:]
+            for b in row
+            if b.callback_data and not is_pick(b.callback_data)
+        ]
         if actions:
             return message, actions[0]
         live = await app.service.live(game_id)
