@@ -183,8 +183,9 @@ class TableFlow(ServiceCore):
 
     async def toggle(self, game_id: int, user_id: int, version: int, code: str) -> bool:
         """A tap on a card: plays it if it is a whole move by itself (True), else selects
-        or unselects it (False)."""
-        async with self.lock(game_id):
+        or unselects it (False). (With a shared database the lock has read the
+        selections, whichever instance took the earlier taps.)"""
+        async with self.lock(game_id, tapper=user_id):
             live, seat = await self._playing(game_id, user_id, version)
             try:
                 card = Card.parse(code)
@@ -195,9 +196,6 @@ class TableFlow(ServiceCore):
             deal = live.series.deals[-1]
             if not ui.holds(deal, seat.seat, card):
                 raise UserError("error.not_your_card")
-            stored = await self.storage.get_selection(game_id, user_id, live.game.version)
-            if stored is not None:  # a shared database: another instance may have a selection
-                live.selections[user_id] = [Card.parse(c) for c in stored]
             live.last_tap[user_id] = self.clock()
             chosen = live.selections.setdefault(user_id, [])
             action = None if chosen else ui.one_tap(deal, seat.seat, card)
@@ -219,7 +217,7 @@ class TableFlow(ServiceCore):
 
     async def play(self, game_id: int, user_id: int, version: int, kind: str, codes: str) -> None:
         """An action button: ``kind`` and the cards it names, as the game's keyboard drew them."""
-        async with self.lock(game_id):
+        async with self.lock(game_id, tapper=user_id):
             live, seat = await self._playing(game_id, user_id, version)
             assert live.series is not None
             ui = live.ui
