@@ -152,6 +152,7 @@ async def run_scale(
             finally:
                 await storage.close()
             fig.floods = len(fake.flood_violations)
+            fig.flood_detail = _flood_detail(fake.flood_violations, fig)
     finally:
         for proc in procs:
             if proc.returncode is None:
@@ -273,10 +274,11 @@ async def _drive(
     if stats_url:
         await _pg_exec(stats_url, "SELECT pg_stat_statements_reset()")
     start = time.monotonic()
+    fig.window = (start, float("inf"))
     cpu_start = cpu()
     taps.window = (start, float("inf"))
     await asyncio.sleep(seconds)
-    taps.window = (start, time.monotonic())
+    taps.window = fig.window = (start, time.monotonic())
     fig.bot_cpu, fig.pg_cpu = (b - a for a, b in zip(cpu_start, cpu(), strict=True))
     if stats_url:
         fig.statements = await _pg_statements(stats_url)
@@ -367,6 +369,9 @@ def report_scale(figures: list[Any], think: float, *, statements: bool = False) 
             f"{_per(getattr(f, 'bot_cpu', 0.0), f.answered):>11}"
             f"{_per(getattr(f, 'pg_cpu', 0.0), f.answered):>10}"
         )
+    for f in figures:
+        if getattr(f, "flood_detail", ""):
+            print(f"429s, {f.name}: {f.flood_detail}")
     for f in figures if statements else ():
         if getattr(f, "statements", None):
             print(f"statements per answered update, {f.name}:")
@@ -374,6 +379,18 @@ def report_scale(figures: list[Any], think: float, *, statements: bool = False) 
                 print(f"{calls / max(1, f.answered):8.2f}  {query[:150]}")
     print("CPU ms: per answered update, all bot instances together / the PostgreSQL server")
     print("goal: postgresql x2 updates/s >= sqlite x1, p95 < 100 ms at a human pace")
+
+
+def _flood_detail(violations: list[Any], fig: Any) -> str:
+    """Which limit each 429 was for, the method, and when (setting up the games, in the
+    timed window, or after it): where a 429 comes from is the first question."""
+    start, end = getattr(fig, "window", (float("inf"), float("inf")))
+    counts: dict[str, int] = {}
+    for v in violations:
+        when = "setup" if v.time < start else "window" if v.time <= end else "after"
+        key = f"{v.kind}/{v.method}/{when}"
+        counts[key] = counts.get(key, 0) + 1
+    return ", ".join(f"{k} x{n}" for k, n in sorted(counts.items()))
 
 
 def _per(seconds: float, answered: int) -> str:
