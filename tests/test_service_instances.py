@@ -264,3 +264,28 @@ async def test_a_selection_made_through_one_instance_is_seen_by_the_other(table:
         assert hand_edits and "✅" not in str(hand_edits[-1].payload)
         return
     pytest.fail("no position where a card is selected rather than played")
+
+
+async def test_a_deal_ended_by_the_other_instance_is_caught_up_not_rebuilt(table: Table) -> None:
+    """The instance that did not see a deal end deals the next deal from the database
+    (its deck as stored) instead of rebuilding the series from the whole record, and its
+    copy stays the replay of the record."""
+    store = table.stores[0]
+    crossed = 0
+    for n in range(300):
+        service = table.services[n % 2]
+        cached = service._live.get(table.game_id)
+        seen = None if cached is None or cached.series is None else len(cached.series.deals)
+        dealt = len(await store.deals(table.game_id))
+        if await table.move(service) is None:
+            break
+        live = service._live.get(table.game_id)
+        if live is None:
+            break  # the series is over
+        if seen is not None and dealt > seen:  # the other instance ended a deal since
+            assert live is cached, f"move {n}: rebuilt from the record at a deal's end"
+            crossed += 1
+        replay = engine.from_record(await store.export_record(table.game_id))
+        assert engine.to_record(live.series) == engine.to_record(replay)
+        assert live.game == await store.get_game(table.game_id)
+    assert crossed >= 2

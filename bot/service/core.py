@@ -28,6 +28,7 @@ from engine.games import game_named
 from storage import (
     Backend,
     Chat,
+    DealStart,
     Game,
     GameChange,
     GameState,
@@ -225,9 +226,10 @@ class ServiceCore:
 
     async def _catch_up(self, live: LiveGame, version: int) -> bool:
         """Bring a cached game that another instance moved on up to ``version`` by playing
-        the moves logged since (two instances taking turns at a game would otherwise
-        rebuild it from its whole record on nearly every tap). False: it must be
-        reloaded (a change since was not a plain move, or a deal or the series ended)."""
+        the moves logged since, and dealing the deals they started (two instances taking
+        turns at a game would otherwise rebuild it from its whole record on nearly every
+        tap, and at every deal's end). False: it must be reloaded (a change since was not
+        a plain move, as a void deal dealt again, or the series ended)."""
         series = live.series
         if series is None or live.game.status != "playing" or version < live.game.version:
             return False
@@ -238,16 +240,33 @@ class ServiceCore:
         if game.status != "playing" or game.version != version or game.rules != live.game.rules:
             return False
         engine_game = game_named(live.ui.name)
+        deals: list[DealStart] = []
+
+        async def next_deal() -> bool:
+            """Deal the next deal as the move that ended the last one stored it."""
+            if not series.deals[-1].finished or series.finished:
+                return False
+            index = len(series.deals)
+            if not deals:
+                deals.extend(await self.storage.deals(game.id))
+            if index >= len(deals) or deals[index].deal_index != index:
+                return False  # not dealt (yet): the reload tells
+            start = deals[index]
+            series.start_deal([Card.parse(c) for c in start.deck], start.dealer)
+            return not series.deals[-1].finished
+
         try:
             for move in moves:
+                if move.deal_index == len(series.deals) and not await next_deal():
+                    return False
                 if move.deal_index != len(series.deals) - 1 or series.deals[-1].finished:
                     return False
                 series.apply(engine_game.action_from_json(move.move))
+            if series.deals[-1].finished and not await next_deal():
+                return False
         except (EngineError, ValueError, KeyError, TypeError):
             log.warning("game %s: cannot catch up from its move log; reloading", game.id)
             return False  # the series may be half-moved: the caller drops it
-        if series.deals[-1].finished:
-            return False  # the deal's end is told and dealt by the next commit: reload
         live.game = game
         return True
 
