@@ -129,6 +129,7 @@ async def run_scale(
             fake.enforce_limits = True  # Telegram's limits: the bots must keep to them
             fake.callback_answer_timeout = 600
             fake.validate_updates = False
+            arrivals = _record_arrivals(fake)
             procs = await _start_instances(fake, url, instances, token, tmp)
             storage = await open_storage(url)
             bots = [p.pid for p in procs]
@@ -152,7 +153,8 @@ async def run_scale(
             finally:
                 await storage.close()
             fig.floods = len(fake.flood_violations)
-            fig.flood_detail = _flood_detail(fake.flood_violations, fig)
+            fig.flood_detail = _flood_detail(fake.flood_violations, fig, arrivals)
+            fig.handovers = _sender_losses(tmp, instances)
     finally:
         for proc in procs:
             if proc.returncode is None:
@@ -371,7 +373,7 @@ def report_scale(figures: list[Any], think: float, *, statements: bool = False) 
         )
     for f in figures:
         if getattr(f, "flood_detail", ""):
-            print(f"429s, {f.name}: {f.flood_detail}")
+            print(f"429s, {f.name}: {f.flood_detail}; sender hand-overs: {f.handovers}")
     for f in figures if statements else ():
         if getattr(f, "statements", None):
             print(f"statements per answered update, {f.name}:")
@@ -381,16 +383,64 @@ def report_scale(figures: list[Any], think: float, *, statements: bool = False) 
     print("goal: postgresql x2 updates/s >= sqlite x1, p95 < 100 ms at a human pace")
 
 
-def _flood_detail(violations: list[Any], fig: Any) -> str:
+def _record_arrivals(fake: FakeTelegram) -> list[float]:
+    """When the fake admitted each message operation (its clock)."""
+    arrivals: list[float] = []
+    limiter = fake._limiter
+    admit = limiter.admit
+
+    def recording(chat_id: int, is_private: bool, now: float) -> None:
+        arrivals.append(now)
+        admit(chat_id, is_private, now)
+
+    limiter.admit = recording  # type: ignore[method-assign]
+    return arrivals
+
+
+# The bot's sender starts at most global_capacity + global_rate * t operations in any t
+# seconds (bot/delivery.py Limits: 3 + 25 t); more arriving at the fake within BUNCH
+# seconds were sent further apart and bunched up on the way (a busy event loop).
+BUNCH = 0.04
+
+
+def _flood_detail(violations: list[Any], fig: Any, arrivals: list[float]) -> str:
     """Which limit each 429 was for, the method, and when (setting up the games, in the
-    timed window, or after it): where a 429 comes from is the first question."""
+    timed window, or after it), and the most operations that reached the fake within
+    BUNCH seconds before a 429: where a 429 comes from is the first question."""
     start, end = getattr(fig, "window", (float("inf"), float("inf")))
     counts: dict[str, int] = {}
     for v in violations:
         when = "setup" if v.time < start else "window" if v.time <= end else "after"
         key = f"{v.kind}/{v.method}/{when}"
         counts[key] = counts.get(key, 0) + 1
-    return ", ".join(f"{k} x{n}" for k, n in sorted(counts.items()))
+    bunched = max((_densest(arrivals, v.time) for v in violations), default=0)
+    detail = ", ".join(f"{k} x{n}" for k, n in sorted(counts.items()))
+    if violations:
+        detail += (
+            f"; up to {bunched} operations reached the fake within {BUNCH * 1000:g} ms"
+            " in the second before a 429"
+        )
+    return detail
+
+
+def _densest(arrivals: list[float], at: float) -> int:
+    """The most arrivals within BUNCH seconds of each other in the second before ``at``."""
+    inside = sorted(a for a in arrivals if at - 1.0 <= a <= at)
+    most, first = 0, 0
+    for last, t in enumerate(inside):
+        while t - inside[first] > BUNCH:
+            first += 1
+        most = max(most, last - first + 1)
+    return most
+
+
+def _sender_losses(tmp: Path, instances: int) -> int:
+    """How often an instance gave up the sender role (the logs are at WARNING)."""
+    return sum(
+        (tmp / f"instance{n}.log").read_text(errors="replace").count("no longer the sender")
+        for n in range(instances)
+        if (tmp / f"instance{n}.log").exists()
+    )
 
 
 def _per(seconds: float, answered: int) -> str:
