@@ -130,6 +130,8 @@ async def run_scale(
             fake.callback_answer_timeout = 600
             fake.validate_updates = False
             arrivals = _record_arrivals(fake)
+            lags: list[tuple[float, float]] = []
+            monitor = asyncio.create_task(_loop_lag(lags))
             procs = await _start_instances(fake, url, instances, token, tmp)
             storage = await open_storage(url)
             bots = [p.pid for p in procs]
@@ -153,7 +155,8 @@ async def run_scale(
             finally:
                 await storage.close()
             fig.floods = len(fake.flood_violations)
-            fig.flood_detail = _flood_detail(fake.flood_violations, fig, arrivals)
+            monitor.cancel()
+            fig.flood_detail = _flood_detail(fake.flood_violations, fig, arrivals, lags)
             fig.handovers = _sender_losses(tmp, instances)
     finally:
         for proc in procs:
@@ -403,7 +406,20 @@ def _record_arrivals(fake: FakeTelegram) -> list[float]:
 BUNCH = 0.04
 
 
-def _flood_detail(violations: list[Any], fig: Any, arrivals: list[float]) -> str:
+async def _loop_lag(lags: list[tuple[float, float]]) -> None:
+    """How late this process's event loop (the fake's, shared with the driver) wakes a
+    10 ms sleep: (when, seconds late). Requests that wait for a stalled loop are
+    admitted together when it runs again, whatever spacing the bot sent them at."""
+    while True:
+        before = time.monotonic()
+        await asyncio.sleep(0.01)
+        after = time.monotonic()
+        lags.append((after, after - before - 0.01))
+
+
+def _flood_detail(
+    violations: list[Any], fig: Any, arrivals: list[float], lags: list[tuple[float, float]]
+) -> str:
     """Which limit each 429 was for, the method, and when (setting up the games, in the
     timed window, or after it), and the most operations that reached the fake within
     BUNCH seconds before a 429: where a 429 comes from is the first question."""
@@ -416,9 +432,14 @@ def _flood_detail(violations: list[Any], fig: Any, arrivals: list[float]) -> str
     bunched = max((_densest(arrivals, v.time) for v in violations), default=0)
     detail = ", ".join(f"{k} x{n}" for k, n in sorted(counts.items()))
     if violations:
+        stalled = max(
+            (lag for v in violations for at, lag in lags if v.time - 1.0 <= at <= v.time),
+            default=0.0,
+        )
         detail += (
             f"; up to {bunched} operations reached the fake within {BUNCH * 1000:g} ms"
-            " in the second before a 429"
+            f" in the second before a 429, when the fake's event loop had stalled up to"
+            f" {stalled * 1000:.0f} ms"
         )
     return detail
 
