@@ -19,6 +19,7 @@ machine, where the other processes' load sets how much CPU these get). PostgreSQ
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import random
 import socket
@@ -132,6 +133,7 @@ async def run_scale(
             arrivals = _record_arrivals(fake)
             lags: list[tuple[float, float]] = []
             monitor = asyncio.create_task(_loop_lag(lags))
+            pauses = _record_gc_pauses()
             procs = await _start_instances(fake, url, instances, token, tmp)
             storage = await open_storage(url)
             bots = [p.pid for p in procs]
@@ -156,7 +158,8 @@ async def run_scale(
                 await storage.close()
             fig.floods = len(fake.flood_violations)
             monitor.cancel()
-            fig.flood_detail = _flood_detail(fake.flood_violations, fig, arrivals, lags)
+            gc.callbacks.remove(pauses.callback)
+            fig.flood_detail = _flood_detail(fake.flood_violations, fig, arrivals, lags, pauses)
             fig.handovers = _sender_losses(tmp, instances)
     finally:
         for proc in procs:
@@ -410,15 +413,52 @@ async def _loop_lag(lags: list[tuple[float, float]]) -> None:
     """How late this process's event loop (the fake's, shared with the driver) wakes a
     10 ms sleep: (when, seconds late). Requests that wait for a stalled loop are
     admitted together when it runs again, whatever spacing the bot sent them at."""
+    frozen = time.monotonic()
     while True:
         before = time.monotonic()
         await asyncio.sleep(0.01)
         after = time.monotonic()
         lags.append((after, after - before - 0.01))
+        if after - frozen > 1.0:
+            # The fake keeps every message: a full collection of that heap stalled this
+            # loop 0.4-0.6 s, and the requests that waited were admitted together (429s
+            # from the global limit that no bot's pacing could avoid). Frozen objects
+            # are left out of collections.
+            gc.freeze()
+            frozen = after
+
+
+@dataclass
+class GcPauses:
+    """Collections of this process's oldest generation: (when it ended, seconds)."""
+
+    pauses: list[tuple[float, float]]
+    callback: Any = None
+
+
+def _record_gc_pauses() -> GcPauses:
+    record = GcPauses([])
+    started = [0.0]
+
+    def callback(phase: str, info: dict[str, Any]) -> None:
+        if info.get("generation") != 2:
+            return
+        if phase == "start":
+            started[0] = time.monotonic()
+        else:
+            record.pauses.append((time.monotonic(), time.monotonic() - started[0]))
+
+    record.callback = callback
+    gc.callbacks.append(callback)
+    return record
 
 
 def _flood_detail(
-    violations: list[Any], fig: Any, arrivals: list[float], lags: list[tuple[float, float]]
+    violations: list[Any],
+    fig: Any,
+    arrivals: list[float],
+    lags: list[tuple[float, float]],
+    gcs: GcPauses,
 ) -> str:
     """Which limit each 429 was for, the method, and when (setting up the games, in the
     timed window, or after it), and the most operations that reached the fake within
@@ -436,10 +476,15 @@ def _flood_detail(
             (lag for v in violations for at, lag in lags if v.time - 1.0 <= at <= v.time),
             default=0.0,
         )
+        collected = max(
+            (p for v in violations for at, p in gcs.pauses if v.time - 1.0 <= at <= v.time),
+            default=0.0,
+        )
         detail += (
             f"; up to {bunched} operations reached the fake within {BUNCH * 1000:g} ms"
             f" in the second before a 429, when the fake's event loop had stalled up to"
-            f" {stalled * 1000:.0f} ms"
+            f" {stalled * 1000:.0f} ms (a full garbage collection: up to"
+            f" {collected * 1000:.0f} ms)"
         )
     return detail
 
