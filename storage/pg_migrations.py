@@ -296,6 +296,9 @@ PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         """,
         # Lock, record the tapper's tap (a seated player's only) and read the state, in one
         # round trip; each statement of a VOLATILE function sees what was committed before.
+        # A tap is a hint (no ping for a player looking at their hand, PING_AFTER_IDLE
+        # 30 s): written at most every 5 s per player, and its commit does not wait for
+        # the disk (synchronous_commit off for this transaction only).
         """
         CREATE FUNCTION lock_game_state(p_game BIGINT, p_tapper BIGINT, p_at DOUBLE PRECISION)
         RETURNS TABLE (
@@ -304,12 +307,14 @@ PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         BEGIN
             PERFORM pg_advisory_lock(p_game);
             IF p_tapper IS NOT NULL THEN
+                PERFORM set_config('synchronous_commit', 'off', true);
                 INSERT INTO taps (game_id, user_id, at)
                 SELECT p_game, p_tapper, p_at
                 WHERE EXISTS (
                     SELECT 1 FROM seats WHERE seats.game_id = p_game AND seats.user_id = p_tapper
                 )
-                ON CONFLICT (game_id, user_id) DO UPDATE SET at = excluded.at;
+                ON CONFLICT (game_id, user_id) DO UPDATE SET at = excluded.at
+                WHERE taps.at < excluded.at - 5;
             END IF;
             RETURN QUERY SELECT * FROM game_state(p_game);
         END $$
