@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import asyncpg
 
 import engine
@@ -281,12 +282,15 @@ async def _drive(
     await asyncio.sleep(min(2.0, seconds / 4))
     if stats_url:
         await _pg_exec(stats_url, "SELECT pg_stat_statements_reset()")
+    in_bot = await _tap_buckets(fake)
     start = time.monotonic()
     fig.window = (start, float("inf"))
     cpu_start = cpu()
     taps.window = (start, float("inf"))
     await asyncio.sleep(seconds)
     taps.window = fig.window = (start, time.monotonic())
+    after = await _tap_buckets(fake)
+    fig.in_bot = {le: n - in_bot.get(le, 0.0) for le, n in after.items()}
     fig.bot_cpu, fig.pg_cpu = (b - a for a, b in zip(cpu_start, cpu(), strict=True))
     if stats_url:
         fig.statements = await _pg_statements(stats_url)
@@ -378,6 +382,11 @@ def report_scale(figures: list[Any], think: float, *, statements: bool = False) 
             f"{_per(getattr(f, 'pg_cpu', 0.0), f.answered):>10}"
         )
     for f in figures:
+        if getattr(f, "in_bot", None):
+            print(
+                f"inside the bot, {f.name}: tap-to-answer p50 {_bucket_quantile(f.in_bot, 0.5)},"
+                f" p95 {_bucket_quantile(f.in_bot, 0.95)} (its /metrics histogram)"
+            )
         if getattr(f, "flood_detail", ""):
             print(f"429s, {f.name}: {f.flood_detail}; sender hand-overs: {f.handovers}")
     for f in figures if statements else ():
@@ -487,6 +496,35 @@ def _flood_detail(
             f" {collected * 1000:.0f} ms)"
         )
     return detail
+
+
+async def _tap_buckets(fake: FakeTelegram) -> dict[float, float]:
+    """The instances' tap-to-answer histograms (/metrics, measured inside the bot from
+    the update's arrival to its answer), summed: bucket bound -> cumulative count."""
+    totals: dict[float, float] = {}
+    prefix = "burkozel_tap_to_answer_seconds_bucket{"
+    async with aiohttp.ClientSession() as session:
+        for target in fake.webhook_targets or ():
+            base = target.rsplit("/", 1)[0]
+            async with session.get(base + "/metrics") as response:
+                text = await response.text()
+            for line in text.splitlines():
+                if line.startswith(prefix):
+                    bound = line.split('le="', 1)[1].split('"', 1)[0]
+                    le = float("inf") if bound == "+Inf" else float(bound)
+                    totals[le] = totals.get(le, 0.0) + float(line.rsplit(" ", 1)[1])
+    return totals
+
+
+def _bucket_quantile(buckets: dict[float, float], q: float) -> str:
+    """The histogram bucket holding the q-quantile ("<= 50 ms")."""
+    total = buckets.get(float("inf"), 0.0)
+    if not total:
+        return "-"
+    for le in sorted(buckets):
+        if buckets[le] >= q * total:
+            return f"<= {le * 1000:g} ms" if le != float("inf") else "> 5 s"
+    return "-"
 
 
 def _densest(arrivals: list[float], at: float) -> int:
