@@ -19,6 +19,7 @@ machine, where the other processes' load sets how much CPU these get). PostgreSQ
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import random
 import socket
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import asyncpg
 
 import engine
@@ -129,6 +131,10 @@ async def run_scale(
             fake.enforce_limits = True  # Telegram's limits: the bots must keep to them
             fake.callback_answer_timeout = 600
             fake.validate_updates = False
+            arrivals = _record_arrivals(fake)
+            lags: list[tuple[float, float]] = []
+            monitor = asyncio.create_task(_loop_lag(lags))
+            pauses = _record_gc_pauses()
             procs = await _start_instances(fake, url, instances, token, tmp)
             storage = await open_storage(url)
             bots = [p.pid for p in procs]
@@ -152,6 +158,10 @@ async def run_scale(
             finally:
                 await storage.close()
             fig.floods = len(fake.flood_violations)
+            monitor.cancel()
+            gc.callbacks.remove(pauses.callback)
+            fig.flood_detail = _flood_detail(fake.flood_violations, fig, arrivals, lags, pauses)
+            fig.handovers = _sender_losses(tmp, instances)
     finally:
         for proc in procs:
             if proc.returncode is None:
@@ -268,11 +278,15 @@ async def _drive(
     await asyncio.sleep(min(2.0, seconds / 4))
     if stats_url:
         await _pg_exec(stats_url, "SELECT pg_stat_statements_reset()")
+    in_bot = await _tap_buckets(fake)
     start = time.monotonic()
+    fig.window = (start, float("inf"))
     cpu_start = cpu()
     taps.window = (start, float("inf"))
     await asyncio.sleep(seconds)
-    taps.window = (start, time.monotonic())
+    taps.window = fig.window = (start, time.monotonic())
+    after = await _tap_buckets(fake)
+    fig.in_bot = {le: n - in_bot.get(le, 0.0) for le, n in after.items()}
     fig.bot_cpu, fig.pg_cpu = (b - a for a, b in zip(cpu_start, cpu(), strict=True))
     if stats_url:
         fig.statements = await _pg_statements(stats_url)
@@ -363,6 +377,14 @@ def report_scale(figures: list[Any], think: float, *, statements: bool = False) 
             f"{_per(getattr(f, 'bot_cpu', 0.0), f.answered):>11}"
             f"{_per(getattr(f, 'pg_cpu', 0.0), f.answered):>10}"
         )
+    for f in figures:
+        if getattr(f, "in_bot", None):
+            print(
+                f"inside the bot, {f.name}: tap-to-answer p50 {_bucket_quantile(f.in_bot, 0.5)},"
+                f" p95 {_bucket_quantile(f.in_bot, 0.95)} (its /metrics histogram)"
+            )
+        if getattr(f, "flood_detail", ""):
+            print(f"429s, {f.name}: {f.flood_detail}; sender hand-overs: {f.handovers}")
     for f in figures if statements else ():
         if getattr(f, "statements", None):
             print(f"statements per answered update, {f.name}:")
@@ -370,6 +392,155 @@ def report_scale(figures: list[Any], think: float, *, statements: bool = False) 
                 print(f"{calls / max(1, f.answered):8.2f}  {query[:150]}")
     print("CPU ms: per answered update, all bot instances together / the PostgreSQL server")
     print("goal: postgresql x2 updates/s >= sqlite x1, p95 < 100 ms at a human pace")
+
+
+def _record_arrivals(fake: FakeTelegram) -> list[float]:
+    """When the fake admitted each message operation (its clock)."""
+    arrivals: list[float] = []
+    limiter = fake._limiter
+    admit = limiter.admit
+
+    def recording(chat_id: int, is_private: bool, now: float) -> None:
+        arrivals.append(now)
+        admit(chat_id, is_private, now)
+
+    limiter.admit = recording  # type: ignore[method-assign]
+    return arrivals
+
+
+# The bot's sender starts at most global_capacity + global_rate * t operations in any t
+# seconds (bot/delivery.py Limits: 3 + 25 t); more arriving at the fake within BUNCH
+# seconds were sent further apart and bunched up on the way (a busy event loop).
+BUNCH = 0.04
+
+
+async def _loop_lag(lags: list[tuple[float, float]]) -> None:
+    """How late this process's event loop (the fake's, shared with the driver) wakes a
+    10 ms sleep: (when, seconds late). Requests that wait for a stalled loop are
+    admitted together when it runs again, whatever spacing the bot sent them at."""
+    frozen = time.monotonic()
+    while True:
+        before = time.monotonic()
+        await asyncio.sleep(0.01)
+        after = time.monotonic()
+        lags.append((after, after - before - 0.01))
+        if after - frozen > 1.0:
+            # The fake keeps every message: a full collection of that heap stalled this
+            # loop 0.4-0.6 s, and the requests that waited were admitted together (429s
+            # from the global limit that no bot's pacing could avoid). Frozen objects
+            # are left out of collections.
+            gc.freeze()
+            frozen = after
+
+
+@dataclass
+class GcPauses:
+    """Collections of this process's oldest generation: (when it ended, seconds)."""
+
+    pauses: list[tuple[float, float]]
+    callback: Any = None
+
+
+def _record_gc_pauses() -> GcPauses:
+    record = GcPauses([])
+    started = [0.0]
+
+    def callback(phase: str, info: dict[str, Any]) -> None:
+        if info.get("generation") != 2:
+            return
+        if phase == "start":
+            started[0] = time.monotonic()
+        else:
+            record.pauses.append((time.monotonic(), time.monotonic() - started[0]))
+
+    record.callback = callback
+    gc.callbacks.append(callback)
+    return record
+
+
+def _flood_detail(
+    violations: list[Any],
+    fig: Any,
+    arrivals: list[float],
+    lags: list[tuple[float, float]],
+    gcs: GcPauses,
+) -> str:
+    """Which limit each 429 was for, the method, and when (setting up the games, in the
+    timed window, or after it), and the most operations that reached the fake within
+    BUNCH seconds before a 429: where a 429 comes from is the first question."""
+    start, end = getattr(fig, "window", (float("inf"), float("inf")))
+    counts: dict[str, int] = {}
+    for v in violations:
+        when = "setup" if v.time < start else "window" if v.time <= end else "after"
+        key = f"{v.kind}/{v.method}/{when}"
+        counts[key] = counts.get(key, 0) + 1
+    bunched = max((_densest(arrivals, v.time) for v in violations), default=0)
+    detail = ", ".join(f"{k} x{n}" for k, n in sorted(counts.items()))
+    if violations:
+        stalled = max(
+            (lag for v in violations for at, lag in lags if v.time - 1.0 <= at <= v.time),
+            default=0.0,
+        )
+        collected = max(
+            (p for v in violations for at, p in gcs.pauses if v.time - 1.0 <= at <= v.time),
+            default=0.0,
+        )
+        detail += (
+            f"; up to {bunched} operations reached the fake within {BUNCH * 1000:g} ms"
+            f" in the second before a 429, when the fake's event loop had stalled up to"
+            f" {stalled * 1000:.0f} ms (a full garbage collection: up to"
+            f" {collected * 1000:.0f} ms)"
+        )
+    return detail
+
+
+async def _tap_buckets(fake: FakeTelegram) -> dict[float, float]:
+    """The instances' tap-to-answer histograms (/metrics, measured inside the bot from
+    the update's arrival to its answer), summed: bucket bound -> cumulative count."""
+    totals: dict[float, float] = {}
+    prefix = "burkozel_tap_to_answer_seconds_bucket{"
+    async with aiohttp.ClientSession() as session:
+        for target in fake.webhook_targets or ():
+            base = target.rsplit("/", 1)[0]
+            async with session.get(base + "/metrics") as response:
+                text = await response.text()
+            for line in text.splitlines():
+                if line.startswith(prefix):
+                    bound = line.split('le="', 1)[1].split('"', 1)[0]
+                    le = float("inf") if bound == "+Inf" else float(bound)
+                    totals[le] = totals.get(le, 0.0) + float(line.rsplit(" ", 1)[1])
+    return totals
+
+
+def _bucket_quantile(buckets: dict[float, float], q: float) -> str:
+    """The histogram bucket holding the q-quantile ("<= 50 ms")."""
+    total = buckets.get(float("inf"), 0.0)
+    if not total:
+        return "-"
+    for le in sorted(buckets):
+        if buckets[le] >= q * total:
+            return f"<= {le * 1000:g} ms" if le != float("inf") else "> 5 s"
+    return "-"
+
+
+def _densest(arrivals: list[float], at: float) -> int:
+    """The most arrivals within BUNCH seconds of each other in the second before ``at``."""
+    inside = sorted(a for a in arrivals if at - 1.0 <= a <= at)
+    most, first = 0, 0
+    for last, t in enumerate(inside):
+        while t - inside[first] > BUNCH:
+            first += 1
+        most = max(most, last - first + 1)
+    return most
+
+
+def _sender_losses(tmp: Path, instances: int) -> int:
+    """How often an instance gave up the sender role (the logs are at WARNING)."""
+    return sum(
+        (tmp / f"instance{n}.log").read_text(errors="replace").count("no longer the sender")
+        for n in range(instances)
+        if (tmp / f"instance{n}.log").exists()
+    )
 
 
 def _per(seconds: float, answered: int) -> str:

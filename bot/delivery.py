@@ -182,7 +182,12 @@ class DeliveryWorker:
         items = await self._drop_cancelled_pings(
             await self.storage.pending(self.wall_clock(), limit=500)
         )
+        heads = await self.storage.outbox_heads()
+        # The clocks are read after the last await: the buckets must count the moment the
+        # operations start. (Read before the heads query, a slow query made operations
+        # the buckets had spread out start together: 429s from Telegram's global limit.)
         now = self.clock()
+        wall = self.wall_clock()
         next_at = now + 1.0
         first: dict[int, OutboxItem] = {}
         for item in items:
@@ -194,8 +199,7 @@ class DeliveryWorker:
         # ``items`` are the oldest due rows overall: one chat's long backlog could hide
         # every other chat. The head of each chat's queue comes from its own query; a
         # chat whose head waits for a retry waits as a whole, so nothing overtakes it.
-        wall = self.wall_clock()
-        for head in await self.storage.outbox_heads():
+        for head in heads:
             if head.not_before > wall:
                 first.pop(head.chat_id, None)
                 next_at = min(next_at, now + head.not_before - wall)

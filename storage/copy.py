@@ -35,9 +35,9 @@ ORDER = (
     "ratings",
     "lobby_watchers",
 )
-# Bookkeeping of each backend, and PostgreSQL's card selections (a moment's taps; SQLite
-# keeps them in the bot's memory).
-SKIP = frozenset({"schema_migrations", "sqlite_sequence", "selections"})
+# Bookkeeping of each backend, and PostgreSQL's card selections and players' last taps (a
+# moment's taps; SQLite keeps them in the bot's memory).
+SKIP = frozenset({"schema_migrations", "sqlite_sequence", "selections", "taps"})
 
 Tables = dict[str, list[str]]  # table -> columns
 

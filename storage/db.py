@@ -33,6 +33,7 @@ from storage.models import (
     DealTally,
     Game,
     GameChange,
+    GameState,
     LoggedMove,
     MessageRef,
     OutboxItem,
@@ -227,6 +228,7 @@ def _chat(row: Sequence[Any]) -> Chat:
         language=_opt_str(where, "language", row[2]),
         rules=_loads_dict(where, "rules", row[3]),
         migrated_to=_opt_int(where, "migrated_to", row[4]),
+        stamp=_int(where, "stamp", row[5]),
     )
 
 
@@ -446,9 +448,15 @@ class Storage(RecordsMixin):
     # --- coordination (one process: these are trivial; see storage/pg.py) -------
 
     @contextlib.asynccontextmanager
-    async def game_lock(self, game_id: int) -> AsyncIterator[int | None]:
+    async def game_lock(
+        self, game_id: int, *, tapper: int | None = None, at: float = 0.0
+    ) -> AsyncIterator[GameState | None]:
         """Only one process uses a SQLite file: the bot's in-process lock is enough."""
         yield None
+
+    async def game_state(self, game_id: int) -> GameState | None:
+        game = await self.get_game(game_id) if 0 < game_id < 2**63 else None
+        return None if game is None else GameState(game.version, game.chat_id, 0, {}, {})
 
     async def game_version(self, game_id: int) -> int | None:
         game = await self.get_game(game_id)
@@ -511,7 +519,8 @@ class Storage(RecordsMixin):
         def body(conn: sqlite3.Connection) -> Chat | None:
             conn.execute(
                 "INSERT INTO chats (id, title) VALUES (?, ?)"
-                " ON CONFLICT (id) DO UPDATE SET title = excluded.title",
+                " ON CONFLICT (id) DO UPDATE SET title = excluded.title,"
+                " stamp = chats.stamp + (chats.title IS NOT excluded.title)",
                 (chat_id, title),
             )
             chat = self._chat(conn, chat_id)
@@ -531,7 +540,7 @@ class Storage(RecordsMixin):
         rows = list(
             _all(
                 conn,
-                "SELECT id, title, language, rules, migrated_to FROM chats WHERE id = ?",
+                "SELECT id, title, language, rules, migrated_to, stamp FROM chats WHERE id = ?",
                 (chat_id,),
             )
         )
@@ -541,7 +550,8 @@ class Storage(RecordsMixin):
         def body(conn: sqlite3.Connection) -> None:
             conn.execute(
                 "INSERT INTO chats (id, language) VALUES (?, ?)"
-                " ON CONFLICT (id) DO UPDATE SET language = excluded.language",
+                " ON CONFLICT (id) DO UPDATE SET language = excluded.language,"
+                " stamp = chats.stamp + 1",
                 (chat_id, language),
             )
 
@@ -551,7 +561,8 @@ class Storage(RecordsMixin):
         def body(conn: sqlite3.Connection) -> None:
             conn.execute(
                 "INSERT INTO chats (id, rules) VALUES (?, ?)"
-                " ON CONFLICT (id) DO UPDATE SET rules = excluded.rules",
+                " ON CONFLICT (id) DO UPDATE SET rules = excluded.rules,"
+                " stamp = chats.stamp + 1",
                 (chat_id, _dumps(rules)),
             )
 
@@ -577,7 +588,7 @@ class Storage(RecordsMixin):
                     " ON CONFLICT (id) DO UPDATE SET"
                     " language = COALESCE(chats.language, excluded.language),"
                     " rules = CASE WHEN chats.rules = '{}' THEN excluded.rules"
-                    " ELSE chats.rules END",
+                    " ELSE chats.rules END, stamp = chats.stamp + 1",
                     (new_id, old_id),
                 )
                 conn.execute("UPDATE chats SET migrated_to = ? WHERE id = ?", (new_id, old_id))

@@ -237,6 +237,9 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         """,
         "CREATE INDEX updates_by_time ON updates (handled_at)",
     ),
+    # 4: a chat's stamp, bumped by every change of its title, language or settings (as
+    # PostgreSQL's migration 4, where instances check their cached games against it).
+    ("ALTER TABLE chats ADD COLUMN stamp INTEGER NOT NULL DEFAULT 0",),
 )
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)

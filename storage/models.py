@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 GAME_STATUSES: Final = ("lobby", "playing", "finished", "cancelled", "abandoned")
@@ -35,6 +35,9 @@ class Chat:
     language: str | None
     rules: dict[str, Any]
     migrated_to: int | None
+    # Bumped by every change of the title, language or settings: another instance's cached
+    # copy of them is current while its stamp is the chat's. A counter, not content.
+    stamp: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True)
@@ -240,3 +243,15 @@ class GameChange:
     outbox: tuple[OutboxOp, ...] = ()
     # With status 'finished': recorded, and ratings updated, in the same transaction.
     series_end: SeriesEnd | None = None
+
+
+@dataclass(frozen=True)
+class GameState:
+    """What the game lock reads, in the same round trip, for an instance to check its
+    cached copy of a game against the database (``PgStorage.game_lock``)."""
+
+    version: int
+    chat_id: int
+    chat_stamp: int  # Chat.stamp of the game's chat
+    selections: dict[int, list[str]]  # user id -> cards selected at ``version``
+    taps: dict[int, float]  # user id -> when they last tapped in this game (clock time)

@@ -213,7 +213,8 @@ class PgStorage(PgInstances, RecordsMixin):
             await conn.execute(
                 sql(
                     "INSERT INTO chats (id, title) VALUES (?, ?)"
-                    " ON CONFLICT (id) DO UPDATE SET title = excluded.title"
+                    " ON CONFLICT (id) DO UPDATE SET title = excluded.title,"
+                    " stamp = chats.stamp + (chats.title IS DISTINCT FROM excluded.title)::int"
                 ),
                 chat_id,
                 title,
@@ -230,7 +231,8 @@ class PgStorage(PgInstances, RecordsMixin):
 
     async def _chat(self, conn: Conn, chat_id: int) -> Chat | None:
         row = await conn.fetchrow(
-            sql("SELECT id, title, language, rules, migrated_to FROM chats WHERE id = ?"), chat_id
+            sql("SELECT id, title, language, rules, migrated_to, stamp FROM chats WHERE id = ?"),
+            chat_id,
         )
         return None if row is None else _chat(row)
 
@@ -239,7 +241,8 @@ class PgStorage(PgInstances, RecordsMixin):
             await conn.execute(
                 sql(
                     "INSERT INTO chats (id, language) VALUES (?, ?)"
-                    " ON CONFLICT (id) DO UPDATE SET language = excluded.language"
+                    " ON CONFLICT (id) DO UPDATE SET language = excluded.language,"
+                    " stamp = chats.stamp + 1"
                 ),
                 chat_id,
                 language,
@@ -252,7 +255,8 @@ class PgStorage(PgInstances, RecordsMixin):
             await conn.execute(
                 sql(
                     "INSERT INTO chats (id, rules) VALUES (?, ?)"
-                    " ON CONFLICT (id) DO UPDATE SET rules = excluded.rules"
+                    " ON CONFLICT (id) DO UPDATE SET rules = excluded.rules,"
+                    " stamp = chats.stamp + 1"
                 ),
                 chat_id,
                 _dumps(rules),
@@ -276,7 +280,7 @@ class PgStorage(PgInstances, RecordsMixin):
                     " ON CONFLICT (id) DO UPDATE SET"
                     " language = COALESCE(chats.language, excluded.language),"
                     " rules = CASE WHEN chats.rules = '{}' THEN excluded.rules"
-                    " ELSE chats.rules END"
+                    " ELSE chats.rules END, stamp = chats.stamp + 1"
                 ),
                 new_id,
                 old_id,

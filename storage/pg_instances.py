@@ -21,6 +21,7 @@ import asyncpg
 
 from storage.db import _dumps, _loads
 from storage.errors import CorruptRecordError
+from storage.models import GameState
 from storage.pg_migrations import LEADER_LOCK, OUTBOX_CHANNEL
 from storage.pg_writes import Params
 
@@ -33,6 +34,24 @@ Conn = Any
 
 def _count(status: str) -> int:
     return int(status.rsplit(" ", 1)[-1])
+
+
+def _game_state(game_id: int, row: Any) -> GameState:
+    where = f"game {game_id} state"
+    selections = _loads(where, "selections", row[3]) if row[3] is not None else {}
+    taps = _loads(where, "taps", row[4]) if row[4] is not None else {}
+    if not isinstance(selections, dict) or not isinstance(taps, dict):
+        raise CorruptRecordError(f"{where}: selections and taps must be objects")
+    try:
+        return GameState(
+            version=int(row[0]),
+            chat_id=int(row[1]),
+            chat_stamp=int(row[2]),
+            selections={int(u): [str(c) for c in cards] for u, cards in selections.items()},
+            taps={int(u): float(at) for u, at in taps.items()},
+        )
+    except (TypeError, ValueError) as exc:
+        raise CorruptRecordError(f"{where}: {exc}") from None
 
 
 # The connection holding the current task's game lock (see game_lock).
@@ -63,13 +82,16 @@ class PgInstances:
     # --- coordination between instances ---------------------------------------
 
     @contextlib.asynccontextmanager
-    async def game_lock(self, game_id: int) -> AsyncIterator[int | None]:
-        """Hold the game's advisory lock; yields its committed version (None: no game).
+    async def game_lock(
+        self, game_id: int, *, tapper: int | None = None, at: float = 0.0
+    ) -> AsyncIterator[GameState | None]:
+        """Hold the game's advisory lock; yields its state as committed (None: no game).
 
         A session advisory lock on a connection of its own (no transaction kept open); an
-        instance that dies while holding it frees it with its connection. The version is
-        read after the lock is granted (lock_game), so it is what the previous holder
-        committed.
+        instance that dies while holding it frees it with its connection. The state is
+        read after the lock is granted (lock_game_state, PG migration 4), so it is what the
+        previous holder committed. ``tapper``: the user whose tap this is, recorded (at
+        ``at``) for every instance if they are seated.
         """
         if not 0 < game_id < 2**63:
             # No such game (ids are positive bigints); a forged id must neither fail here
@@ -78,8 +100,10 @@ class PgInstances:
             return
         async with self._locks.acquire() as conn:
             try:
-                # Lock and version in one round trip (lock_game, PG migration 3).
-                version = await conn.fetchval("SELECT lock_game($1)", game_id)
+                # Lock and state in one round trip.
+                row = await conn.fetchrow(
+                    "SELECT * FROM lock_game_state($1, $2, $3)", game_id, tapper, at
+                )
             except BaseException:
                 conn.terminate()  # granted or not, the lock dies with the session
                 raise
@@ -87,7 +111,7 @@ class PgInstances:
             # update, not one for the lock and more from the pool for the work.
             token = _HELD.set((self, conn))
             try:
-                yield version
+                yield None if row is None else _game_state(game_id, row)
             finally:
                 _HELD.reset(token)
                 try:
@@ -97,6 +121,14 @@ class PgInstances:
                 except BaseException:
                     conn.terminate()
                     raise
+
+    async def game_state(self, game_id: int) -> GameState | None:
+        """The game's state as committed, without its lock (a read outside it)."""
+        if not 0 < game_id < 2**63:
+            return None
+        async with self._conn() as conn:
+            row = await conn.fetchrow("SELECT * FROM game_state($1)", game_id)
+        return None if row is None else _game_state(game_id, row)
 
     async def game_version(self, game_id: int) -> int | None:
         async with self._conn() as conn:

@@ -265,6 +265,61 @@ PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         END $$
         """,
     ),
+    # 4: nothing an instance keeps in memory may serve a stale game (issue 15). The game
+    # lock returns, besides the version, what a cached game depends on outside its own row:
+    # its chat (a stamp bumped by every change of the title, language or settings, and the
+    # chat id, which a supergroup migration changes without a new version), the cards
+    # selected at this version, and when each player last tapped (no ping for a player
+    # looking at their hand, whichever instance saw the tap).
+    (
+        "ALTER TABLE chats ADD COLUMN stamp BIGINT NOT NULL DEFAULT 0",
+        """
+        CREATE TABLE taps (
+            game_id BIGINT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+            user_id BIGINT NOT NULL,
+            at      DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (game_id, user_id)
+        )
+        """,
+        """
+        CREATE FUNCTION game_state(p_game BIGINT) RETURNS TABLE (
+            s_version INTEGER, s_chat_id BIGINT, s_stamp BIGINT, s_selections TEXT, s_taps TEXT
+        ) LANGUAGE sql AS $$
+            SELECT g.version, g.chat_id, COALESCE(c.stamp, 0),
+                (SELECT json_object_agg(s.user_id, s.cards::json) FROM selections s
+                 WHERE s.game_id = g.id AND s.version = g.version)::text,
+                (SELECT json_object_agg(t.user_id, t.at) FROM taps t
+                 WHERE t.game_id = g.id)::text
+            FROM games g LEFT JOIN chats c ON c.id = g.chat_id
+            WHERE g.id = p_game
+        $$
+        """,
+        # Lock, record the tapper's tap (a seated player's only) and read the state, in one
+        # round trip; each statement of a VOLATILE function sees what was committed before.
+        # A tap is a hint (no ping for a player looking at their hand, PING_AFTER_IDLE
+        # 30 s): written at most every 5 s per player, and its commit does not wait for
+        # the disk (synchronous_commit off for this transaction only).
+        """
+        CREATE FUNCTION lock_game_state(p_game BIGINT, p_tapper BIGINT, p_at DOUBLE PRECISION)
+        RETURNS TABLE (
+            s_version INTEGER, s_chat_id BIGINT, s_stamp BIGINT, s_selections TEXT, s_taps TEXT
+        ) LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM pg_advisory_lock(p_game);
+            IF p_tapper IS NOT NULL THEN
+                PERFORM set_config('synchronous_commit', 'off', true);
+                INSERT INTO taps (game_id, user_id, at)
+                SELECT p_game, p_tapper, p_at
+                WHERE EXISTS (
+                    SELECT 1 FROM seats WHERE seats.game_id = p_game AND seats.user_id = p_tapper
+                )
+                ON CONFLICT (game_id, user_id) DO UPDATE SET at = excluded.at
+                WHERE taps.at < excluded.at - 5;
+            END IF;
+            RETURN QUERY SELECT * FROM game_state(p_game);
+        END $$
+        """,
+    ),
 )
 
 PG_SCHEMA_VERSION: Final = len(PG_MIGRATIONS)

@@ -26,8 +26,8 @@ async def test_one_instance_at_a_time_changes_a_game_and_sees_the_last_version(
         order: list[str] = []
 
         async def holder() -> None:
-            async with a.game_lock(game.id) as version:
-                assert version == 0
+            async with a.game_lock(game.id) as state:
+                assert state is not None and state.version == 0
                 entered.set()
                 await asyncio.sleep(0.3)
                 await a.commit(game.id, 0, GameChange(status="playing"))
@@ -35,22 +35,71 @@ async def test_one_instance_at_a_time_changes_a_game_and_sees_the_last_version(
 
         async def waiter() -> None:
             await entered.wait()
-            async with b.game_lock(game.id) as version:
+            async with b.game_lock(game.id) as state:
                 order.append("b in")
-                assert version == 1  # the holder's commit, not the version before it
+                # The holder's commit, not the version before it.
+                assert state is not None and state.version == 1
 
         await asyncio.gather(holder(), waiter())
         assert order == ["a done", "b in"]
         # Other games are not held up, and a free lock is taken at once.
         other = await b.create_game(-6, None, {}, 11, SEATS, None)
-        async with a.game_lock(game.id), b.game_lock(other.id) as version:
-            assert version == 0
-        async with b.game_lock(game.id + 1000) as version:
-            assert version is None  # no such game
+        async with a.game_lock(game.id), b.game_lock(other.id) as state:
+            assert state is not None and state.version == 0
+        async with b.game_lock(game.id + 1000) as state:
+            assert state is None  # no such game
         assert await a.try_lead()  # holds the sender key
         for forged in (-2, -1, 0, 2**63, -(2**70)):  # never waits on another lock's key
-            async with b.game_lock(forged) as version:
-                assert version is None
+            async with b.game_lock(forged) as state:
+                assert state is None
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_the_lock_reads_what_a_cached_game_depends_on_outside_its_row(
+    pg_url: str,
+) -> None:
+    """The chat's stamp (title, language, settings), the chat id, the selections at the
+    game's version and each seated player's last tap: what instance B must re-check of a
+    game it has in memory when instance A changed them."""
+    a, b = await two(pg_url)
+    try:
+        await a.upsert_chat(-5, "Group")
+        game = await a.create_game(-5, None, {}, 11, SEATS, None)
+        async with b.game_lock(game.id) as state:
+            assert state is not None
+            first = state.chat_stamp
+        assert (await b.get_chat(-5)).stamp == first  # type: ignore[union-attr]
+        stamps = [first]
+        for change in (
+            a.set_chat_language(-5, "en"),
+            a.set_chat_rules(-5, {"turn_timer": 30}),
+            a.upsert_chat(-5, "Renamed"),
+        ):
+            await change
+            async with b.game_lock(game.id) as state:
+                assert state is not None
+                stamps.append(state.chat_stamp)
+        assert len(set(stamps)) == 4  # each change is seen
+        await a.upsert_chat(-5, "Renamed")  # the same title: nothing changed
+        state = await b.game_state(game.id)
+        assert state is not None and state.chat_stamp == stamps[-1]
+        # Selections count at the game's version only; taps of seated players only.
+        await a.set_selection(game.id, 11, 0, ["AS"])
+        await a.set_selection(game.id, 12, 7, ["KS"])
+        async with a.game_lock(game.id, tapper=11, at=100.0):
+            pass
+        async with a.game_lock(game.id, tapper=99, at=101.0):  # not seated: not recorded
+            pass
+        async with b.game_lock(game.id) as state:
+            assert state is not None
+            assert state.selections == {11: ["AS"]}
+            assert state.taps == {11: 100.0}
+        await a.migrate_chat(-5, -1005)
+        state = await b.game_state(game.id)
+        assert state is not None and state.chat_id == -1005
+        assert await b.game_state(game.id + 1000) is None
     finally:
         await a.close()
         await b.close()

@@ -22,10 +22,22 @@ from bot.chat_settings import ChatSettings
 from bot.chat_settings import load as load_settings
 from bot.chatter import ChatterLimit
 from bot.games import BotGame, bot_game
+from bot.games.base import PICK
 from bot.i18n import Texts, texts
-from engine import Card, EngineError
+from engine import Card, CardCodeError, EngineError
 from engine.games import game_named
-from storage import Backend, Game, GameChange, OutboxOp, Seat, StaleVersionError, StorageError
+from storage import (
+    Backend,
+    Chat,
+    DealStart,
+    Game,
+    GameChange,
+    GameState,
+    OutboxOp,
+    Seat,
+    StaleVersionError,
+    StorageError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +89,7 @@ class LiveGame:
     language: str
     # The chat's table customs (turn timer, stand-in); its rules are the game's own.
     settings: ChatSettings = field(default_factory=ChatSettings)
+    chat_stamp: int = 0  # Chat.stamp the title, language and settings above were read at
     selections: dict[int, list[Card]] = field(default_factory=dict)
     # Users who tapped PICK: their taps select cards until they play or tap it again.
     picking: set[int] = field(default_factory=set)
@@ -132,35 +145,37 @@ class ServiceCore:
         # A game's lock exists only while someone holds or awaits it: [lock, users].
         self._locks: dict[int, tuple[asyncio.Lock, int]] = {}
         self._live: dict[int, LiveGame] = {}
-        self._current: set[int] = set()  # games locked here and checked against a shared db
+        # Games locked here, with their state as the lock read it from a shared database.
+        self._current: dict[int, GameState] = {}
         self.outbox_ready = asyncio.Event()
         self.chatter = ChatterLimit()
 
     # --- loading and committing ------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def lock(self, game_id: int) -> AsyncIterator[None]:
+    async def lock(self, game_id: int, *, tapper: int | None = None) -> AsyncIterator[None]:
         """Serialise the changes of one game. Entries are dropped when the last user
-        leaves, so taps naming any number of (forged) game ids leave nothing behind."""
+        leaves, so taps naming any number of (forged) game ids leave nothing behind.
+        ``tapper``: the user whose tap this is (with a shared database, recorded for the
+        other instances: no ping for a player looking at their hand)."""
         lock, users = self._locks.get(game_id) or (asyncio.Lock(), 0)
         self._locks[game_id] = (lock, users + 1)
         try:
             # With a shared database the game is also locked for the other instances, and a
-            # cached game that one of them changed since is dropped (storage/pg.py).
-            async with lock, self.storage.game_lock(game_id) as version:
-                if version is not None:
+            # cached game that one of them changed since is brought up to date or dropped.
+            async with (
+                lock,
+                self.storage.game_lock(game_id, tapper=tapper, at=self.clock()) as state,
+            ):
+                if state is not None:
                     cached = self._live.get(game_id)
-                    if (
-                        cached is not None
-                        and cached.game.version != version
-                        and not await self._catch_up(cached, version)
-                    ):
+                    if cached is not None and not await self._refresh(cached, state):
                         self._live.pop(game_id, None)
-                    self._current.add(game_id)
+                    self._current[game_id] = state
                 try:
                     yield
                 finally:
-                    self._current.discard(game_id)
+                    self._current.pop(game_id, None)
         finally:
             lock, users = self._locks[game_id]
             if users > 1:
@@ -168,11 +183,60 @@ class ServiceCore:
             else:
                 del self._locks[game_id]
 
+    async def _refresh(self, live: LiveGame, state: GameState) -> bool:
+        """Bring a cached game up to the state the lock read from a shared database, where
+        another instance may have changed it, its chat or its selections since. False: it
+        must be reloaded."""
+        if state.chat_id != live.game.chat_id:
+            return False  # the chat became a supergroup: that changes no game version
+        if state.version != live.game.version:
+            if not await self._catch_up(live, state.version):
+                return False
+            # Another instance told players about the moves since: whose ping is up (a
+            # ping is sent for a turn) is not known here any more.
+            live.unpinged.clear()
+        if state.chat_stamp != live.chat_stamp:
+            await self._reread_chat(live)
+        self._sync(live, state)
+        return True
+
+    async def _reread_chat(self, live: LiveGame) -> None:
+        """The chat's title, language and settings changed (through any instance)."""
+        chat = await self.storage.get_chat(live.game.chat_id)
+        self._set_chat(live, chat)
+
+    def _set_chat(self, live: LiveGame, chat: Chat | None) -> None:
+        live.chat_title = chat.title if chat else ""
+        live.language = (chat.language if chat else None) or self.default_language
+        live.settings = load_settings(chat.rules)[0] if chat else ChatSettings()
+        live.chat_stamp = chat.stamp if chat else 0
+
+    @staticmethod
+    def _sync(live: LiveGame, state: GameState) -> None:
+        """The selections and taps other instances saw, from the lock's read: the
+        database holds every selection (a tap on either instance selects), and the
+        latest tap of each player."""
+        if state.version == live.game.version:
+            selections: dict[int, list[Card]] = {}
+            picking: set[int] = set()
+            for user_id, codes in state.selections.items():
+                try:
+                    selections[user_id] = [Card.parse(c) for c in codes if c != PICK]
+                except CardCodeError:
+                    log.warning("game %s: a stored selection is not cards", live.game.id)
+                    continue
+                if PICK in codes:  # the player tapped «➕ Several cards» (or its like)
+                    picking.add(user_id)
+            live.selections, live.picking = selections, picking
+        for user_id, at in state.taps.items():
+            live.last_tap[user_id] = max(at, live.last_tap.get(user_id, at))
+
     async def _catch_up(self, live: LiveGame, version: int) -> bool:
         """Bring a cached game that another instance moved on up to ``version`` by playing
-        the moves logged since (two instances taking turns at a game would otherwise
-        rebuild it from its whole record on nearly every tap). False: it must be
-        reloaded (a change since was not a plain move, or a deal or the series ended)."""
+        the moves logged since, and dealing the deals they started (two instances taking
+        turns at a game would otherwise rebuild it from its whole record on nearly every
+        tap, and at every deal's end). False: it must be reloaded (a change since was not
+        a plain move, as a void deal dealt again, or the series ended)."""
         series = live.series
         if series is None or live.game.status != "playing" or version < live.game.version:
             return False
@@ -183,16 +247,33 @@ class ServiceCore:
         if game.status != "playing" or game.version != version or game.rules != live.game.rules:
             return False
         engine_game = game_named(live.ui.name)
+        deals: list[DealStart] = []
+
+        async def next_deal() -> bool:
+            """Deal the next deal as the move that ended the last one stored it."""
+            if not series.deals[-1].finished or series.finished:
+                return False
+            index = len(series.deals)
+            if not deals:
+                deals.extend(await self.storage.deals(game.id))
+            if index >= len(deals) or deals[index].deal_index != index:
+                return False  # not dealt (yet): the reload tells
+            start = deals[index]
+            series.start_deal([Card.parse(c) for c in start.deck], start.dealer)
+            return not series.deals[-1].finished
+
         try:
             for move in moves:
+                if move.deal_index == len(series.deals) and not await next_deal():
+                    return False
                 if move.deal_index != len(series.deals) - 1 or series.deals[-1].finished:
                     return False
                 series.apply(engine_game.action_from_json(move.move))
+            if series.deals[-1].finished and not await next_deal():
+                return False
         except (EngineError, ValueError, KeyError, TypeError):
             log.warning("game %s: cannot catch up from its move log; reloading", game.id)
             return False  # the series may be half-moved: the caller drops it
-        if series.deals[-1].finished:
-            return False  # the deal's end is told and dealt by the next commit: reload
         live.game = game
         return True
 
@@ -207,10 +288,20 @@ class ServiceCore:
 
     async def _load(self, game_id: int) -> LiveGame:
         live = self._live.get(game_id)
-        if live is not None and (not self.storage.shared or game_id in self._current):
+        locked = self._current.get(game_id)
+        if live is not None and (not self.storage.shared or locked is not None):
             return live
-        if live is not None and await self.storage.game_version(game_id) == live.game.version:
-            return live  # another instance may change the game: checked against the database
+        if live is not None:
+            # Another instance may change the game or its chat: checked against the database.
+            state = await self.storage.game_state(game_id)
+            if (
+                state is not None
+                and state.version == live.game.version
+                and state.chat_id == live.game.chat_id
+            ):
+                if state.chat_stamp != live.chat_stamp:
+                    await self._reread_chat(live)
+                return live
         game = await self._get_game(game_id)
         chat = await self.storage.get_chat(game.chat_id)
         series = None
@@ -221,13 +312,10 @@ class ServiceCore:
             except (EngineError, StorageError):
                 log.exception("game %s cannot be rebuilt from its move log", game_id)
                 raise UserError("error.corrupt") from None
-        live = LiveGame(
-            game=game,
-            series=series,
-            chat_title=chat.title if chat else "",
-            language=(chat.language if chat else None) or self.default_language,
-            settings=load_settings(chat.rules)[0] if chat else ChatSettings(),
-        )
+        live = LiveGame(game=game, series=series, chat_title="", language=self.default_language)
+        self._set_chat(live, chat)
+        if locked is not None:
+            self._sync(live, locked)
         if game.status in OPEN:
             # A load outside the game's lock (a /rules, a /cancel question) may overlap one
             # under it: everyone must share one object, or the lock holder's commit leaves

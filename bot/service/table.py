@@ -186,13 +186,14 @@ class TableFlow(ServiceCore):
 
     async def toggle(self, game_id: int, user_id: int, version: int, code: str) -> bool:
         """A tap on a card: plays it if one tap makes a move of it (True), else selects or
-        unselects it (False). ``PICK`` switches the hand between the two."""
-        async with self.lock(game_id):
+        unselects it (False). ``PICK`` switches the hand between the two. (With a shared
+        database the lock has read the selections, whichever instance took the earlier
+        taps.)"""
+        async with self.lock(game_id, tapper=user_id):
             live, seat = await self._playing(game_id, user_id, version)
             assert live.series is not None
             ui = live.ui
             deal = live.series.deals[-1]
-            await self._restore_selection(live, user_id)
             live.last_tap[user_id] = self.clock()
             chosen = live.selections.setdefault(user_id, [])
             if code == PICK:
@@ -229,23 +230,9 @@ class TableFlow(ServiceCore):
             self.outbox_ready.set()
             return False
 
-    async def _restore_selection(self, live: LiveGame, user_id: int) -> None:
-        """A shared database: another instance may have taken this player's last taps."""
-        stored = await self.storage.get_selection(live.game.id, user_id, live.game.version)
-        if stored is None:  # one process: the selection in memory is the one
-            return
-        try:
-            live.selections[user_id] = [Card.parse(c) for c in stored if c != PICK]
-        except CardCodeError:
-            raise UserError("error.forged") from None
-        if PICK in stored:
-            live.picking.add(user_id)
-        else:
-            live.picking.discard(user_id)
-
     async def play(self, game_id: int, user_id: int, version: int, kind: str, codes: str) -> None:
         """An action button: ``kind`` and the cards it names, as the game's keyboard drew them."""
-        async with self.lock(game_id):
+        async with self.lock(game_id, tapper=user_id):
             live, seat = await self._playing(game_id, user_id, version)
             assert live.series is not None
             ui = live.ui
