@@ -31,6 +31,10 @@ class SeenPile:
     open_cards: tuple[Card, ...]
     closed_by: tuple[int, ...]
     closed_plays: tuple[tuple[int, int], ...]  # (seat, how many cards) per face-down discard
+    # Per face-down discard (same order), the open cards it was laid under: the trick's
+    # claim at that moment (R7, R9), which everyone saw face up before the trick went into
+    # the pile. Public: these cards are among ``open_cards``; the discard's faces stay hidden.
+    closed_under: tuple[tuple[Card, ...], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,12 +79,33 @@ class BuraView:
         return tuple(seen)
 
 
-def _closed_plays(pile: list[PileCard]) -> tuple[tuple[int, int], ...]:
+def _closed_plays(
+    pile: list[PileCard],
+) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[Card, ...], ...]]:
+    """Each face-down discard as (seat, count), and the open cards it was laid under.
+
+    A trick enters the pile play by play, each seat's cards together (one play per seat
+    and trick), so the claim a discard failed to beat is the last open play before it."""
     groups: dict[tuple[int, int], int] = {}
+    under: dict[tuple[int, int], tuple[Card, ...]] = {}
+    claim: tuple[Card, ...] = ()
+    last: tuple[int, int] | None = None
     for pc in pile:
+        key = (pc.trick, pc.by)
+        if last is None or pc.trick != last[0]:
+            claim = ()  # a new trick
         if pc.closed:
-            groups[(pc.trick, pc.by)] = groups.get((pc.trick, pc.by), 0) + 1
-    return tuple((by, n) for (_trick, by), n in groups.items())
+            groups[key] = groups.get(key, 0) + 1
+            under.setdefault(key, claim)
+        elif key == last:
+            claim += (pc.card,)
+        else:
+            claim = (pc.card,)
+        last = key
+    return (
+        tuple((by, n) for (_trick, by), n in groups.items()),
+        tuple(under[key] for key in groups),
+    )
 
 
 def view_of(deal: BuraDeal, seat: int) -> BuraView:
@@ -101,7 +126,7 @@ def view_of(deal: BuraDeal, seat: int) -> BuraView:
             owner,
             tuple(pc.card for pc in pile if not pc.closed),
             tuple(pc.by for pc in pile if pc.closed),
-            _closed_plays(pile),
+            *_closed_plays(pile),
         )
         for owner, pile in enumerate(deal.piles)
     )

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from engine.bura.actions import Action, Dave, Declare, Show
 from engine.bura.ai.policy import Situation, greedy
-from engine.bura.ai.world import DISCARD_TEMPERATURE, sample_world
+from engine.bura.ai.world import BEATER_LEAN, DISCARD_TEMPERATURE, sample_world
 from engine.bura.deal import DECLARE, BuraDeal, BuraDealResult
 from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, BuraRules
 from engine.bura.series import deal_penalties
@@ -128,6 +128,7 @@ class BuraStrongPlayer:
         temperature: float = DISCARD_TEMPERATURE,
         sure_self: bool = True,
         lead_lean: float = LEAD_LEAN,
+        beater_lean: float = BEATER_LEAN,
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -140,6 +141,7 @@ class BuraStrongPlayer:
         # discard to low cards, and of a just-led single card's hand to better cards.
         self.temperature = temperature
         self.lead_lean = lead_lean
+        self.beater_lean = beater_lean
         # Whether this seat's playouts declare exactly when its pile holds enough (D5),
         # as the search itself does, instead of the greedy rule's guess.
         self.sure_self = sure_self
@@ -156,7 +158,9 @@ class BuraStrongPlayer:
         totals = [0.0] * len(options)
         sure = view.seat if self.sure_self else None
         for _ in range(self.worlds):
-            world = sample_world(view, self.rules, rng, self.temperature, self.lead_lean)
+            world = sample_world(
+                view, self.rules, rng, self.temperature, self.lead_lean, self.beater_lean
+            )
             for i, option in enumerate(options):
                 deal = world.copy()
                 if option is None:  # the rightful leader acts instead

@@ -20,13 +20,31 @@ from engine.cards import DECK, Card, Suit
 
 DISCARD_TEMPERATURE = 6.0  # weight of a card as a closed discard: exp(-points / T)
 TRUMP_KEEP_WEIGHT = 3.0  # players keep trumps: a trump is this much likelier in a hand
+# A single face-down discard under a single open card: a card that alone would have
+# beaten that claim (same suit higher, or a trump over a plain card) is this much less
+# likely, since a player who could take the trick that cheaply mostly does (R7). 1: off.
+BEATER_LEAN = 1.0
+
+
+def beats(card: Card, claim: Card, trump: Suit) -> bool:
+    """Whether ``card`` alone beats the single card ``claim`` (R5)."""
+    if card.suit is claim.suit:
+        return card.rank > claim.rank
+    return card.suit is trump
 
 
 def _take_discard(
-    pool: list[Card], count: int, trump: Suit, rng: random.Random, temperature: float
+    pool: list[Card],
+    count: int,
+    trump: Suit,
+    rng: random.Random,
+    temperature: float,
+    under: tuple[Card, ...] = (),
+    beater_lean: float = BEATER_LEAN,
 ) -> Card:
     """One card of a face-down discard of ``count`` cards: a single card is the one its
-    owner wanted least (low, not trump); a discard of the whole hand is any hand."""
+    owner wanted least (low, not trump), and, laid under a single card ``under``, rarely
+    one that would have beaten it; a discard of the whole hand is any hand."""
     if count >= HAND_SIZE:
         weights = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
     else:
@@ -35,6 +53,11 @@ def _take_discard(
             * (1.0 / TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0)
             for c in pool
         ]
+        if count == 1 and len(under) == 1 and beater_lean != 1.0:
+            weights = [
+                w * (beater_lean if beats(c, under[0], trump) else 1.0)
+                for w, c in zip(weights, pool, strict=True)
+            ]
     card = rng.choices(pool, weights)[0]
     pool.remove(card)
     return card
@@ -76,6 +99,7 @@ def sample_world(
     rng: random.Random,
     temperature: float = DISCARD_TEMPERATURE,
     lead_lean: float = 1.0,
+    beater_lean: float = BEATER_LEAN,
 ) -> BuraDeal:
     me = view.seat
     seen = set(view.seen_cards()) | {c for c, _owner in view.my_closed}
@@ -94,23 +118,42 @@ def sample_world(
 
     piles: list[list[PileCard]] = []
     for pile in view.piles:
-        cards = [PileCard(c, pile.owner, False) for c in pile.open_cards]
-        for group, (by, count) in enumerate(pile.closed_plays):
-            for _ in range(count):
-                if by == me:
-                    card = mine_by_pile[pile.owner].pop()
-                else:
-                    card = _take_discard(pool, count, view.trump, rng, temperature)
-                cards.append(PileCard(card, by, True, group))
+        # The pile in the view's order: each face-down discard right after the open cards
+        # it was laid under, which share its trick (so the world's view is the view).
+        groups = list(zip(pile.closed_plays, pile.closed_under, strict=True))
+        cards: list[PileCard] = []
+        for trick, card in enumerate(pile.open_cards):
+            tricks = [i for i, (_, under) in enumerate(groups) if card in under]
+            if not tricks:
+                cards.append(PileCard(card, pile.owner, False, -1 - trick))
+                continue
+            first = tricks[0]
+            cards.append(PileCard(card, pile.owner, False, first))
+            if card != groups[first][1][-1]:
+                continue
+            for (by, count), under in groups:
+                if under != groups[first][1]:
+                    continue
+                for _ in range(count):
+                    if by == me:
+                        hidden = mine_by_pile[pile.owner].pop()
+                    else:
+                        hidden = _take_discard(
+                            pool, count, view.trump, rng, temperature, under, beater_lean
+                        )
+                    cards.append(PileCard(hidden, by, True, first))
         piles.append(cards)
     plays: list[TablePlay] = []
+    claimed: tuple[Card, ...] = ()  # the open cards a discard on the table lies under
     for play in view.table:
         cards_ = play.cards
         if cards_ is None:
             cards_ = tuple(
-                _take_discard(pool, play.count, view.trump, rng, temperature)
+                _take_discard(pool, play.count, view.trump, rng, temperature, claimed, beater_lean)
                 for _ in range(play.count)
             )
+        elif play.beat is not False:
+            claimed = cards_
         closed = rules.discards == "closed" and play.beat is False
         plays.append(TablePlay(play.seat, cards_, play.beat, play.stop, closed))
     led: Card | None = None  # a single card just led by another seat, no draw since
