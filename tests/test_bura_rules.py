@@ -160,6 +160,19 @@ def test_d3_a_pile_tells_under_which_open_cards_each_closed_discard_lies() -> No
     assert parse_cards(["6S"])[0] not in deal.view(2).seen_cards()
 
 
+def test_d3_the_last_trick_shows_a_closed_discard_only_to_its_owner() -> None:
+    deal = start(["KS 9D JH", "AH 10H 7S"], "QC", rules=NO_MOLODKA, stock="8D 6H")
+    deal.apply(lead(1, "AH"))
+    deal.apply(answer(0, "KS", False))
+    deal.apply(lead(1, "7S"))  # no declaration: the draw, then the next lead
+    for seat, shown in ((1, None), (0, tuple(parse_cards(["KS"])))):
+        last = deal.view(seat).last_trick
+        assert [(p.seat, p.cards, p.count, p.beat) for p in last] == [
+            (1, tuple(parse_cards(["AH"])), 1, None),
+            (0, shown, 1, False),
+        ]
+
+
 def test_d3_closed_under_keeps_each_trick_apart() -> None:
     rules = BuraRules(molodka="off")
     deal = start(["KS 9D JH", "AH 10H 7S"], "QC", rules=rules, stock="8D 6H 7D 8H")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.bura.deal import BuraDeal, BuraDealResult, PileCard
+from engine.bura.deal import BuraDeal, BuraDealResult, PileCard, TablePlay
 from engine.cards import Card, Suit
 from engine.errors import IllegalMoveError
 
@@ -55,6 +55,9 @@ class BuraView:
     may_act: bool  # whether this seat has a legal action now (others' options stay hidden)
     claimant: int | None
     table: tuple[SeenPlay, ...]
+    # The trick taken last, play by play as everyone saw it (the bot shows it too); a
+    # face-down discard in it shows only its count, except to its owner (D3).
+    last_trick: tuple[SeenPlay, ...]
     piles: tuple[SeenPile, ...]
     my_closed: tuple[tuple[Card, int], ...]  # own face-down discards and whose pile holds them
     stakes: int
@@ -108,10 +111,8 @@ def _closed_plays(
     )
 
 
-def view_of(deal: BuraDeal, seat: int) -> BuraView:
-    if not 0 <= seat < deal.players:
-        raise IllegalMoveError(f"no seat {seat} at a {deal.players}-player table")
-    table = tuple(
+def _seen(plays: tuple[TablePlay, ...] | list[TablePlay], seat: int) -> tuple[SeenPlay, ...]:
+    return tuple(
         SeenPlay(
             p.seat,
             None if p.closed and p.seat != seat else p.cards,
@@ -119,8 +120,14 @@ def view_of(deal: BuraDeal, seat: int) -> BuraView:
             p.beat,
             p.stop,
         )
-        for p in deal.plays
+        for p in plays
     )
+
+
+def view_of(deal: BuraDeal, seat: int) -> BuraView:
+    if not 0 <= seat < deal.players:
+        raise IllegalMoveError(f"no seat {seat} at a {deal.players}-player table")
+    table = _seen(deal.plays, seat)
     piles = tuple(
         SeenPile(
             owner,
@@ -154,6 +161,7 @@ def view_of(deal: BuraDeal, seat: int) -> BuraView:
         may_act=seat in deal.actors(),
         claimant=deal.claimant if deal.plays else None,
         table=table,
+        last_trick=_seen(deal.last_trick, seat),
         piles=piles,
         my_closed=mine,
         stakes=deal.stakes,

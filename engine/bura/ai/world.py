@@ -26,11 +26,31 @@ TRUMP_KEEP_WEIGHT = 3.0  # players keep trumps: a trump is this much likelier in
 BEATER_LEAN = 1.0
 
 
-def beats(card: Card, claim: Card, trump: Suit) -> bool:
-    """Whether ``card`` alone beats the single card ``claim`` (R5)."""
+def would_take(card: Card, claim: Card, trump: Suit) -> bool:
+    """Whether a player holding ``card`` would have beaten the single card ``claim``
+    with it rather than discard: always with a plain card (it costs nothing), with a
+    trump only for a claim worth 10 or more (trumps are kept otherwise)."""
     if card.suit is claim.suit:
-        return card.rank > claim.rank
-    return card.suit is trump
+        return card.rank > claim.rank and (card.suit is not trump or claim.points >= 10)
+    return card.suit is trump and claim.points >= 10
+
+
+def _unbeaten(view: BuraView) -> dict[int, tuple[Card, int]]:
+    """Seats that laid one card face down under a single-card claim in the last trick
+    and have not played since: the claim, and how many of their cards they held then
+    (their hand now less what they may have drawn since)."""
+    last = view.last_trick
+    if not last or last[0].cards is None or len(last[0].cards) != 1 or len(last) != 2:
+        return {}
+    answer = last[1]
+    if answer.beat is not False or answer.count != 1 or answer.seat == view.seat:
+        return {}
+    seat = answer.seat
+    if any(p.seat == seat for p in view.table) or view.phase == "dave":
+        return {}
+    size = view.hand_sizes[seat]
+    held = size if view.phase == "declare" else max(0, size - answer.count)
+    return {seat: (last[0].cards[0], held)} if held else {}
 
 
 def _take_discard(
@@ -55,7 +75,7 @@ def _take_discard(
         ]
         if count == 1 and len(under) == 1 and beater_lean != 1.0:
             weights = [
-                w * (beater_lean if beats(c, under[0], trump) else 1.0)
+                w * (beater_lean if would_take(c, under[0], trump) else 1.0)
                 for w, c in zip(weights, pool, strict=True)
             ]
     card = rng.choices(pool, weights)[0]
@@ -70,13 +90,22 @@ def _take_kept(
     rng: random.Random,
     floor: Card | None = None,
     lean: float = 1.0,
+    unbeaten: Card | None = None,
+    beater_lean: float = 1.0,
 ) -> list[Card]:
     """``count`` cards of a hand; ``floor``: a card this hand has just led, which a
     player leads as its least wanted, so cards it would rather have kept less are
-    ``lean`` times as likely (0 < lean <= 1)."""
+    ``lean`` times as likely (0 < lean <= 1); ``unbeaten``: a card these cards were held
+    under without beating it, so cards that would have taken it are ``beater_lean``
+    times as likely."""
     if not 0.0 < lean <= 1.0:
         raise ValueError(f"lead lean must be in (0, 1], not {lean}")
     base = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
+    if unbeaten is not None and beater_lean != 1.0:
+        base = [
+            w * (beater_lean if would_take(c, unbeaten, trump) else 1.0)
+            for w, c in zip(base, pool, strict=True)
+        ]
     if floor is not None and lean != 1.0:
         least = keep_value(floor, trump)
         base = [
@@ -91,6 +120,24 @@ def _take_kept(
         pool.remove(card)
         taken.append(card)
     return taken
+
+
+def _last_trick(
+    view: BuraView, rules: BuraRules, dealt: dict[tuple[tuple[Card, ...], int], list[Card]]
+) -> tuple[tuple[TablePlay, ...], int | None]:
+    """The last trick with the faces its closed discards were given in the piles."""
+    plays: list[TablePlay] = []
+    claim: tuple[Card, ...] = ()
+    taker: int | None = None
+    for play in view.last_trick:
+        cards = play.cards
+        if cards is None:
+            cards = tuple(dealt[(claim, play.seat)])
+        elif play.beat is not False:
+            claim, taker = cards, play.seat
+        closed = rules.discards == "closed" and play.beat is False
+        plays.append(TablePlay(play.seat, cards, play.beat, play.stop, closed))
+    return tuple(plays), taker
 
 
 def sample_world(
@@ -117,6 +164,7 @@ def sample_world(
         mine_by_pile.setdefault(owner, []).append(card)
 
     piles: list[list[PileCard]] = []
+    dealt: dict[tuple[tuple[Card, ...], int], list[Card]] = {}  # closed discards by claim
     for pile in view.piles:
         # The pile in the view's order: each face-down discard right after the open cards
         # it was laid under, which share its trick (so the world's view is the view).
@@ -142,6 +190,7 @@ def sample_world(
                             pool, count, view.trump, rng, temperature, under, beater_lean
                         )
                     cards.append(PileCard(hidden, by, True, first))
+                    dealt.setdefault((under, by), []).append(hidden)
         piles.append(cards)
     plays: list[TablePlay] = []
     claimed: tuple[Card, ...] = ()  # the open cards a discard on the table lies under
@@ -161,16 +210,20 @@ def sample_world(
         lead_cards = view.table[0].cards
         if lead_cards is not None and len(lead_cards) == 1:
             led = lead_cards[0]
+    unbeaten = _unbeaten(view) if beater_lean != 1.0 else {}
     hands: list[list[Card]] = []
     for seat, size in enumerate(view.hand_sizes):
         floor = led if led is not None and seat == view.table[0].seat else None
         if seat == me:
             hands.append(list(view.hand))
-        elif trump_held and seat == holder:
-            kept = _take_kept(pool, size - 1, view.trump, rng, floor, lead_lean)
-            hands.append([view.trump_card, *kept])
-        else:
-            hands.append(_take_kept(pool, size, view.trump, rng, floor, lead_lean))
+            continue
+        hand = [view.trump_card] if trump_held and seat == holder else []
+        if seat in unbeaten:  # the cards held under the claim, then any drawn since
+            claim_card, held = unbeaten[seat]
+            held = min(held, size - len(hand))
+            hand += _take_kept(pool, held, view.trump, rng, None, 1.0, claim_card, beater_lean)
+        hand += _take_kept(pool, size - len(hand), view.trump, rng, floor, lead_lean)
+        hands.append(hand)
     stock = pool
     if view.trump_card_in_stock:
         stock.append(view.trump_card)
@@ -188,4 +241,5 @@ def sample_world(
     world.stakes, world.last_dave_by, world.dave_by = view.stakes, view.last_dave_by, view.dave_by
     world.trump_drawn_by = view.trump_card_drawn_by
     world.trick_number, world.history, world.result_ = view.trick_number, [], None
+    world.last_trick, world.last_taker = _last_trick(view, rules, dealt)
     return world
