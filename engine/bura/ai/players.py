@@ -13,7 +13,12 @@ from typing import Protocol
 
 from engine.bura.actions import Action, Dave, Declare, Show
 from engine.bura.ai.policy import Situation, greedy
-from engine.bura.ai.world import BEATER_LEAN, DISCARD_TEMPERATURE, sample_world
+from engine.bura.ai.world import (
+    BEATER_LEAN,
+    DISCARD_TEMPERATURE,
+    TRUMP_KEEP_WEIGHT,
+    sample_world,
+)
 from engine.bura.deal import DECLARE, BuraDeal, BuraDealResult
 from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, BuraRules
 from engine.bura.series import deal_penalties
@@ -129,6 +134,7 @@ class BuraStrongPlayer:
         sure_self: bool = True,
         lead_lean: float = LEAD_LEAN,
         beater_lean: float = BEATER_LEAN,
+        trump_weight: float = TRUMP_KEEP_WEIGHT,
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -142,6 +148,9 @@ class BuraStrongPlayer:
         self.temperature = temperature
         self.lead_lean = lead_lean
         self.beater_lean = beater_lean
+        # How much likelier a trump is in another hand than in the stock; 0: growing
+        # with the cards dealt out (world.dealt_trump_weight).
+        self.trump_weight = trump_weight
         # Whether this seat's playouts declare exactly when its pile holds enough (D5),
         # as the search itself does, instead of the greedy rule's guess.
         self.sure_self = sure_self
@@ -159,7 +168,13 @@ class BuraStrongPlayer:
         sure = view.seat if self.sure_self else None
         for _ in range(self.worlds):
             world = sample_world(
-                view, self.rules, rng, self.temperature, self.lead_lean, self.beater_lean
+                view,
+                self.rules,
+                rng,
+                self.temperature,
+                self.lead_lean,
+                self.beater_lean,
+                self.trump_weight,
             )
             for i, option in enumerate(options):
                 deal = world.copy()

@@ -35,6 +35,15 @@ def would_take(card: Card, claim: Card, trump: Suit) -> bool:
     return card.suit is trump and claim.points >= 10
 
 
+def dealt_trump_weight(view: BuraView) -> float:
+    """How much likelier an unseen trump is in a hand than in the stock, for a player
+    who keeps every trump it is dealt (and plays it only when made to): a hand has
+    then kept the trumps of all the cards it was ever dealt, about (36 - stock) / players
+    against its 3 cards; at the deal this is 1 (a fresh hand is a random hand)."""
+    dealt = (len(DECK) - view.stock_size) / view.players
+    return max(1.0, dealt / HAND_SIZE)
+
+
 def _unbeaten(view: BuraView) -> dict[int, tuple[Card, int]]:
     """Seats that laid one card face down under a single-card claim in the last trick
     and have not played since: the claim, and how many of their cards they held then
@@ -92,6 +101,7 @@ def _take_kept(
     lean: float = 1.0,
     unbeaten: Card | None = None,
     beater_lean: float = 1.0,
+    trump_weight: float = TRUMP_KEEP_WEIGHT,
 ) -> list[Card]:
     """``count`` cards of a hand; ``floor``: a card this hand has just led, which a
     player leads as its least wanted, so cards it would rather have kept less are
@@ -100,7 +110,7 @@ def _take_kept(
     times as likely."""
     if not 0.0 < lean <= 1.0:
         raise ValueError(f"lead lean must be in (0, 1], not {lean}")
-    base = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
+    base = [trump_weight if c.suit is trump else 1.0 for c in pool]
     if unbeaten is not None and beater_lean != 1.0:
         base = [
             w * (beater_lean if would_take(c, unbeaten, trump) else 1.0)
@@ -147,6 +157,7 @@ def sample_world(
     temperature: float = DISCARD_TEMPERATURE,
     lead_lean: float = 1.0,
     beater_lean: float = BEATER_LEAN,
+    trump_weight: float = TRUMP_KEEP_WEIGHT,
 ) -> BuraDeal:
     me = view.seat
     seen = set(view.seen_cards()) | {c for c, _owner in view.my_closed}
@@ -211,6 +222,7 @@ def sample_world(
         if lead_cards is not None and len(lead_cards) == 1:
             led = lead_cards[0]
     unbeaten = _unbeaten(view) if beater_lean != 1.0 else {}
+    keep = trump_weight or dealt_trump_weight(view)
     hands: list[list[Card]] = []
     for seat, size in enumerate(view.hand_sizes):
         floor = led if led is not None and seat == view.table[0].seat else None
@@ -221,8 +233,12 @@ def sample_world(
         if seat in unbeaten:  # the cards held under the claim, then any drawn since
             claim_card, held = unbeaten[seat]
             held = min(held, size - len(hand))
-            hand += _take_kept(pool, held, view.trump, rng, None, 1.0, claim_card, beater_lean)
-        hand += _take_kept(pool, size - len(hand), view.trump, rng, floor, lead_lean)
+            hand += _take_kept(
+                pool, held, view.trump, rng, None, 1.0, claim_card, beater_lean, keep
+            )
+        hand += _take_kept(
+            pool, size - len(hand), view.trump, rng, floor, lead_lean, trump_weight=keep
+        )
         hands.append(hand)
     stock = pool
     if view.trump_card_in_stock:
