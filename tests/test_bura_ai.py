@@ -153,3 +153,24 @@ def test_strong_options_decide_from_the_view_alone() -> None:
         assert player.choose(other.view(seat), other.legal_actions(seat)) == first
         checked += 1
     assert checked >= 10
+
+
+def test_d3_a_discard_under_a_single_card_leans_away_from_cards_that_would_take_it() -> None:
+    # Seat 0 lays one card face down under seat 1's 9♥ (R7): with the lean, neither that
+    # card nor the two seat 0 held with it is ever a higher heart (it would have beaten
+    # for free); without it, some worlds give seat 0 one.
+    rules = BuraRules(molodka="off")
+    deal = BuraDeal.start(2, bura_deck(2, 0, ["7S 8S 9D", "9H 6D 7D"], "6C"), 0, rules)
+    deal.apply(lead(1, "9H"))
+    deal.apply(answer(0, "7S", False))
+    view = deal.view(1)
+    assert view.phase == "declare" and view.piles[1].closed_under == ((Card.parse("9H"),),)
+    higher = {Card.parse(c) for c in ("10H", "JH", "QH", "KH", "AH")}
+
+    def seat0_cards(beater_lean: float) -> list[set[Card]]:
+        rng = random.Random(4)
+        worlds = [sample_world(view, rules, rng, beater_lean=beater_lean) for _ in range(80)]
+        return [{pc.card for pc in w.piles[1] if pc.closed} | set(w.hands[0]) for w in worlds]
+
+    assert all(not cards & higher for cards in seat0_cards(1e-9))
+    assert any(cards & higher for cards in seat0_cards(1.0))
