@@ -20,10 +20,6 @@ from engine.cards import DECK, Card, Suit
 
 DISCARD_TEMPERATURE = 6.0  # weight of a card as a closed discard: exp(-points / T)
 TRUMP_KEEP_WEIGHT = 3.0  # players keep trumps: a trump is this much likelier in a hand
-# A single face-down discard under a single open card: a card that alone would have
-# beaten that claim (same suit higher, or a trump over a plain card) is this much less
-# likely, since a player who could take the trick that cheaply mostly does (R7). 1: off.
-BEATER_LEAN = 1.0
 
 
 def would_take(card: Card, claim: Card, trump: Suit) -> bool:
@@ -69,7 +65,7 @@ def _take_discard(
     rng: random.Random,
     temperature: float,
     under: tuple[Card, ...] = (),
-    beater_lean: float = BEATER_LEAN,
+    beater_lean: float = 1.0,
 ) -> Card:
     """One card of a face-down discard of ``count`` cards: a single card is the one its
     owner wanted least (low, not trump), and, laid under a single card ``under``, rarely
@@ -156,7 +152,7 @@ def sample_world(
     rng: random.Random,
     temperature: float = DISCARD_TEMPERATURE,
     lead_lean: float = 1.0,
-    beater_lean: float = BEATER_LEAN,
+    beater_lean: float = 1.0,
     trump_weight: float = TRUMP_KEEP_WEIGHT,
 ) -> BuraDeal:
     me = view.seat
