@@ -109,8 +109,8 @@ class Tally:
         self.cpu += other.cpu
 
 
-def play_decks(args: tuple[str, str, int, BuraRules, int, int]) -> Tally:
-    spec_a, spec_b, players, rules, first, count = args
+def play_decks(args: tuple[str, str, int, BuraRules, int, int, int]) -> Tally:
+    spec_a, spec_b, players, rules, first, count, seed = args
     tally = Tally()
     for index in range(first, first + count):
         deck = deck_for(index, players, rules)
@@ -118,9 +118,9 @@ def play_decks(args: tuple[str, str, int, BuraRules, int, int]) -> Tally:
         tally.decks.append(row)
         for shift in range(players):
             seat_a = shift  # A plays one seat, B the others
-            timed = Timed(make(spec_a, rules, index))
+            timed = Timed(make(spec_a, rules, index + seed * 1_000_003))
             bots: dict[int, BuraPlayer] = {
-                s: make(spec_b, rules, index * 10 + s) for s in range(players)
+                s: make(spec_b, rules, (index * 10 + s) + seed * 1_000_003) for s in range(players)
             }
             bots[seat_a] = timed
             deal = BuraDeal.start(players, deck, 0, rules)
@@ -147,11 +147,18 @@ def play_decks(args: tuple[str, str, int, BuraRules, int, int]) -> Tally:
 
 
 def run_match(
-    spec_a: str, spec_b: str, players: int, rules: BuraRules, pairs: int, jobs: int, first: int = 0
+    spec_a: str,
+    spec_b: str,
+    players: int,
+    rules: BuraRules,
+    pairs: int,
+    jobs: int,
+    first: int = 0,
+    seed: int = 0,
 ) -> Tally:
     chunk = max(1, math.ceil(pairs / (jobs * 4)))
     tasks = [
-        (spec_a, spec_b, players, rules, first + start, min(chunk, pairs - start))
+        (spec_a, spec_b, players, rules, first + start, min(chunk, pairs - start), seed)
         for start in range(0, pairs, chunk)
     ]
     total = Tally()
@@ -232,6 +239,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="30 decks")
     parser.add_argument("--baseline", action="store_true", help="also greedy vs random")
     parser.add_argument("--first-deck", type=int, default=0, help="index of the first deck")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="shifts the players' seeds: the same decks with other random draws of the search",
+    )
     parser.add_argument("--deck-log", help="write each deck's results to this file (JSON lines)")
     parser.add_argument("--compare", nargs=2, metavar="LOG", help="compare two --deck-log files")
     args = parser.parse_args()
@@ -242,14 +255,16 @@ def main() -> None:
     rules = parse_rules(args.rules)
     print(
         f"bench/ai_bura.py: rules {rules.to_dict() or 'base'}, {pairs} decks per match"
-        f" from deck {args.first_deck}"
+        f" from deck {args.first_deck}, player seed {args.seed}"
     )
     matches = [(args.a, args.b)]
     if args.baseline:
         matches.append(("greedy", "random"))
     for spec_a, spec_b in matches:
         start = time.perf_counter()
-        tally = run_match(spec_a, spec_b, args.players, rules, pairs, args.jobs, args.first_deck)
+        tally = run_match(
+            spec_a, spec_b, args.players, rules, pairs, args.jobs, args.first_deck, args.seed
+        )
         if args.deck_log and spec_a == args.a:
             with open(args.deck_log, "w", encoding="utf-8") as f:
                 for row in sorted(tally.decks, key=lambda r: int(str(r["deck"]))):
