@@ -177,12 +177,12 @@ def sample_world(
         # it was laid under, which share its trick (so the world's view is the view).
         groups = list(zip(pile.closed_plays, pile.closed_under, strict=True))
         cards: list[PileCard] = []
-        for trick, card in enumerate(pile.open_cards):
-            tricks = [i for i, (_, under) in enumerate(groups) if card in under]
-            if not tricks:
-                cards.append(PileCard(card, pile.owner, False, -1 - trick))
+        for position, card in enumerate(pile.open_cards):
+            under_it = [i for i, (_, under) in enumerate(groups) if card in under]
+            if not under_it:  # a trick with no face-down discard: its own trick number
+                cards.append(PileCard(card, pile.owner, False, -1 - position))
                 continue
-            first = tricks[0]
+            first = under_it[0]
             cards.append(PileCard(card, pile.owner, False, first))
             if card != groups[first][1][-1]:
                 continue
