@@ -31,7 +31,7 @@ LEAD_LEAN = 0.05
 BEATER_LEAN = 0.05
 # 0: another hand's trumps lean with how many cards it was dealt (world.dealt_trump_weight:
 # a player keeps its trumps), from 1 at the deal to 6 at the end, instead of a fixed 3.
-# Together with BEATER_LEAN: +24 deals of 2200 against greedy over 1100 paired decks,
+# Together with BEATER_LEAN: +20 deals of 2800 against greedy over 1400 paired deck runs,
 # within the noise (bench/RESULTS-ai.md, fourth pass); kept as the sounder model.
 TRUMP_WEIGHT = 0.0
 
