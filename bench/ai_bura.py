@@ -8,6 +8,12 @@ Decks void from the deal (D9) are skipped: they are void for every line-up.
     .venv/bin/python bench/ai_bura.py --pairs 300 --jobs 2    # the report
     .venv/bin/python bench/ai_bura.py --a hard:60 --b greedy --rules moscow=on,dave=on
 
+Tuning runs should use other decks than the report (``--first-deck 1000``); two runs
+with ``--deck-log`` on the same decks are compared deck by deck with ``--compare``:
+
+    nice -n 10 .venv/bin/python bench/ai_bura.py --pairs 150 --first-deck 1000 --a hard --deck-log /tmp/a.jsonl
+    .venv/bin/python bench/ai_bura.py --compare /tmp/a.jsonl /tmp/b.jsonl
+
 Player specs: random, greedy, easy, normal, hard, or hard:W[:S] (W worlds; S = all | key:
 search every decision, or only declaring, «Стоп!», shows and даве).
 "A deal won" is a deal whose result favours the player (its penalty edge > 0);
@@ -17,6 +23,7 @@ void deals (run out, D9) favour nobody and are counted apart.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import statistics
@@ -88,8 +95,10 @@ class Tally:
     outcomes: dict[str, int] = field(default_factory=dict)
     times: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
+    decks: list[dict[str, object]] = field(default_factory=list)  # per deck, for --deck-log
 
     def add(self, other: Tally) -> None:
+        self.decks += other.decks
         self.edges += other.edges
         self.won += other.won
         self.lost += other.lost
@@ -100,16 +109,18 @@ class Tally:
         self.cpu += other.cpu
 
 
-def play_decks(args: tuple[str, str, int, BuraRules, int, int]) -> Tally:
-    spec_a, spec_b, players, rules, first, count = args
+def play_decks(args: tuple[str, str, int, BuraRules, int, int, int]) -> Tally:
+    spec_a, spec_b, players, rules, first, count, seed = args
     tally = Tally()
     for index in range(first, first + count):
         deck = deck_for(index, players, rules)
+        row: dict[str, object] = {"deck": index, "edges": [], "won": [], "outcomes": []}
+        tally.decks.append(row)
         for shift in range(players):
             seat_a = shift  # A plays one seat, B the others
-            timed = Timed(make(spec_a, rules, index))
+            timed = Timed(make(spec_a, rules, index + seed * 1_000_003))
             bots: dict[int, BuraPlayer] = {
-                s: make(spec_b, rules, index * 10 + s) for s in range(players)
+                s: make(spec_b, rules, (index * 10 + s) + seed * 1_000_003) for s in range(players)
             }
             bots[seat_a] = timed
             deal = BuraDeal.start(players, deck, 0, rules)
@@ -127,17 +138,28 @@ def play_decks(args: tuple[str, str, int, BuraRules, int, int]) -> Tally:
                 tally.lost += 1
             by = "-" if result.by is None else ("A" if result.by == seat_a else "B")
             key = f"{result.outcome} by {by}"
+            for name, value in (("edges", edge), ("won", int(edge > 0)), ("outcomes", key)):
+                column = row[name]
+                assert isinstance(column, list)
+                column.append(value)
             tally.outcomes[key] = tally.outcomes.get(key, 0) + 1
     return tally
 
 
 def run_match(
-    spec_a: str, spec_b: str, players: int, rules: BuraRules, pairs: int, jobs: int
+    spec_a: str,
+    spec_b: str,
+    players: int,
+    rules: BuraRules,
+    pairs: int,
+    jobs: int,
+    first: int = 0,
+    seed: int = 0,
 ) -> Tally:
     chunk = max(1, math.ceil(pairs / (jobs * 4)))
     tasks = [
-        (spec_a, spec_b, players, rules, first, min(chunk, pairs - first))
-        for first in range(0, pairs, chunk)
+        (spec_a, spec_b, players, rules, first + start, min(chunk, pairs - start), seed)
+        for start in range(0, pairs, chunk)
     ]
     total = Tally()
     if jobs > 1:
@@ -177,6 +199,30 @@ def report(spec_a: str, spec_b: str, players: int, pairs: int, tally: Tally, sec
     print(f"  wall time {secs:.0f} s", flush=True)
 
 
+def compare(path_a: str, path_b: str) -> None:
+    """Paired comparison of two --deck-log files on the decks both hold: the difference
+    in deals won (and in edge) per deck, with a 95% interval of the mean difference."""
+    runs = []
+    for path in (path_a, path_b):
+        with open(path, encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+        runs.append({row["deck"]: row for row in rows})
+    decks = sorted(set(runs[0]) & set(runs[1]))
+    if not decks:
+        print("no deck in common")
+        return
+    print(f"paired: {path_a} minus {path_b}, {len(decks)} decks in common")
+    for name in ("won", "edges"):
+        diffs = [sum(runs[0][d][name]) - sum(runs[1][d][name]) for d in decks]
+        mean = statistics.fmean(diffs)
+        half = 1.96 * statistics.pstdev(diffs) / math.sqrt(len(diffs))
+        totals = [sum(sum(run[d][name]) for d in decks) for run in runs]
+        print(
+            f"  {name}: {totals[0]:.1f} vs {totals[1]:.1f}, per deck {mean:+.3f} ± {half:.3f}"
+            f" (decks better {sum(x > 0 for x in diffs)}, worse {sum(x < 0 for x in diffs)})"
+        )
+
+
 def parse_rules(text: str) -> BuraRules:
     pairs = [item.split("=", 1) for item in text.split(",") if item]
     return BuraRules.from_dict({k: v for k, v in pairs})
@@ -192,16 +238,37 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="30 decks")
     parser.add_argument("--baseline", action="store_true", help="also greedy vs random")
+    parser.add_argument("--first-deck", type=int, default=0, help="index of the first deck")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="shifts the players' seeds: the same decks with other random draws of the search",
+    )
+    parser.add_argument("--deck-log", help="write each deck's results to this file (JSON lines)")
+    parser.add_argument("--compare", nargs=2, metavar="LOG", help="compare two --deck-log files")
     args = parser.parse_args()
+    if args.compare:
+        compare(*args.compare)
+        return
     pairs = 30 if args.quick else args.pairs
     rules = parse_rules(args.rules)
-    print(f"bench/ai_bura.py: rules {rules.to_dict() or 'base'}, {pairs} decks per match")
+    print(
+        f"bench/ai_bura.py: rules {rules.to_dict() or 'base'}, {pairs} decks per match"
+        f" from deck {args.first_deck}, player seed {args.seed}"
+    )
     matches = [(args.a, args.b)]
     if args.baseline:
         matches.append(("greedy", "random"))
     for spec_a, spec_b in matches:
         start = time.perf_counter()
-        tally = run_match(spec_a, spec_b, args.players, rules, pairs, args.jobs)
+        tally = run_match(
+            spec_a, spec_b, args.players, rules, pairs, args.jobs, args.first_deck, args.seed
+        )
+        if args.deck_log and spec_a == args.a:
+            with open(args.deck_log, "w", encoding="utf-8") as f:
+                for row in sorted(tally.decks, key=lambda r: int(str(r["deck"]))):
+                    f.write(json.dumps(row) + "\n")
         report(spec_a, spec_b, args.players, pairs, tally, time.perf_counter() - start)
 
 

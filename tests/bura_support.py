@@ -86,7 +86,9 @@ def cards_in_view(view: BuraView) -> set[Card]:
     """Every card a view shows anywhere."""
     shown = set(view.hand) | {view.trump_card}
     shown |= {c for p in view.table for c in (p.cards or ())}
+    shown |= {c for p in view.last_trick for c in (p.cards or ())}
     shown |= {c for p in view.piles for c in p.open_cards}
+    shown |= {c for p in view.piles for under in p.closed_under for c in under}
     shown |= {c for c, _owner in view.my_closed}
     return shown
 
@@ -100,6 +102,11 @@ def assert_view_private(deal: BuraDeal, seat: int) -> None:
     allowed |= {pc.card for pile in deal.piles for pc in pile if not pc.closed or pc.by == seat}
     leaked = cards_in_view(view) - allowed
     assert not leaked, f"seat {seat} sees {sorted(c.code() for c in leaked)}"
+    for pile in view.piles:
+        # What each face-down discard was laid under is open cards of the same pile, one
+        # entry per discard: it adds no card and no count beyond what the pile shows.
+        assert len(pile.closed_under) == len(pile.closed_plays)
+        assert all(set(under) <= set(pile.open_cards) for under in pile.closed_under)
     assert not hasattr(view, "points")
     if not deal.finished:
         assert view.result is None

@@ -10,9 +10,10 @@ from engine.bura.actions import Declare, Lead
 from engine.bura.ai import BURA_LEVELS, BuraStrongPlayer, make_bura_player, play_deal
 from engine.bura.ai.players import rollout
 from engine.bura.ai.policy import keep_value
-from engine.bura.ai.world import sample_world
+from engine.bura.ai.world import dealt_trump_weight, sample_world
 from engine.bura.deal import BuraDeal
 from engine.bura.rules import BuraRules
+from engine.bura.view import BuraView
 from engine.cards import DECK, Card, shuffled_deck
 from tests.bura_support import all_actions, answer, bura_deck, cards_in_play, lead
 
@@ -153,3 +154,50 @@ def test_strong_options_decide_from_the_view_alone() -> None:
         assert player.choose(other.view(seat), other.legal_actions(seat)) == first
         checked += 1
     assert checked >= 10
+
+
+def test_d3_a_discard_under_a_single_card_leans_away_from_cards_that_would_take_it() -> None:
+    # Seat 0 lays one card face down under seat 1's 9♥ (R7): with the lean, neither that
+    # card nor the two seat 0 held with it is ever a higher heart (it would have beaten
+    # for free); without it, some worlds give seat 0 one.
+    rules = BuraRules(molodka="off")
+    deal = BuraDeal.start(2, bura_deck(2, 0, ["7S 8S 9D", "9H 6D 7D"], "6C"), 0, rules)
+    deal.apply(lead(1, "9H"))
+    deal.apply(answer(0, "7S", False))
+    view = deal.view(1)
+    assert view.phase == "declare" and view.piles[1].closed_under == ((Card.parse("9H"),),)
+    higher = {Card.parse(c) for c in ("10H", "JH", "QH", "KH", "AH")}
+
+    def seat0_cards(beater_lean: float) -> list[set[Card]]:
+        rng = random.Random(4)
+        worlds = [sample_world(view, rules, rng, beater_lean=beater_lean) for _ in range(80)]
+        return [{pc.card for pc in w.piles[1] if pc.closed} | set(w.hands[0]) for w in worlds]
+
+    assert all(not cards & higher for cards in seat0_cards(1e-9))
+    assert any(cards & higher for cards in seat0_cards(1.0))
+
+
+def test_a_hand_that_keeps_its_trumps_holds_more_of_them_the_more_it_was_dealt() -> None:
+    # trump_weight 0: at the deal an unseen trump is no likelier in the other hand than
+    # in the stock (a fresh hand is random); late in the deal, with most of the deck
+    # dealt out, it is far likelier than the fixed lean makes it.
+    rules = BuraRules(molodka="off")
+    rng = random.Random(3)
+
+    def trumps_in_other_hand(view: BuraView, weight: float) -> float:
+        hands = [
+            sample_world(view, rules, rng, trump_weight=weight).hands[1 - view.seat]
+            for _ in range(300)
+        ]
+        return sum(c.suit is view.trump for h in hands for c in h) / len(hands)
+
+    deal = BuraDeal.start(2, shuffled_deck(21), 0, rules)
+    early = deal.view(deal.actors()[0])
+    assert trumps_in_other_hand(early, 0.0) < trumps_in_other_hand(early, 3.0)
+    while deal.stock and len(deal.stock) > 6:  # play on without declaring
+        moves = [a for a in all_actions(deal) if not (isinstance(a, Declare) and a.declare)]
+        deal.apply(moves[0])
+        assert not deal.finished
+    late = deal.view(deal.actors()[0])
+    assert dealt_trump_weight(late) > 3.0
+    assert trumps_in_other_hand(late, 0.0) > trumps_in_other_hand(late, 3.0)

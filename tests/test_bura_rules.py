@@ -145,6 +145,46 @@ def test_d3_a_closed_discard_on_the_table_shows_only_its_count() -> None:
     assert deal.view(2).table[1].cards == parse_cards(["8S"])
 
 
+def test_d3_a_pile_tells_under_which_open_cards_each_closed_discard_lies() -> None:
+    # Everyone saw the claim a face-down discard failed to beat (R7, R9); the pile keeps
+    # that per discard, and still only the count of the discard (D3).
+    deal = start(["6S 9D JD", "9H 10H 7S", "KH QD 8S"], "QC", players=3)
+    deal.apply(lead(1, "9H"))
+    deal.apply(answer(2, "KH", True))  # seat 2's king is the claim now
+    deal.apply(answer(0, "6S", False))
+    for seat in range(3):
+        pile = deal.view(seat).piles[2]
+        assert pile.closed_plays == ((0, 1),)
+        assert pile.closed_under == (tuple(parse_cards(["KH"])),)
+        assert set(pile.open_cards) == set(parse_cards(["9H", "KH"]))
+    assert parse_cards(["6S"])[0] not in deal.view(2).seen_cards()
+
+
+def test_d3_the_last_trick_shows_a_closed_discard_only_to_its_owner() -> None:
+    deal = start(["KS 9D JH", "AH 10H 7S"], "QC", rules=NO_MOLODKA, stock="8D 6H")
+    deal.apply(lead(1, "AH"))
+    deal.apply(answer(0, "KS", False))
+    deal.apply(lead(1, "7S"))  # no declaration: the draw, then the next lead
+    for seat, shown in ((1, None), (0, tuple(parse_cards(["KS"])))):
+        last = deal.view(seat).last_trick
+        assert [(p.seat, p.cards, p.count, p.beat) for p in last] == [
+            (1, tuple(parse_cards(["AH"])), 1, None),
+            (0, shown, 1, False),
+        ]
+
+
+def test_d3_closed_under_keeps_each_trick_apart() -> None:
+    rules = BuraRules(molodka="off")
+    deal = start(["KS 9D JH", "AH 10H 7S"], "QC", rules=rules, stock="8D 6H 7D 8H")
+    deal.apply(lead(1, "AH 10H"))
+    deal.apply(answer(0, "KS 9D", False))
+    deal.apply(lead(1, "7S"))  # no declaration: the draw, then seat 1 leads again
+    deal.apply(answer(0, "JH", False))
+    pile = deal.view(0).piles[1]
+    assert pile.closed_plays == ((0, 2), (0, 1))
+    assert pile.closed_under == (tuple(parse_cards(["AH", "10H"])), tuple(parse_cards(["7S"])))
+
+
 # --- D4 draw --------------------------------------------------------------------
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.bura.deal import BuraDeal, BuraDealResult, PileCard
+from engine.bura.deal import BuraDeal, BuraDealResult, PileCard, TablePlay
 from engine.cards import Card, Suit
 from engine.errors import IllegalMoveError
 
@@ -31,6 +31,10 @@ class SeenPile:
     open_cards: tuple[Card, ...]
     closed_by: tuple[int, ...]
     closed_plays: tuple[tuple[int, int], ...]  # (seat, how many cards) per face-down discard
+    # Per face-down discard (same order), the open cards it was laid under: the trick's
+    # claim at that moment (R7, R9), which everyone saw face up before the trick went into
+    # the pile. Public: these cards are among ``open_cards``; the discard's faces stay hidden.
+    closed_under: tuple[tuple[Card, ...], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +55,9 @@ class BuraView:
     may_act: bool  # whether this seat has a legal action now (others' options stay hidden)
     claimant: int | None
     table: tuple[SeenPlay, ...]
+    # The trick taken last, play by play as everyone saw it (the bot shows it too); a
+    # face-down discard in it shows only its count, except to its owner (D3).
+    last_trick: tuple[SeenPlay, ...]
     piles: tuple[SeenPile, ...]
     my_closed: tuple[tuple[Card, int], ...]  # own face-down discards and whose pile holds them
     stakes: int
@@ -75,18 +82,37 @@ class BuraView:
         return tuple(seen)
 
 
-def _closed_plays(pile: list[PileCard]) -> tuple[tuple[int, int], ...]:
+def _closed_plays(
+    pile: list[PileCard],
+) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[Card, ...], ...]]:
+    """Each face-down discard as (seat, count), and the open cards it was laid under.
+
+    A trick enters the pile play by play, each seat's cards together (one play per seat
+    and trick), so the claim a discard failed to beat is the last open play before it."""
     groups: dict[tuple[int, int], int] = {}
+    under: dict[tuple[int, int], tuple[Card, ...]] = {}
+    claim: tuple[Card, ...] = ()
+    last: tuple[int, int] | None = None
     for pc in pile:
+        key = (pc.trick, pc.by)
+        if last is None or pc.trick != last[0]:
+            claim = ()  # a new trick
         if pc.closed:
-            groups[(pc.trick, pc.by)] = groups.get((pc.trick, pc.by), 0) + 1
-    return tuple((by, n) for (_trick, by), n in groups.items())
+            groups[key] = groups.get(key, 0) + 1
+            under.setdefault(key, claim)
+        elif key == last:
+            claim += (pc.card,)
+        else:
+            claim = (pc.card,)
+        last = key
+    return (
+        tuple((by, n) for (_trick, by), n in groups.items()),
+        tuple(under[key] for key in groups),
+    )
 
 
-def view_of(deal: BuraDeal, seat: int) -> BuraView:
-    if not 0 <= seat < deal.players:
-        raise IllegalMoveError(f"no seat {seat} at a {deal.players}-player table")
-    table = tuple(
+def _seen(plays: tuple[TablePlay, ...] | list[TablePlay], seat: int) -> tuple[SeenPlay, ...]:
+    return tuple(
         SeenPlay(
             p.seat,
             None if p.closed and p.seat != seat else p.cards,
@@ -94,14 +120,20 @@ def view_of(deal: BuraDeal, seat: int) -> BuraView:
             p.beat,
             p.stop,
         )
-        for p in deal.plays
+        for p in plays
     )
+
+
+def view_of(deal: BuraDeal, seat: int) -> BuraView:
+    if not 0 <= seat < deal.players:
+        raise IllegalMoveError(f"no seat {seat} at a {deal.players}-player table")
+    table = _seen(deal.plays, seat)
     piles = tuple(
         SeenPile(
             owner,
             tuple(pc.card for pc in pile if not pc.closed),
             tuple(pc.by for pc in pile if pc.closed),
-            _closed_plays(pile),
+            *_closed_plays(pile),
         )
         for owner, pile in enumerate(deal.piles)
     )
@@ -129,6 +161,7 @@ def view_of(deal: BuraDeal, seat: int) -> BuraView:
         may_act=seat in deal.actors(),
         claimant=deal.claimant if deal.plays else None,
         table=table,
+        last_trick=_seen(deal.last_trick, seat),
         piles=piles,
         my_closed=mine,
         stakes=deal.stakes,

@@ -25,6 +25,15 @@ BURA_LEVELS = ("random", "greedy", "easy", "normal", "hard")
 # hard from 65.3% to 69.8% of deals against greedy on the same 300 decks
 # (bench/RESULTS-ai.md).
 LEAD_LEAN = 0.05
+# A single card laid face down under a single open card (D3), and the cards its owner
+# held with it, are 20x less likely to be ones that would have taken that card: a plain
+# higher card of its suit (free to play), or a trump over a card worth 10 or more.
+BEATER_LEAN = 0.05
+# 0: another hand's trumps lean with how many cards it was dealt (world.dealt_trump_weight:
+# a player keeps its trumps), from 1 at the deal to 6 at the end, instead of a fixed 3.
+# Together with BEATER_LEAN: +20 deals of 2800 against greedy over 1400 paired deck runs,
+# within the noise (bench/RESULTS-ai.md, fourth pass); kept as the sounder model.
+TRUMP_WEIGHT = 0.0
 
 
 class BuraPlayer(Protocol):
@@ -128,6 +137,8 @@ class BuraStrongPlayer:
         temperature: float = DISCARD_TEMPERATURE,
         sure_self: bool = True,
         lead_lean: float = LEAD_LEAN,
+        beater_lean: float = BEATER_LEAN,
+        trump_weight: float = TRUMP_WEIGHT,
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -140,6 +151,10 @@ class BuraStrongPlayer:
         # discard to low cards, and of a just-led single card's hand to better cards.
         self.temperature = temperature
         self.lead_lean = lead_lean
+        self.beater_lean = beater_lean
+        # How much likelier a trump is in another hand than in the stock; 0: growing
+        # with the cards dealt out (world.dealt_trump_weight).
+        self.trump_weight = trump_weight
         # Whether this seat's playouts declare exactly when its pile holds enough (D5),
         # as the search itself does, instead of the greedy rule's guess.
         self.sure_self = sure_self
@@ -156,7 +171,15 @@ class BuraStrongPlayer:
         totals = [0.0] * len(options)
         sure = view.seat if self.sure_self else None
         for _ in range(self.worlds):
-            world = sample_world(view, self.rules, rng, self.temperature, self.lead_lean)
+            world = sample_world(
+                view,
+                self.rules,
+                rng,
+                self.temperature,
+                self.lead_lean,
+                self.beater_lean,
+                self.trump_weight,
+            )
             for i, option in enumerate(options):
                 deal = world.copy()
                 if option is None:  # the rightful leader acts instead

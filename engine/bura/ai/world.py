@@ -22,11 +22,54 @@ DISCARD_TEMPERATURE = 6.0  # weight of a card as a closed discard: exp(-points /
 TRUMP_KEEP_WEIGHT = 3.0  # players keep trumps: a trump is this much likelier in a hand
 
 
+def would_take(card: Card, claim: Card, trump: Suit) -> bool:
+    """Whether a player holding ``card`` would have beaten the single card ``claim``
+    with it rather than discard: always with a plain card (it costs nothing), with a
+    trump only for a claim worth 10 or more (trumps are kept otherwise)."""
+    if card.suit is claim.suit:
+        return card.rank > claim.rank and (card.suit is not trump or claim.points >= 10)
+    return card.suit is trump and claim.points >= 10
+
+
+def dealt_trump_weight(view: BuraView) -> float:
+    """How much likelier an unseen trump is in a hand than in the stock, for a player
+    who keeps every trump it is dealt (and plays it only when made to): a hand has
+    then kept the trumps of all the cards it was ever dealt, about (36 - stock) / players
+    against its 3 cards; at the deal this is 1 (a fresh hand is a random hand)."""
+    dealt = (len(DECK) - view.stock_size) / view.players
+    return max(1.0, dealt / HAND_SIZE)
+
+
+def _unbeaten(view: BuraView) -> dict[int, tuple[Card, int]]:
+    """Seats that laid one card face down under a single-card claim in the last trick
+    and have not played since: the claim, and how many of their cards they held then
+    (their hand now less what they may have drawn since)."""
+    last = view.last_trick
+    if not last or last[0].cards is None or len(last[0].cards) != 1 or len(last) != 2:
+        return {}
+    answer = last[1]
+    if answer.beat is not False or answer.count != 1 or answer.seat == view.seat:
+        return {}
+    seat = answer.seat
+    if any(p.seat == seat for p in view.table) or view.phase == "dave":
+        return {}
+    size = view.hand_sizes[seat]
+    held = size if view.phase == "declare" else max(0, size - answer.count)
+    return {seat: (last[0].cards[0], held)} if held else {}
+
+
 def _take_discard(
-    pool: list[Card], count: int, trump: Suit, rng: random.Random, temperature: float
+    pool: list[Card],
+    count: int,
+    trump: Suit,
+    rng: random.Random,
+    temperature: float,
+    under: tuple[Card, ...] = (),
+    beater_lean: float = 1.0,
 ) -> Card:
     """One card of a face-down discard of ``count`` cards: a single card is the one its
-    owner wanted least (low, not trump); a discard of the whole hand is any hand."""
+    owner wanted least (low, not trump), and, laid under a single card ``under``, rarely
+    one that would have beaten it; a discard of the whole hand is any hand."""
     if count >= HAND_SIZE:
         weights = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
     else:
@@ -35,6 +78,11 @@ def _take_discard(
             * (1.0 / TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0)
             for c in pool
         ]
+        if count == 1 and len(under) == 1 and beater_lean != 1.0:
+            weights = [
+                w * (beater_lean if would_take(c, under[0], trump) else 1.0)
+                for w, c in zip(weights, pool, strict=True)
+            ]
     card = rng.choices(pool, weights)[0]
     pool.remove(card)
     return card
@@ -47,13 +95,23 @@ def _take_kept(
     rng: random.Random,
     floor: Card | None = None,
     lean: float = 1.0,
+    unbeaten: Card | None = None,
+    beater_lean: float = 1.0,
+    trump_weight: float = TRUMP_KEEP_WEIGHT,
 ) -> list[Card]:
     """``count`` cards of a hand; ``floor``: a card this hand has just led, which a
     player leads as its least wanted, so cards it would rather have kept less are
-    ``lean`` times as likely (0 < lean <= 1)."""
+    ``lean`` times as likely (0 < lean <= 1); ``unbeaten``: a card these cards were held
+    under without beating it, so cards that would have taken it are ``beater_lean``
+    times as likely."""
     if not 0.0 < lean <= 1.0:
         raise ValueError(f"lead lean must be in (0, 1], not {lean}")
-    base = [TRUMP_KEEP_WEIGHT if c.suit is trump else 1.0 for c in pool]
+    base = [trump_weight if c.suit is trump else 1.0 for c in pool]
+    if unbeaten is not None and beater_lean != 1.0:
+        base = [
+            w * (beater_lean if would_take(c, unbeaten, trump) else 1.0)
+            for w, c in zip(base, pool, strict=True)
+        ]
     if floor is not None and lean != 1.0:
         least = keep_value(floor, trump)
         base = [
@@ -70,12 +128,32 @@ def _take_kept(
     return taken
 
 
+def _last_trick(
+    view: BuraView, rules: BuraRules, dealt: dict[tuple[tuple[Card, ...], int], list[Card]]
+) -> tuple[tuple[TablePlay, ...], int | None]:
+    """The last trick with the faces its closed discards were given in the piles."""
+    plays: list[TablePlay] = []
+    claim: tuple[Card, ...] = ()
+    taker: int | None = None
+    for play in view.last_trick:
+        cards = play.cards
+        if cards is None:
+            cards = tuple(dealt[(claim, play.seat)])
+        elif play.beat is not False:
+            claim, taker = cards, play.seat
+        closed = rules.discards == "closed" and play.beat is False
+        plays.append(TablePlay(play.seat, cards, play.beat, play.stop, closed))
+    return tuple(plays), taker
+
+
 def sample_world(
     view: BuraView,
     rules: BuraRules,
     rng: random.Random,
     temperature: float = DISCARD_TEMPERATURE,
     lead_lean: float = 1.0,
+    beater_lean: float = 1.0,
+    trump_weight: float = TRUMP_KEEP_WEIGHT,
 ) -> BuraDeal:
     me = view.seat
     seen = set(view.seen_cards()) | {c for c, _owner in view.my_closed}
@@ -93,24 +171,45 @@ def sample_world(
         mine_by_pile.setdefault(owner, []).append(card)
 
     piles: list[list[PileCard]] = []
+    dealt: dict[tuple[tuple[Card, ...], int], list[Card]] = {}  # closed discards by claim
     for pile in view.piles:
-        cards = [PileCard(c, pile.owner, False) for c in pile.open_cards]
-        for group, (by, count) in enumerate(pile.closed_plays):
-            for _ in range(count):
-                if by == me:
-                    card = mine_by_pile[pile.owner].pop()
-                else:
-                    card = _take_discard(pool, count, view.trump, rng, temperature)
-                cards.append(PileCard(card, by, True, group))
+        # The pile in the view's order: each face-down discard right after the open cards
+        # it was laid under, which share its trick (so the world's view is the view).
+        groups = list(zip(pile.closed_plays, pile.closed_under, strict=True))
+        cards: list[PileCard] = []
+        for position, card in enumerate(pile.open_cards):
+            under_it = [i for i, (_, under) in enumerate(groups) if card in under]
+            if not under_it:  # a trick with no face-down discard: its own trick number
+                cards.append(PileCard(card, pile.owner, False, -1 - position))
+                continue
+            first = under_it[0]
+            cards.append(PileCard(card, pile.owner, False, first))
+            if card != groups[first][1][-1]:
+                continue
+            for (by, count), under in groups:
+                if under != groups[first][1]:
+                    continue
+                for _ in range(count):
+                    if by == me:
+                        hidden = mine_by_pile[pile.owner].pop()
+                    else:
+                        hidden = _take_discard(
+                            pool, count, view.trump, rng, temperature, under, beater_lean
+                        )
+                    cards.append(PileCard(hidden, by, True, first))
+                    dealt.setdefault((under, by), []).append(hidden)
         piles.append(cards)
     plays: list[TablePlay] = []
+    claimed: tuple[Card, ...] = ()  # the open cards a discard on the table lies under
     for play in view.table:
         cards_ = play.cards
         if cards_ is None:
             cards_ = tuple(
-                _take_discard(pool, play.count, view.trump, rng, temperature)
+                _take_discard(pool, play.count, view.trump, rng, temperature, claimed, beater_lean)
                 for _ in range(play.count)
             )
+        elif play.beat is not False:
+            claimed = cards_
         closed = rules.discards == "closed" and play.beat is False
         plays.append(TablePlay(play.seat, cards_, play.beat, play.stop, closed))
     led: Card | None = None  # a single card just led by another seat, no draw since
@@ -118,16 +217,25 @@ def sample_world(
         lead_cards = view.table[0].cards
         if lead_cards is not None and len(lead_cards) == 1:
             led = lead_cards[0]
+    unbeaten = _unbeaten(view) if beater_lean != 1.0 else {}
+    keep = trump_weight or dealt_trump_weight(view)
     hands: list[list[Card]] = []
     for seat, size in enumerate(view.hand_sizes):
         floor = led if led is not None and seat == view.table[0].seat else None
         if seat == me:
             hands.append(list(view.hand))
-        elif trump_held and seat == holder:
-            kept = _take_kept(pool, size - 1, view.trump, rng, floor, lead_lean)
-            hands.append([view.trump_card, *kept])
-        else:
-            hands.append(_take_kept(pool, size, view.trump, rng, floor, lead_lean))
+            continue
+        hand = [view.trump_card] if trump_held and seat == holder else []
+        if seat in unbeaten:  # the cards held under the claim, then any drawn since
+            claim_card, held = unbeaten[seat]
+            held = min(held, size - len(hand))
+            hand += _take_kept(
+                pool, held, view.trump, rng, None, 1.0, claim_card, beater_lean, keep
+            )
+        hand += _take_kept(
+            pool, size - len(hand), view.trump, rng, floor, lead_lean, trump_weight=keep
+        )
+        hands.append(hand)
     stock = pool
     if view.trump_card_in_stock:
         stock.append(view.trump_card)
@@ -145,4 +253,5 @@ def sample_world(
     world.stakes, world.last_dave_by, world.dave_by = view.stakes, view.last_dave_by, view.dave_by
     world.trump_drawn_by = view.trump_card_drawn_by
     world.trick_number, world.history, world.result_ = view.trick_number, [], None
+    world.last_trick, world.last_taker = _last_trick(view, rules, dealt)
     return world
