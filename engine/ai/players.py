@@ -172,6 +172,8 @@ class StrongPlayer:
         prune: float = 0.0,
         max_growth: int = 4,
         rollout: str = "greedy",
+        solve_stock: int = 0,
+        solve_samples: int = 0,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.seed = seed
@@ -185,6 +187,8 @@ class StrongPlayer:
         self.prune = prune
         self.max_growth = max_growth
         self.rollout = rollout
+        self.solve_stock = solve_stock
+        self.solve_samples = solve_samples
         self.clock = clock
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
@@ -209,6 +213,9 @@ class StrongPlayer:
             worlds = all_worlds(view, self.exact_worlds)
             if worlds is not None:
                 return self.solve_worlds(view, moves, worlds)
+            if self.solve_samples and view.stock_size <= self.solve_stock:
+                sampled = [sample_world(view, rng) for _ in range(self.solve_samples)]
+                return self.solve_worlds(view, moves, sampled)
         options = [_option(m) for m in moves]
         values: list[list[float]] = [[] for _ in options]
         active = list(range(len(options)))
