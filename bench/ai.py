@@ -21,6 +21,9 @@ baseline mc:W (W worlds per decision) or mct:MS (MS milliseconds per decision).
 
     .venv/bin/python bench/ai.py --only mc --stock both --pairs 300   # issue 13 goal
     .venv/bin/python bench/ai.py --only styles --pairs 100 --stock both
+
+``--deck-offset N`` plays decks N, N+1, ...: tune on decks the reported runs (from 0)
+do not use.
 """
 
 from __future__ import annotations

@@ -341,13 +341,10 @@ HARD_WORLDS = 300
 # levels sample worlds uniformly. ``StrongPlayer(belief=eps)`` still offers it.
 BELIEF: float | None = None
 EXACT_WORLDS = 12  # two players, at most this many worlds left: solve each exactly
-# Two players, at most this many stock cards left (more worlds than EXACT_WORLDS): solve
-# one sampled world exactly per SOLVE_PER worlds of the budget (hard 4, normal 1) instead
-# of greedy playouts. A world at stock 4 takes ~0.1 s to solve, at stock 6 ~0.4 s (too
-# slow). Issue 13: +4.5 points of deal wins against the plain Monte Carlo baseline on
-# 80 paired decks at reduced budget (bench/RESULTS-ai.md).
-SOLVE_STOCK = 4
-SOLVE_PER = 75
+# ``StrongPlayer(solve_stock=4, solve_samples=4)`` (sampled worlds solved exactly with
+# 4 or fewer stock cards left) is not in the levels: +4.4 points of deal wins against
+# the plain Monte Carlo baseline at 100 worlds, but at hard's full budget no better
+# against it (300 decks) and 2-3 points worse against greedy (bench/RESULTS-ai.md).
 PRUNE_Z = 2.5  # drop a move once it trails the leader by this many standard errors
 # Worlds per decision under house rules (Part B/C), where playouts run on real Deal
 # positions and cost far more than the fast simulator's: worlds/15 within these bounds
@@ -363,8 +360,6 @@ def strong_player(seed: int, worlds: int) -> StrongPlayer:
         belief=BELIEF,
         exact_worlds=EXACT_WORLDS,
         prune=PRUNE_Z,
-        solve_stock=SOLVE_STOCK,
-        solve_samples=max(1, worlds // SOLVE_PER),
     )
 
 
