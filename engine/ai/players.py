@@ -344,7 +344,8 @@ EXACT_WORLDS = 12  # two players, at most this many worlds left: solve each exac
 # ``StrongPlayer(solve_stock=4, solve_samples=4)`` (sampled worlds solved exactly with
 # 4 or fewer stock cards left) is not in the levels: +4.4 points of deal wins against
 # the plain Monte Carlo baseline at 100 worlds, but at hard's full budget no better
-# against it (300 decks) and 2-3 points worse against greedy (bench/RESULTS-ai.md).
+# against it (53.7% on 300 decks) and 1.4 ± 2.1 points worse against greedy on 293
+# paired decks (bench/RESULTS-ai.md).
 PRUNE_Z = 2.5  # drop a move once it trails the leader by this many standard errors
 # Worlds per decision under house rules (Part B/C), where playouts run on real Deal
 # positions and cost far more than the fast simulator's: worlds/15 within these bounds
