@@ -21,6 +21,9 @@ baseline mc:W (W worlds per decision) or mct:MS (MS milliseconds per decision).
 
     .venv/bin/python bench/ai.py --only mc --stock both --pairs 300   # issue 13 goal
     .venv/bin/python bench/ai.py --only styles --pairs 100 --stock both
+
+``--deck-offset N`` plays decks N, N+1, ...: tune on decks the reported runs (from 0)
+do not use.
 """
 
 from __future__ import annotations
@@ -197,8 +200,9 @@ def match(
     jobs: int,
     queued: bool,
     deck_log: str | None = None,
+    offset: int = 0,
 ) -> None:
-    tasks = [(spec_a, spec_b, players, i, queued) for i in range(pairs)]
+    tasks = [(spec_a, spec_b, players, offset + i, queued) for i in range(pairs)]
     t0 = time.perf_counter()
     decks: list[DeckResult] = []
     with contextlib.ExitStack() as stack:
@@ -316,6 +320,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--deck-log", help="append each deck's figures to this file (JSON lines)")
     parser.add_argument("--report-log", help="only print the figures of a --deck-log file")
     parser.add_argument(
+        "--deck-offset",
+        type=int,
+        default=0,
+        help="start at this deck number (tune on decks the report does not use)",
+    )
+    parser.add_argument(
         "--rules",
         nargs="+",
         metavar="NAME=VALUE",
@@ -336,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.match:
         a, b, n = args.match.split(",")
         for queued in modes:
-            match(a, b, int(n), pairs, args.jobs, queued, args.deck_log)
+            match(a, b, int(n), pairs, args.jobs, queued, args.deck_log, args.deck_offset)
         return 0
     side = pairs if args.quick or args.side_pairs is None else args.side_pairs
     if side != pairs:
@@ -345,7 +355,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         for spec_a, spec_b, players in SUITES[name]:
             for queued in modes:
                 size = side if name in SIDE_SUITES else pairs
-                match(spec_a, spec_b, players, size, args.jobs, queued, args.deck_log)
+                match(
+                    spec_a,
+                    spec_b,
+                    players,
+                    size,
+                    args.jobs,
+                    queued,
+                    args.deck_log,
+                    args.deck_offset,
+                )
     return 0
 
 

@@ -12,12 +12,13 @@ import random
 
 import pytest
 
-from engine.ai import make_player, safe_move
-from engine.ai.players import utility
-from engine.ai.sim import SUIT_INDEX, Sim
+from engine.ai import StrongPlayer, canonical, make_player, safe_move
+from engine.ai.players import decision_rng, utility
+from engine.ai.sim import SUIT_INDEX, Sim, sample_world
 from engine.ai.solver import Solver, options
 from engine.cards import Card, Suit, shuffled_deck
 from engine.deal import Deal, Move, penalties_for
+from tests.test_ai import swapped_twin
 
 Score = tuple[int, int]
 
@@ -150,3 +151,61 @@ def test_r13_endgame_secures_the_tie_instead_of_hoping_for_a_greedy_reply() -> N
     assert values[((c["10H"],), None)] == 0.0  # 60-60: nobody is penalised
     assert values[((c["KC"],), None)] < 0.0
     assert max(values.values()) == 0.0
+
+
+def near_end_position(seed: int) -> Deal | None:
+    """A two-player deal played (mixed greedy and random moves) until 4 or fewer stock
+    cards are left, the stock not yet empty; ``None`` if that never happens."""
+    rng = random.Random(seed)
+    deal = Deal.start(2, shuffled_deck(rng=rng), rng.randrange(2))
+    while deal.stock_size > 4 or (deal.stock_size and rng.random() < 0.5):
+        legal = deal.legal_moves()
+        view = deal.view(deal.turn or 0)
+        deal.apply(safe_move(view, legal) if rng.random() < 0.6 else rng.choice(legal))
+    return deal if deal.stock_size and not deal.finished else None
+
+
+NEAR_END = [d for d in (near_end_position(s) for s in range(40)) if d is not None][:10]
+
+
+def sampled_exact(seed: int) -> StrongPlayer:
+    return StrongPlayer(seed, worlds=8, exact_worlds=0, solve_stock=4, solve_samples=3)
+
+
+@pytest.mark.parametrize("index", range(len(NEAR_END)))
+def test_r10_near_the_end_of_the_stock_sampled_worlds_are_solved_exactly(index: int) -> None:
+    """With a few stock cards left, each sampled world is searched to the end (minimax
+    with the world's draw order), not finished by greedy playouts."""
+    deal = NEAR_END[index]
+    me = deal.turn
+    assert me is not None
+    view = deal.view(me)
+    moves = canonical(deal.legal_moves())
+    rng = decision_rng(5, view)
+    worlds = [sample_world(view, rng) for _ in range(3)]
+
+    def value(s: Sim) -> float:
+        return utility(s.points, me, 1.0)
+
+    options_ = [(tuple(sorted(c.index for c in m.cards)), m.beat) for m in moves]
+    expected = [0.0] * len(moves)
+    for world in worlds:
+        for i, v in enumerate(Solver(me, value).values(world, options_)):
+            expected[i] += v / len(worlds)
+    assert sampled_exact(5).evaluate(view, moves) == pytest.approx(expected)
+
+
+def test_r10_sampled_exact_decisions_ignore_hidden_cards() -> None:
+    rng = random.Random(11)
+    checked = 0
+    for deal in NEAR_END:
+        seat = deal.turn
+        assert seat is not None
+        twin = swapped_twin(deal, seat, rng)
+        if twin is None:
+            continue
+        a = sampled_exact(2).choose(deal.view(seat), deal.legal_moves())
+        b = sampled_exact(2).choose(twin.view(seat), twin.legal_moves())
+        assert (sorted(a.cards), a.beat) == (sorted(b.cards), b.beat)
+        checked += 1
+    assert checked >= 5

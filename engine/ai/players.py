@@ -154,6 +154,11 @@ class StrongPlayer:
     ``rollout``: "greedy" finishes each world with our greedy policy for every seat;
     "informed" with :mod:`engine.ai.informed`, which plays the world's open cards.
 
+    ``solve_stock``/``solve_samples``: two players, at most ``solve_stock`` cards left
+    in the stock: search ``solve_samples`` sampled worlds exactly (each to the end with
+    its own draw order, :class:`~engine.ai.solver.Solver`) instead of playouts; the
+    greedy playouts misjudge the last tricks, where one card decides the deal.
+
     ``worlds`` bounds the samples per decision; ``time_limit`` (seconds), when set, stops
     earlier, which makes decisions depend on machine speed; leave it ``None`` when
     decisions must be reproducible.
@@ -172,6 +177,8 @@ class StrongPlayer:
         prune: float = 0.0,
         max_growth: int = 4,
         rollout: str = "greedy",
+        solve_stock: int = 0,
+        solve_samples: int = 0,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.seed = seed
@@ -185,6 +192,8 @@ class StrongPlayer:
         self.prune = prune
         self.max_growth = max_growth
         self.rollout = rollout
+        self.solve_stock = solve_stock
+        self.solve_samples = solve_samples
         self.clock = clock
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
@@ -209,6 +218,9 @@ class StrongPlayer:
             worlds = all_worlds(view, self.exact_worlds)
             if worlds is not None:
                 return self.solve_worlds(view, moves, worlds)
+            if self.solve_samples and view.stock_size <= self.solve_stock:
+                sampled = [sample_world(view, rng) for _ in range(self.solve_samples)]
+                return self.solve_worlds(view, moves, sampled)
         options = [_option(m) for m in moves]
         values: list[list[float]] = [[] for _ in options]
         active = list(range(len(options)))
@@ -329,6 +341,11 @@ HARD_WORLDS = 300
 # levels sample worlds uniformly. ``StrongPlayer(belief=eps)`` still offers it.
 BELIEF: float | None = None
 EXACT_WORLDS = 12  # two players, at most this many worlds left: solve each exactly
+# ``StrongPlayer(solve_stock=4, solve_samples=4)`` (sampled worlds solved exactly with
+# 4 or fewer stock cards left) is not in the levels: +4.4 points of deal wins against
+# the plain Monte Carlo baseline at 100 worlds, but at hard's full budget no better
+# against it (53.7% on 300 decks) and 1.4 ± 2.1 points worse against greedy on 293
+# paired decks (bench/RESULTS-ai.md).
 PRUNE_Z = 2.5  # drop a move once it trails the leader by this many standard errors
 # Worlds per decision under house rules (Part B/C), where playouts run on real Deal
 # positions and cost far more than the fast simulator's: worlds/15 within these bounds
@@ -339,7 +356,11 @@ HOUSE_WORLDS = (6, 20)
 def strong_player(seed: int, worlds: int) -> StrongPlayer:
     """The Monte Carlo player as the levels configure it, with ``worlds`` per decision."""
     return StrongPlayer(
-        seed, worlds=worlds, belief=BELIEF, exact_worlds=EXACT_WORLDS, prune=PRUNE_Z
+        seed,
+        worlds=worlds,
+        belief=BELIEF,
+        exact_worlds=EXACT_WORLDS,
+        prune=PRUNE_Z,
     )
 
 
