@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ from bot.games.burkozel import BEAT_OF_KIND, BURKOZEL
 from bot.i18n import texts
 from bot.service import GameService, UserInfo
 from engine.cards import Card
-from storage import Backend, GameChange, OutboxItem, open_storage
+from storage import Backend, Game, GameChange, OutboxItem, open_storage
 from tests.test_engine_support import build_deck
 from tests.test_service_cache import ALICE, BOB, FixedDeck
 
@@ -123,9 +124,8 @@ class Table:
     now: list[float]
     rng: random.Random
 
-    async def move(self, service: GameService) -> int | None:
-        """The player to act makes a random legal move through ``service``; their user id
-        (None: the series is over)."""
+    async def to_act(self) -> tuple[Game, Any, int] | None:
+        """The stored game, its current deal and the user to act (None: it is over)."""
         store = self.stores[0]
         stored = await store.get_game(self.game_id)
         assert stored is not None
@@ -133,9 +133,18 @@ class Table:
             return None
         deal = engine.from_record(await store.export_record(self.game_id)).current
         assert deal is not None and deal.turn is not None
-        move = self.rng.choice(deal.legal_moves())
         user = stored.seats[deal.turn].user_id
         assert user is not None
+        return stored, deal, user
+
+    async def move(self, service: GameService) -> int | None:
+        """The player to act makes a random legal move through ``service``; their user id
+        (None: the series is over)."""
+        now = await self.to_act()
+        if now is None:
+            return None
+        stored, deal, user = now
+        move = self.rng.choice(deal.legal_moves())
         codes = ".".join(c.code() for c in sorted(move.cards))
         await service.play(self.game_id, user, stored.version, KIND_OF_BEAT[move.beat], codes)
         return user
@@ -219,14 +228,10 @@ async def test_no_ping_for_a_player_who_tapped_through_the_other_instance(table:
     via = {1: a, 2: b}  # Ann's taps reach A, Bob's B (as a load balancer may send them)
     moved = 0
     for _ in range(30):
-        stored = await table.stores[0].get_game(table.game_id)
-        assert stored is not None
-        if stored.status != "playing":
+        now = await table.to_act()
+        if now is None:
             break
-        deal = engine.from_record(await table.stores[0].export_record(table.game_id)).current
-        assert deal is not None and deal.turn is not None
-        user = stored.seats[deal.turn].user_id
-        assert user is not None
+        user = now[2]
         table.now[0] += 5  # a brisk game: nobody is idle for 30 s
         await table.move(via[user])
         items = await table.drain()
@@ -246,14 +251,10 @@ async def test_a_ping_sent_by_one_instance_is_taken_down_when_the_other_takes_th
     up: dict[int, bool] = {}
     checked = 0
     for _ in range(40):
-        stored = await table.stores[0].get_game(table.game_id)
-        assert stored is not None
-        if stored.status != "playing":
+        now = await table.to_act()
+        if now is None:
             break
-        deal = engine.from_record(await table.stores[0].export_record(table.game_id)).current
-        assert deal is not None and deal.turn is not None
-        user = stored.seats[deal.turn].user_id
-        assert user is not None
+        user = now[2]
         table.now[0] += 60  # everyone idle: every turn is pinged
         had_ping = up.get(user, False)
         await table.move(via[user])
