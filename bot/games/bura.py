@@ -194,7 +194,7 @@ def _your_turn_line(t: Texts, deal: BuraDeal, seat: int, picking: bool) -> str:
         return t("bura.your_declare")
     if deal.phase == DAVE:
         return t("bura.your_dave", n=deal.stakes * 2)
-    offered = pick_offered(_card_actions(deal, seat), deal.hands[seat])
+    offered = offers_pick(deal, seat)
     return turn_hint(
         t,
         lead=deal.phase == LEAD,
@@ -214,6 +214,11 @@ def _card_actions(deal: BuraDeal, seat: int) -> list[Lead | Answer]:
         for a in deal.legal_actions(seat)
         if isinstance(a, Answer) or (isinstance(a, Lead) and not a.stop)
     ]
+
+
+def offers_pick(deal: BuraDeal, seat: int) -> bool:
+    """The hand shows the «➕ Several cards» / «🗑 Discard, don't beat» switch."""
+    return pick_offered(_card_actions(deal, seat), deal.hands[seat])
 
 
 def one_tap_action(deal: BuraDeal, seat: int, card: Card) -> Action | None:
@@ -282,7 +287,7 @@ def hand_keyboard(
                 closed = deal.rules.discards == "closed"
                 key = "bura.act_discard_closed" if closed else "hand.act_discard"
                 rows.append([act("d", t(key, cards=shown), chosen)])
-    if picking or pick_offered(_card_actions(deal, seat), hand):
+    if picking or offers_pick(deal, seat):
         label = pick_button(t, lead=deal.phase == LEAD, picking=picking)
         rows.append([button(label, card_data(game.id, version, PICK))])
     rows += [[b] for b in extra]
@@ -385,7 +390,7 @@ class BuraBot:
         return one_tap_action(deal, seat, card)
 
     def offers_pick(self, deal: BuraDeal, seat: int) -> bool:
-        return pick_offered(_card_actions(deal, seat), deal.hands[seat])
+        return offers_pick(deal, seat)
 
     def parse_action(self, deal: BuraDeal, seat: int, kind: str, cards: tuple[Card, ...]) -> Action:
         action: Action

@@ -1,6 +1,7 @@
 """Burkozel's bot side (RULES.md Parts A-C): its table, its hands, its buttons
 (a tap plays a card; several cards, or a discard of a card that could beat, are chosen
-and then confirmed) and its deal results. The flows reach it through :class:`bot.games.base.BotGame`."""
+and then confirmed) and its deal results. The flows reach it through
+:class:`bot.games.base.BotGame`."""
 
 from __future__ import annotations
 
@@ -193,7 +194,7 @@ def hand_text(
     lines.append("")
     if view.turn == seat:
         lead = view.table[0].cards if view.table else None
-        offered = pick_offered(card_plays(deal, seat), view.hand)
+        offered = offers_pick(deal, seat)
         most = min(3, min(view.hand_sizes))
         count = len(lead or ())
         lines.append(
@@ -231,7 +232,7 @@ def hand_keyboard(
     rows = [card_row]
     if view.turn == seat and selection:
         rows += [[b] for b in action_buttons(t, game, deal, seat, selection)]
-    if picking or pick_offered(card_plays(deal, seat), view.hand):
+    if picking or offers_pick(deal, seat):
         label = pick_button(t, lead=not view.table, picking=picking)
         rows.append([button(label, card_data(game.id, version, PICK))])
     for move in house.combination_moves(deal, seat):  # C1-C4, only while legal
@@ -254,6 +255,11 @@ def card_plays(deal: Deal, seat: int) -> list[Move]:
     return [m for m in deal.legal_moves() if m.show is None and not m.stop]
 
 
+def offers_pick(deal: Deal, seat: int) -> bool:
+    """The hand shows the «➕ Several cards» / «🗑 Discard, don't beat» switch."""
+    return pick_offered(card_plays(deal, seat), deal.hand(seat))
+
+
 def one_tap_move(deal: Deal, seat: int, card: Card) -> Move | None:
     """The move a tap on ``card`` makes at once: a lead of it alone (R6), or an answer to
     one card, beating with it if it can (R7), else discarding it; None for an answer of
@@ -270,7 +276,7 @@ def card_taps(deal: Deal, move: Move) -> tuple[list[str], bool]:
     if len(move.cards) == 1 and one_tap_move(deal, seat, move.cards[0]) == move:
         return [move.cards[0].code()], True
     codes = [c.code() for c in move.cards]
-    if pick_offered(card_plays(deal, seat), deal.hand(seat)):
+    if offers_pick(deal, seat):
         codes.insert(0, PICK)
     return codes, False
 
@@ -383,7 +389,7 @@ class BurkozelBot:
         return one_tap_move(deal, seat, card)
 
     def offers_pick(self, deal: Deal, seat: int) -> bool:
-        return pick_offered(card_plays(deal, seat), deal.hand(seat))
+        return offers_pick(deal, seat)
 
     def parse_action(self, deal: Deal, seat: int, kind: str, cards: tuple[Card, ...]) -> Move:
         if kind == SHOW_OF_SEAT:  # C1/C2: the engine knows which combination it is
