@@ -10,8 +10,8 @@ delete, other), for 2, 3 and 4 players: whole games played through the fake's bu
 (a tap plays a card; «➕ Several cards» / «🗑 Discard, don't beat» first where one tap
 cannot make the move), the outbox drained after each move so nothing is coalesced away.
 Twice: moves picked as our greedy computer player picks them (a stand-in for people's
-play) and uniformly among the legal moves (many more multi-card leads). Telegram allows a bot about 30
-operations a second in all, so this sets how many tables one bot can host.
+play) and uniformly among the legal moves (many more multi-card leads). Telegram allows a
+bot about 30 operations a second in all, so this sets how many tables one bot can host.
 
 Drives N concurrent two-player games (default 200) through the fake Bot API server
 (tests/fake_telegram), with the real bot (bot.app.App: handlers, game service, SQLite,
