@@ -594,7 +594,9 @@ async def main() -> None:
     )
     parser.add_argument("--ops", action="store_true", help="operations per move by kind")
     parser.add_argument(
-        "--profile", action="store_true", help="cProfile our bot's timed window; print the top"
+        "--profile",
+        action="store_true",
+        help="cProfile our bot's timed window (with --backend: each bot process); print the top",
     )
     parser.add_argument("--moves", type=int, default=200, help="moves per player count (--ops)")
     args = parser.parse_args()
@@ -630,6 +632,7 @@ async def main() -> None:
                         database_url=args.database_url,
                         figures_cls=Figures,
                         taps_cls=Taps,
+                        profile=args.profile,
                     )
                 )
             gc.collect()

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import io
 import os
+import pstats
 import random
 import socket
 import sys
@@ -57,7 +59,7 @@ class Table:
 
 
 async def _start_instances(
-    fake: FakeTelegram, url: str, count: int, token: str, tmp: Path
+    fake: FakeTelegram, url: str, count: int, token: str, tmp: Path, *, profile: bool = False
 ) -> list[asyncio.subprocess.Process]:
     procs = []
     ports = [_free_port() for _ in range(count)]
@@ -76,9 +78,11 @@ async def _start_instances(
             "WEBHOOK_SECRET": SECRET,
         }
         log = (tmp / f"instance{n}.log").open("ab")
+        # --profile: the whole process under cProfile, written when it stops (SIGTERM).
+        profiler = ["-m", "cProfile", "-o", str(tmp / f"instance{n}.prof")] if profile else []
         procs.append(
             await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot", cwd=tmp, env=env, stdout=log, stderr=log
+                sys.executable, *profiler, "-m", "bot", cwd=tmp, env=env, stdout=log, stderr=log
             )
         )
     for port in ports:
@@ -110,6 +114,7 @@ async def run_scale(
     database_url: str | None,
     figures_cls: Any,
     taps_cls: Any,
+    profile: bool = False,
 ) -> Any:
     """One configuration; returns bench/bot.py's Figures (plus ``floods``)."""
     from tests.pg_cluster import Cluster, start_cluster
@@ -135,7 +140,7 @@ async def run_scale(
             lags: list[tuple[float, float]] = []
             monitor = asyncio.create_task(_loop_lag(lags))
             pauses = _record_gc_pauses()
-            procs = await _start_instances(fake, url, instances, token, tmp)
+            procs = await _start_instances(fake, url, instances, token, tmp, profile=profile)
             storage = await open_storage(url)
             bots = [p.pid for p in procs]
             server = _postmaster(cluster)
@@ -173,7 +178,20 @@ async def run_scale(
                 proc.kill()
         if cluster is not None:
             cluster.stop()
+    for n in range(instances) if profile else ():
+        _print_profile(tmp / f"instance{n}.prof", f"{backend} instance {n}")
     return fig
+
+
+def _print_profile(path: Path, name: str) -> None:
+    if not path.exists():
+        print(f"profile of {name}: not written (the process did not stop cleanly)")
+        return
+    out = io.StringIO()
+    stats = pstats.Stats(str(path), stream=out)
+    stats.sort_stats("tottime").print_stats(25)
+    stats.sort_stats("cumulative").print_stats(r"bot/|storage/|aiogram|aiohttp|pydantic", 40)
+    print(f"profile of {name} (its whole life, start-up included):", out.getvalue())
 
 
 async def _drive(

@@ -30,7 +30,7 @@ from aiogram.exceptions import (
 
 from bot import lean_api, metrics
 from bot.attachments import Attachments, is_attachment
-from storage import Backend, OutboxItem
+from storage import Backend, CorruptRecordError, OutboxItem
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +178,12 @@ class DeliveryWorker:
 
     async def step(self) -> float:
         """Start what may be sent now; return how long until something else may be."""
+        wait = self._global.ready_at(self.clock()) - self.clock()
+        if wait > 0:
+            # Nothing may start before the bot-wide bucket refills. Looking at the outbox
+            # now would read the whole backlog for nothing, and with many tables the
+            # backlog is longest exactly when the bot is busiest (issue 9: CPU/update).
+            return wait
         self.stats.coalesced += await self.storage.outbox_drop_superseded()
         items = await self._drop_cancelled_pings(
             await self.storage.pending(self.wall_clock(), limit=500)
@@ -278,6 +284,10 @@ class DeliveryWorker:
             await self.storage.outbox_done(item.id)
         except TelegramAPIError as exc:
             await self._retry(item, str(exc))
+        except CorruptRecordError as exc:  # the stored payload: trying again cannot help
+            self.stats.dropped += 1
+            log.error("dropped outbox item %s: %s", item.id, exc)
+            await self.storage.outbox_done(item.id)
         except Exception as exc:
             log.exception("unexpected error delivering outbox item %s", item.id)
             await self._retry(item, repr(exc))

@@ -210,7 +210,7 @@ def _outbox_item(row: Sequence[Any]) -> OutboxItem:
         id=_int(where, "id", row[0]),
         chat_id=_int(where, "chat_id", row[1]),
         method=_str(where, "method", row[2]),
-        payload=_loads_dict(where, "payload", row[3]),
+        stored_payload=_str(where, "payload", row[3]),
         game_id=_opt_int(where, "game_id", row[4]),
         role=_opt_str(where, "role", row[5]),
         attempts=_int(where, "attempts", row[6]),

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Final
+
+from storage.errors import CorruptRecordError
 
 GAME_STATUSES: Final = ("lobby", "playing", "finished", "cancelled", "abandoned")
 OPEN_STATUSES: Final = ("lobby", "playing")
@@ -115,16 +119,35 @@ class OutboxOp:
 
 @dataclass(frozen=True)
 class OutboxItem:
+    """A pending outbox row. Its payload is decoded on first use: the sender looks at
+    every pending row to choose what may go now and sends few of them, so decoding each
+    row's text and keyboard up front cost it more than all the updates (issue 9)."""
+
     id: int
     chat_id: int
     method: str
-    payload: dict[str, Any]
+    stored_payload: dict[str, Any] | str  # the JSON text as stored, or the decoded object
     game_id: int | None
     role: str | None
     attempts: int
     not_before: float
     created_at: float
     last_error: str | None = None
+
+    @cached_property
+    def payload(self) -> dict[str, Any]:
+        """Bot API params; CorruptRecordError when the stored text is not a JSON object."""
+        if isinstance(self.stored_payload, dict):
+            return self.stored_payload
+        try:
+            value = json.loads(self.stored_payload)
+        except ValueError as exc:
+            raise CorruptRecordError(
+                f"outbox row {self.id}: column payload is not valid JSON ({exc})"
+            ) from None
+        if not isinstance(value, dict):
+            raise CorruptRecordError(f"outbox row {self.id}: column payload must hold a JSON object")
+        return value
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,128 @@
+"""What the sender reads from the outbox, and what a row it cannot read does.
+
+A row whose payload is not JSON used to stop every step (the read of all pending rows
+raised), so one bad row silenced the whole bot. Payloads are now decoded when a row is
+sent; a bad one is dropped and logged, and everything else still goes. And while the
+bot-wide bucket is empty, a step does not read the outbox at all: with many tables the
+backlog is longest when the bot is busiest, and each wake-up used to read all of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from bot.delivery import DeliveryWorker, Limits
+from storage import OutboxItem, OutboxOp, open_storage
+
+FREE = Limits(
+    group_capacity=100,
+    group_rate=100,
+    private_capacity=100,
+    private_rate=100,
+    global_capacity=100,
+    global_rate=100,
+)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _worker(storage: Any, limits: Limits, clock: Clock) -> DeliveryWorker:
+    return DeliveryWorker(
+        None,  # type: ignore[arg-type]  # nothing reaches Telegram: _send is replaced
+        storage,
+        asyncio.Event(),
+        on_forbidden=_never,
+        on_migrated=_never,
+        limits=limits,
+        clock=clock,
+        wall_clock=lambda: 1e12,  # every row is due
+    )
+
+
+async def test_a_row_with_a_broken_payload_is_dropped_and_the_rest_is_delivered(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "bot.sqlite3"
+    storage = await open_storage(f"sqlite:{path}")
+    try:
+        await storage.enqueue(
+            (
+                OutboxOp(-1, "send", {"text": "first"}),
+                OutboxOp(-1, "send", {"text": "broken"}),
+                OutboxOp(-1, "send", {"text": "after it"}),
+                OutboxOp(-2, "send", {"text": "another chat"}),
+            )
+        )
+        with sqlite3.connect(path) as raw:
+            raw.execute("UPDATE outbox SET payload = '{' WHERE payload LIKE '%broken%'")
+        worker = _worker(storage, FREE, Clock())
+        sent: list[str] = []
+
+        async def send(item: OutboxItem) -> int | None:
+            sent.append(item.payload["text"])
+            return None
+
+        worker._send = send  # type: ignore[method-assign]
+        for _ in range(10):
+            await worker.step()
+            if worker._in_flight:
+                await asyncio.gather(*worker._in_flight.values())
+        assert sorted(sent) == ["after it", "another chat", "first"]
+        assert sent.index("first") < sent.index("after it")  # the chat's order kept
+        assert await storage.outbox_size() == 0
+        assert worker.stats.dropped == 1
+    finally:
+        await storage.close()
+
+
+class CountingStorage:
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.reads = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def pending(self, now: float, limit: int = 100) -> list[OutboxItem]:
+        self.reads += 1
+        items: list[OutboxItem] = await self.inner.pending(now, limit)
+        return items
+
+
+async def test_while_the_bot_wide_limit_holds_everything_a_wake_up_reads_nothing(
+    tmp_path: Path,
+) -> None:
+    storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
+    try:
+        await storage.enqueue(tuple(OutboxOp(-n, "send", {"text": f"t{n}"}) for n in range(50)))
+        clock = Clock()
+        paced = Limits(100, 100, 100, 100, global_capacity=1, global_rate=1)
+        counting = CountingStorage(storage)
+        worker = _worker(counting, paced, clock)
+
+        async def send(item: OutboxItem) -> int | None:
+            return None
+
+        worker._send = send  # type: ignore[method-assign]
+        for _ in range(100):  # a wake-up every 0.05 s for 5 s: a commit, a tap
+            await worker.step()
+            if worker._in_flight:
+                await asyncio.gather(*worker._in_flight.values())
+            clock.now += 0.05
+        assert await storage.outbox_size() == 50 - 5  # 1 at once, then 1 a second
+        assert counting.reads <= 6  # a read when a message may go, not at every wake-up
+    finally:
+        await storage.close()
+
+
+async def _never(*_: int) -> None:
+    raise AssertionError("no chat is forbidden or migrated here")
