@@ -55,6 +55,7 @@ import io
 import logging
 import pstats
 import random
+import signal
 import statistics
 import sys
 import tempfile
@@ -562,7 +563,14 @@ def report(ours: Figures, minimal: Figures) -> None:
     )
 
 
+def _dump_tasks() -> None:
+    """SIGUSR1: where every task of this process waits (a run that seems stuck)."""
+    for task in asyncio.all_tasks():
+        task.print_stack(limit=6, file=sys.stderr)
+
+
 async def main() -> None:
+    asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, _dump_tasks)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="concurrent games (default 200)")
     parser.add_argument("--seconds", type=float, default=15.0, help="timed window (default 15)")

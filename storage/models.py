@@ -146,7 +146,9 @@ class OutboxItem:
                 f"outbox row {self.id}: column payload is not valid JSON ({exc})"
             ) from None
         if not isinstance(value, dict):
-            raise CorruptRecordError(f"outbox row {self.id}: column payload must hold a JSON object")
+            raise CorruptRecordError(
+                f"outbox row {self.id}: column payload must hold a JSON object"
+            )
         return value
 
 
