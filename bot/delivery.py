@@ -162,8 +162,11 @@ class DeliveryWorker:
                 log.exception("delivery step failed; retrying shortly")
                 delay = 1.0
             self.wake.clear()
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for drops a cancel that
+            # comes as the wake-up does, and this loop (and the bot's shutdown) then ran on.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), timeout=delay)
+                async with asyncio.timeout(delay):
+                    await self.wake.wait()
 
     async def stop(self) -> None:
         self._stopping = True

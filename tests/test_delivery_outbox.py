@@ -124,5 +124,25 @@ async def test_while_the_bot_wide_limit_holds_everything_a_wake_up_reads_nothing
         await storage.close()
 
 
+async def test_a_stop_that_comes_with_a_wake_up_still_stops_the_sender(tmp_path: Path) -> None:
+    """Python 3.11's wait_for dropped a cancel that arrived as the wake-up did: the
+    sender then ran on, and the bot's shutdown waited for it for ever."""
+    storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
+    try:
+        worker = _worker(storage, FREE, Clock())
+        task = asyncio.create_task(worker.run())
+        await asyncio.sleep(0.3)  # its step has read the (empty) outbox: it waits 1 s
+        worker.wake.set()  # a commit queued something...
+        task.cancel()  # ...as the bot stopped
+        done, _ = await asyncio.wait({task}, timeout=2)
+        assert done == {task} and task.cancelled()
+    finally:
+        if not task.done():
+            worker._stopping = True
+            worker.wake.set()
+            await asyncio.wait({task}, timeout=2)
+        await storage.close()
+
+
 async def _never(*_: int) -> None:
     raise AssertionError("no chat is forbidden or migrated here")

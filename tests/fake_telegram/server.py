@@ -884,8 +884,9 @@ class FakeTelegram:
             if remaining <= 0:
                 break
             async with self._cond:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._cond.wait(), remaining)
+                with contextlib.suppress(TimeoutError):  # (asyncio.timeout keeps a cancel)
+                    async with asyncio.timeout(remaining):
+                        await self._cond.wait()
             if generation != self._poll_generation:
                 raise ApiError(
                     409,

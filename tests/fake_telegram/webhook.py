@@ -93,8 +93,11 @@ class WebhookDelivery:
                         task = asyncio.create_task(self._deliver(update, chat))
                         tasks.add(task)
                         task.add_done_callback(tasks.discard)
+                    # Not wait_for: on Python 3.11 it can drop the cancel that stops
+                    # this loop, and the fake's shutdown then waited for ever.
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._wake.wait(), 0.05)
+                        async with asyncio.timeout(0.05):
+                            await self._wake.wait()
             finally:
                 for task in tasks:
                     task.cancel()
