@@ -93,7 +93,8 @@ class LiveGame:
     selections: dict[int, list[Card]] = field(default_factory=dict)
     # Users who tapped PICK: their taps select cards until they play or tap it again.
     picking: set[int] = field(default_factory=set)
-    last_tap: dict[int, float] = field(default_factory=dict)  # user id -> clock()
+    # user id -> clock() of their latest tap (or of the start, whose new hand notified them)
+    last_tap: dict[int, float] = field(default_factory=dict)
     # Users known to have no ping up in this game (since it was loaded): a ping is for a
     # turn, and is deleted when that turn is played; unknown ones are deleted to be sure.
     unpinged: set[int] = field(default_factory=set)

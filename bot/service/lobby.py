@@ -232,6 +232,13 @@ class LobbyFlow(TableFlow):
                 "lobby.started",
                 players=html_join(", ", (render.seat_name(s) for s in live.game.seats)),
             )
+            # Every hand now comes as a new message, which notifies its player: the first
+            # turns need no 🔔 of their own (a send and a delete per player saved), so the
+            # start counts as everyone's latest tap for pinging (issue 9).
+            now = self.clock()
+            for seat in live.game.seats:
+                if seat.user_id is not None:
+                    live.last_tap.setdefault(seat.user_id, now)
             ops = [self.group_edit(live, "lobby", started), *self._play_ops(live, last_mover=None)]
             change = GameChange(
                 status="playing",

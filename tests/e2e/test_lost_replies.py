@@ -38,15 +38,20 @@ async def test_a_ping_goes_when_its_turn_is_played_even_if_a_delete_fails(
         async with running_bot(fake, tmp_path / "bot.sqlite3") as app:
             await open_game(fake, group, [anna, bob])
             first = await fake.wait_for(lambda: whose_turn([anna, bob], group))
-            assert first is not None
-            # The first player has not tapped yet: they get a ping.
-            await fake.wait_for(lambda: live_pings(first), description="the first ping")
+            assert isinstance(first, FakeUser)
+            second = bob if first is anna else anna
+            # A minute passes before the first move: the second player, idle since the
+            # start, gets a ping when the turn comes to them.
+            clock = app.service.clock
+            app.service.clock = lambda: clock() + 60
+            await play_one_move(fake, first, rng, group)
+            await fake.wait_for(lambda: live_pings(second), description="the idle player's ping")
             await fake.wait_for(lambda: drained(app))
             # The request to take it down fails once (nothing deleted): it is tried again.
-            fake.fail_next("deleteMessage", 500, chat_id=first.id)
-            await play_one_move(fake, first, rng, group)
+            fake.fail_next("deleteMessage", 500, chat_id=second.id)
+            await play_one_move(fake, second, rng, group)
             await fake.wait_for(lambda: drained(app))
-            assert live_pings(first) == [], "a 🔔 for a turn already played stays up"
+            assert live_pings(second) == [], "a 🔔 for a turn already played stays up"
             assert any(f.method == "deleteMessage" for f in fake.injected_faults)
         assert fake.invalid_requests == []
 

@@ -23,6 +23,7 @@ from tests.e2e.harness import (
     whose_turn,
 )
 from tests.e2e.test_reliability import drained, move_count, the_game
+from tests.fake_telegram import FakeUser
 
 TITLE = "Пики & Трефы <3 🃏"
 NAME = "<b>Аня & Co</b> 😀"
@@ -39,14 +40,26 @@ async def test_pings_and_hands_reach_players_in_a_group_titled_with_html(tmp_pat
             assert app.delivery is not None
             await open_game(fake, group, [anna, bob])
             first = await fake.wait_for(lambda: whose_turn([anna, bob], group))
+            assert isinstance(first, FakeUser)
+            second = bob if first is anna else anna
+            await fake.wait_for(lambda: drained(app))
+            # Each hand came as a new message, which notified its player: no 🔔 on top.
+            assert not any(
+                (m.text or "").startswith("🔔") for u in (anna, bob) for m in u.dm.all_messages
+            )
+            # A minute passes before the first move: the second player, idle since the
+            # start, is pinged when the turn comes to them.
+            clock = app.service.clock
+            app.service.clock = lambda: clock() + 60
+            await play_one_move(fake, first, rng, group)
             await fake.wait_for(
                 lambda: any(
                     (m.text or "").startswith("🔔") and TITLE in (m.text or "")
-                    for m in first.dm.bot_messages()
+                    for m in second.dm.bot_messages()
                 ),
-                description="the first player's ping, naming the group",
+                description="the idle player's ping, naming the group",
             )
-            for _ in range(4):
+            for _ in range(3):
                 user = await fake.wait_for(lambda: whose_turn([anna, bob], group))
                 await play_one_move(fake, user, rng, group)
             await fake.wait_for(lambda: drained(app))
