@@ -16,23 +16,8 @@ from typing import Any
 
 from bot.delivery import DeliveryWorker, Limits
 from storage import OutboxItem, OutboxOp, open_storage
-
-FREE = Limits(
-    group_capacity=100,
-    group_rate=100,
-    private_capacity=100,
-    private_rate=100,
-    global_capacity=100,
-    global_rate=100,
-)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.e2e.harness import FAST
+from tests.test_delivery_pacing import Clock, _never
 
 
 def _worker(storage: Any, limits: Limits, clock: Clock) -> DeliveryWorker:
@@ -64,7 +49,7 @@ async def test_a_row_with_a_broken_payload_is_dropped_and_the_rest_is_delivered(
         )
         with sqlite3.connect(path) as raw:
             raw.execute("UPDATE outbox SET payload = '{' WHERE payload LIKE '%broken%'")
-        worker = _worker(storage, FREE, Clock())
+        worker = _worker(storage, FAST, Clock())
         sent: list[str] = []
 
         async def send(item: OutboxItem) -> int | None:
@@ -129,7 +114,7 @@ async def test_a_stop_that_comes_with_a_wake_up_still_stops_the_sender(tmp_path:
     sender then ran on, and the bot's shutdown waited for it for ever."""
     storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
     try:
-        worker = _worker(storage, FREE, Clock())
+        worker = _worker(storage, FAST, Clock())
         task = asyncio.create_task(worker.run())
         await asyncio.sleep(0.3)  # its step has read the (empty) outbox: it waits 1 s
         worker.wake.set()  # a commit queued something...
@@ -142,7 +127,3 @@ async def test_a_stop_that_comes_with_a_wake_up_still_stops_the_sender(tmp_path:
             worker.wake.set()
             await asyncio.wait({task}, timeout=2)
         await storage.close()
-
-
-async def _never(*_: int) -> None:
-    raise AssertionError("no chat is forbidden or migrated here")
