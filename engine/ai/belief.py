@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from engine.ai import policy
-from engine.ai.sim import PTS, Sim, sample_world
+from engine.ai.sim import PTS, Sim, covers, sample_world
 from engine.deal import Play, PlayerView
 
 Option = tuple[tuple[int, ...], bool | None]
@@ -168,6 +168,100 @@ class Sampler:
             return world
         for _ in range(self.tries):
             if rng.random() < likelihood(world, self.view.players, self.obs, self.eps):
+                return world
+            world = sample_world(self.view, rng)
+        return world
+
+
+# --- Inference from public play without a model of the other seats (issue 13) ---------
+#
+# ``likelihood`` above asks "would our greedy policy have made this play?", which only
+# helps against our greedy policy. The weights below ask only what nearly any sensible
+# player does, whatever its style (R7 lets a seat discard even when it could beat):
+#
+# - a seat that discarded instead of beating could probably not beat with plain cards
+#   (beating with a higher card of the led suit costs nothing worth keeping and wins
+#   the trick), and somewhat less probably with trumps (trumps are often saved);
+# - a seat spends no more trumps than it must: a discard with a trump in it, or a beat
+#   with more trumps than the cheapest cover, suggests it had nothing cheaper;
+# - a discard gives the trick's winner its points: one with points in it suggests the
+#   seat had no pointless plain card to give instead.
+#
+# Each is a soft factor (a world that contradicts it stays possible, only less likely),
+# so a player who plays otherwise is not ruled out, merely mis-weighted a little.
+
+P_PLAIN_COVER = 0.15  # discarded although a plain (no-trump) cover was in hand
+P_TRUMP_COVER = 0.6  # discarded although a cover with trumps was in hand
+P_WASTE = 0.5  # spent more trumps, or discarded more points, than the hand required
+
+
+def _answer_factor(hand: list[int], trump: int, obs: Observation) -> float:
+    """How likely a seat holding ``hand`` (before its answer) was to answer as observed."""
+    k = len(obs.claim)
+    played = obs.cards
+    played_trumps = sum(c // 9 == trump for c in played)
+    cover_trumps = 99  # fewest trumps in any cover (99: none covers)
+    cheapest_disc = (99, 99)  # (trumps, points) of the cheapest k cards to give away
+    for combo in combinations(hand, k):
+        trumps = sum(c // 9 == trump for c in combo)
+        if trumps < cover_trumps and covers(combo, obs.claim, trump):
+            cover_trumps = trumps
+        pts = sum(PTS[c] for c in combo)
+        if (trumps, pts) < cheapest_disc:
+            cheapest_disc = (trumps, pts)
+    if obs.beat:
+        return P_WASTE if cover_trumps < played_trumps else 1.0
+    factor = 1.0
+    if cover_trumps == 0:
+        factor = P_PLAIN_COVER
+    elif cover_trumps < 99:
+        factor = P_TRUMP_COVER
+    if (played_trumps, sum(PTS[c] for c in played)) > cheapest_disc:
+        factor *= P_WASTE
+    return factor
+
+
+def public_weight(world: Sim, obs: Sequence[Observation], strength: float) -> float:
+    """How well ``world`` explains the other seats' observed answers (1 = no doubt),
+    each factor raised to ``strength``; leads are not used (too style-dependent)."""
+    total = 1.0
+    for o in obs:
+        if not o.claim:
+            continue
+        now = world.hands[o.seat] + list(o.extra)
+        if not o.drawn:
+            f = _answer_factor(now + list(o.cards), world.trump, o)
+        else:
+            subsets = list(combinations(range(len(now)), o.drawn))
+            f = 0.0
+            for d in subsets:
+                hand = [c for j, c in enumerate(now) if j not in d] + list(o.cards)
+                f += _answer_factor(hand, world.trump, o)
+            f /= len(subsets)
+        total *= f**strength
+    return total
+
+
+class PublicSampler:
+    """Draws worlds weighted by :func:`public_weight`: uniform worlds, accepted with
+    their weight (at most ``tries`` draws, then the last one)."""
+
+    def __init__(self, view: PlayerView, strength: float, tries: int = 12) -> None:
+        self.view = view
+        self.strength = strength
+        self.tries = tries
+        obs = observations(view) if strength > 0 else []
+        self.obs = [o for o in obs if o.claim]
+
+    def weight(self, world: Sim) -> float:
+        return public_weight(world, self.obs, self.strength) if self.obs else 1.0
+
+    def __call__(self, rng: random.Random) -> Sim:
+        world = sample_world(self.view, rng)
+        if not self.obs:
+            return world
+        for _ in range(self.tries):
+            if rng.random() < self.weight(world):
                 return world
             world = sample_world(self.view, rng)
         return world

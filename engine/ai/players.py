@@ -17,7 +17,7 @@ from statistics import fmean, pstdev
 from typing import Protocol
 
 from engine.ai import informed, policy
-from engine.ai.belief import Sampler, likelihood
+from engine.ai.belief import PublicSampler, Sampler, likelihood
 from engine.ai.house import HouseSearch, house_move
 from engine.ai.sim import SUIT_INDEX, Sim, build_world, sample_world, unseen_for, view_table
 from engine.ai.solver import Solver
@@ -159,6 +159,11 @@ class StrongPlayer:
     its own draw order, :class:`~engine.ai.solver.Solver`) instead of playouts; the
     greedy playouts misjudge the last tricks, where one card decides the deal.
 
+    ``infer``: weight the sampled worlds by what the other seats' open answers reveal,
+    without assuming how they play (:func:`engine.ai.belief.public_weight`: a seat
+    that discarded probably could not beat, ...), each factor raised to ``infer``
+    (0 = off, uniform worlds). Used instead of ``belief`` when set.
+
     ``worlds`` bounds the samples per decision; ``time_limit`` (seconds), when set, stops
     earlier, which makes decisions depend on machine speed; leave it ``None`` when
     decisions must be reproducible.
@@ -179,6 +184,7 @@ class StrongPlayer:
         rollout: str = "greedy",
         solve_stock: int = 0,
         solve_samples: int = 0,
+        infer: float = 0.0,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.seed = seed
@@ -194,6 +200,7 @@ class StrongPlayer:
         self.rollout = rollout
         self.solve_stock = solve_stock
         self.solve_samples = solve_samples
+        self.infer = infer
         self.clock = clock
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
@@ -219,7 +226,8 @@ class StrongPlayer:
             if worlds is not None:
                 return self.solve_worlds(view, moves, worlds)
             if self.solve_samples and view.stock_size <= self.solve_stock:
-                sampled = [sample_world(view, rng) for _ in range(self.solve_samples)]
+                draw = self._sampler(view)
+                sampled = [draw(rng) for _ in range(self.solve_samples)]
                 return self.solve_worlds(view, moves, sampled)
         options = [_option(m) for m in moves]
         values: list[list[float]] = [[] for _ in options]
@@ -227,7 +235,7 @@ class StrongPlayer:
         dropped: dict[int, float] = {}
         start = self.clock()
         seat = view.seat
-        sampler = Sampler(view, self.belief)
+        sampler = self._sampler(view)
         informed_rollouts = self.rollout == "informed"
         # Without pruning: ``worlds`` worlds for every move. With it, the same number of
         # playouts, but moves that are clearly worse than the leader on the worlds seen
@@ -256,6 +264,11 @@ class StrongPlayer:
             scores[i] = mean - 1000.0
         return scores
 
+    def _sampler(self, view: PlayerView) -> Callable[[random.Random], Sim]:
+        if self.infer:
+            return PublicSampler(view, self.infer)
+        return Sampler(view, self.belief)
+
     def _prune(
         self, values: list[list[float]], active: list[int], dropped: dict[int, float]
     ) -> list[int]:
@@ -281,11 +294,13 @@ class StrongPlayer:
         how well it explains the other seat's plays."""
         obs = Sampler(view, self.belief).obs
         eps = self.belief if self.belief is not None else 1.0
+        public = PublicSampler(view, self.infer)
         options = [_option(m) for m in moves]
         totals = [0.0] * len(moves)
         mass = 0.0
         for world in worlds:
             w = likelihood(world, view.players, obs, eps) if obs else 1.0
+            w *= public.weight(world)
             if w <= 0.0:
                 continue
             mass += w
