@@ -162,7 +162,9 @@ class StrongPlayer:
     ``infer``: weight the sampled worlds by what the other seats' open answers reveal,
     without assuming how they play (:func:`engine.ai.belief.public_weight`: a seat
     that discarded probably could not beat, ...), each factor raised to ``infer``
-    (0 = off, uniform worlds). Used instead of ``belief`` when set.
+    (0 = off, uniform worlds). Used instead of ``belief`` when set. With
+    ``infer_history`` > 0 also older answers of the deal, rebuilt from the open cards,
+    after which that seat drew at most ``infer_history`` cards (0: the last trick only).
 
     ``worlds`` bounds the samples per decision; ``time_limit`` (seconds), when set, stops
     earlier, which makes decisions depend on machine speed; leave it ``None`` when
@@ -185,6 +187,7 @@ class StrongPlayer:
         solve_stock: int = 0,
         solve_samples: int = 0,
         infer: float = 0.0,
+        infer_history: int = 0,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.seed = seed
@@ -201,6 +204,7 @@ class StrongPlayer:
         self.solve_stock = solve_stock
         self.solve_samples = solve_samples
         self.infer = infer
+        self.infer_history = infer_history
         self.clock = clock
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
@@ -266,7 +270,7 @@ class StrongPlayer:
 
     def _sampler(self, view: PlayerView) -> Callable[[random.Random], Sim]:
         if self.infer:
-            return PublicSampler(view, self.infer)
+            return PublicSampler(view, self.infer, history=self.infer_history)
         return Sampler(view, self.belief)
 
     def _prune(
@@ -294,7 +298,7 @@ class StrongPlayer:
         how well it explains the other seat's plays."""
         obs = Sampler(view, self.belief).obs
         eps = self.belief if self.belief is not None else 1.0
-        public = PublicSampler(view, self.infer)
+        public = PublicSampler(view, self.infer, history=self.infer_history)
         options = [_option(m) for m in moves]
         totals = [0.0] * len(moves)
         mass = 0.0
