@@ -365,6 +365,11 @@ EXACT_WORLDS = 12  # two players, at most this many worlds left: solve each exac
 # the plain Monte Carlo baseline at 100 worlds, but at hard's full budget no better
 # against it (53.7% on 300 decks) and 1.4 ± 2.1 points worse against greedy on 293
 # paired decks (bench/RESULTS-ai.md).
+# ``StrongPlayer(infer=1.0)`` (worlds weighted by what the other seat's open answers
+# reveal, no model of its style; ``infer_history=3`` adds older answers from the deal
+# rebuilt from the open cards) is not in the levels either: at 100 worlds against the
+# plain Monte Carlo baseline within noise of the level on paired decks, and the
+# history costs ~25% more time (bench/RESULTS-ai.md, issue 13 fourth pass).
 PRUNE_Z = 2.5  # drop a move once it trails the leader by this many standard errors
 # Worlds per decision under house rules (Part B/C), where playouts run on real Deal
 # positions and cost far more than the fast simulator's: worlds/15 within these bounds
