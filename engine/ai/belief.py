@@ -288,12 +288,13 @@ def past_tricks(view: PlayerView, depth: int = 6) -> list[Trick] | None:
     from ``view.seen_cards`` (the open cards in the order they were played, R8), or
     ``None`` when the view does not allow it.
 
-    Read backwards from the last trick, which the view shows: each earlier trick is a
-    lead of k cards (R6: one suit when k > 1) and one answer of k cards per other seat
-    in turn (R7; one that covers may have been a beat or a discard), and its claimant
-    (R9) is the next trick's leader (R11); R4: the seat after the dealer led the first.
-    Every reading that fits is followed; only the tricks all of them agree on are
-    returned, so a trick returned is the one that was played.
+    Each trick is a lead of k cards (R6: one suit when k > 1) and one answer of k
+    cards per other seat in turn (R7: one that covers may have been a beat or a
+    discard); its claimant takes it (R9, R12: its points) and leads next (R11); R4:
+    the seat after the dealer led the first. Every reading of the cards from the
+    deal's start that reaches what the view shows (trick count, leader, points, the
+    last trick as shown) is considered; going back from the end, the tricks all of
+    them agree on are returned, so a trick returned is the one that was played.
     """
     n = view.players
     last = view.last_trick
