@@ -140,6 +140,7 @@ def test_decisions_ignore_hidden_cards(n: int) -> None:
         "normal": make_player("normal", 1),  # exact worlds, pruning
         "pruning": StrongPlayer(1, worlds=34, belief=0.05, prune=1.0),
         "informed": StrongPlayer(1, worlds=6, rollout="informed"),
+        "inference": StrongPlayer(1, worlds=6, infer=1.0, exact_worlds=12),
     }
     checked = 0
     for game in range(40):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from engine.ai import policy
-from engine.ai.sim import PTS, Sim, sample_world
+from engine.ai.sim import PTS, SUIT_INDEX, Sim, covers, sample_world
 from engine.deal import Play, PlayerView
 
 Option = tuple[tuple[int, ...], bool | None]
@@ -171,3 +171,279 @@ class Sampler:
                 return world
             world = sample_world(self.view, rng)
         return world
+
+
+# --- Inference from public play without a model of the other seats (issue 13) ---------
+#
+# ``likelihood`` above asks "would our greedy policy have made this play?", which only
+# helps against our greedy policy. The weights below ask only what nearly any sensible
+# player does, whatever its style (R7 lets a seat discard even when it could beat):
+#
+# - a seat that discarded instead of beating could probably not beat with plain cards
+#   (beating with a higher card of the led suit costs nothing worth keeping and wins
+#   the trick), and somewhat less probably with trumps (trumps are often saved);
+# - a seat spends no more trumps than it must: a discard with a trump in it, or a beat
+#   with more trumps than the cheapest cover, suggests it had nothing cheaper;
+# - a discard gives the trick's winner its points: one with points in it suggests the
+#   seat had no pointless plain card to give instead.
+#
+# Each is a soft factor (a world that contradicts it stays possible, only less likely),
+# so a player who plays otherwise is not ruled out, merely mis-weighted a little.
+
+P_PLAIN_COVER = 0.15  # discarded although a plain (no-trump) cover was in hand
+P_TRUMP_COVER = 0.6  # discarded although a cover with trumps was in hand
+P_WASTE = 0.5  # spent more trumps, or discarded more points, than the hand required
+
+
+def _answer_factor(hand: list[int], trump: int, obs: Observation) -> float:
+    """How likely a seat holding ``hand`` (before its answer) was to answer as observed."""
+    k = len(obs.claim)
+    played = obs.cards
+    played_trumps = sum(c // 9 == trump for c in played)
+    cover_trumps = 99  # fewest trumps in any cover (99: none covers)
+    cheapest_disc = (99, 99)  # (trumps, points) of the cheapest k cards to give away
+    for combo in combinations(hand, k):
+        trumps = sum(c // 9 == trump for c in combo)
+        if trumps < cover_trumps and covers(combo, obs.claim, trump):
+            cover_trumps = trumps
+        pts = sum(PTS[c] for c in combo)
+        if (trumps, pts) < cheapest_disc:
+            cheapest_disc = (trumps, pts)
+    if obs.beat:
+        return P_WASTE if cover_trumps < played_trumps else 1.0
+    factor = 1.0
+    if cover_trumps == 0:
+        factor = P_PLAIN_COVER
+    elif cover_trumps < 99:
+        factor = P_TRUMP_COVER
+    if (played_trumps, sum(PTS[c] for c in played)) > cheapest_disc:
+        factor *= P_WASTE
+    return factor
+
+
+def public_weight(world: Sim, obs: Sequence[Observation], strength: float) -> float:
+    """How well ``world`` explains the other seats' observed answers (1 = no doubt),
+    each factor raised to ``strength``; leads are not used (too style-dependent)."""
+    total = 1.0
+    for o in obs:
+        if not o.claim:
+            continue
+        now = world.hands[o.seat] + list(o.extra)
+        if not o.drawn:
+            f = _answer_factor(now + list(o.cards), world.trump, o)
+        else:
+            subsets = list(combinations(range(len(now)), o.drawn))
+            f = 0.0
+            for d in subsets:
+                hand = [c for j, c in enumerate(now) if j not in d] + list(o.cards)
+                f += _answer_factor(hand, world.trump, o)
+            f /= len(subsets)
+        total *= f**strength
+    return total
+
+
+class PublicSampler:
+    """Draws worlds weighted by :func:`public_weight`: uniform worlds, accepted with
+    their weight (at most ``tries`` draws, then the last one).
+
+    ``history``: also use older answers, from the deal rebuilt by :func:`past_tricks`,
+    after which the seat drew at most this many cards (0: the last trick only).
+    """
+
+    def __init__(
+        self, view: PlayerView, strength: float, tries: int = 12, history: int = 0
+    ) -> None:
+        self.view = view
+        self.strength = strength
+        self.tries = tries
+        obs: list[Observation] = []
+        if strength > 0:
+            rebuilt = history_observations(view, history) if history > 0 else None
+            obs = observations(view) if rebuilt is None else rebuilt
+        self.obs = [o for o in obs if o.claim]
+
+    def weight(self, world: Sim) -> float:
+        return public_weight(world, self.obs, self.strength) if self.obs else 1.0
+
+    def __call__(self, rng: random.Random) -> Sim:
+        world = sample_world(self.view, rng)
+        if not self.obs:
+            return world
+        for _ in range(self.tries):
+            if rng.random() < self.weight(world):
+                return world
+            world = sample_world(self.view, rng)
+        return world
+
+
+# --- The deal so far, rebuilt from the open cards (R8) ---------------------------------
+
+# (leader, winner, the plays in seat order from the leader, cards each seat drew after
+# it, which answers were beats)
+Trick = tuple[int, int, tuple[tuple[int, ...], ...], tuple[int, ...], tuple[bool, ...]]
+
+
+def past_tricks(view: PlayerView, depth: int = 6) -> list[Trick] | None:
+    """The last finished tricks of the deal (at most ``depth``, oldest first), rebuilt
+    from ``view.seen_cards`` (the open cards in the order they were played, R8), or
+    ``None`` when the view does not allow it.
+
+    Each trick is a lead of k cards (R6: one suit when k > 1) and one answer of k
+    cards per other seat in turn (R7: one that covers may have been a beat or a
+    discard); its claimant takes it (R9, R12: its points) and leads next (R11); R4:
+    the seat after the dealer led the first. Every reading of the cards from the
+    deal's start that reaches what the view shows (trick count, leader, points, the
+    last trick as shown) is considered; going back from the end, the tricks all of
+    them agree on are returned, so a trick returned is the one that was played.
+    """
+    n = view.players
+    last = view.last_trick
+    if last is None or (view.seats_in and len(view.seats_in) != n):
+        return None
+    if any(p.face_down for p in view.table) or any(p.face_down for p in last.plays):
+        return None
+    seq = [c.index for c in view.seen_cards]
+    seq = seq[: len(seq) - sum(len(p.cards) for p in view.table)]
+    start_stock = 36 - 4 * n
+    if view.stock_size != max(0, start_stock - len(seq)):
+        return None  # not a base-game deal played from a full hand (R3, R10)
+    trump = SUIT_INDEX[view.trump]
+    total = view.trick_number
+
+    def trick(pos: int, k: int, leader: int, beats: tuple[bool, ...]) -> Trick:
+        plays = tuple(tuple(seq[pos + j * k : pos + (j + 1) * k]) for j in range(n))
+        winner = leader
+        for j, beat in enumerate(beats, 1):
+            if beat:
+                winner = (leader + j) % n
+        # R10: the stock refills what was played, winner first, while it lasts.
+        stock = max(0, start_stock - pos - n * k)
+        gets = max(0, start_stock - pos) - stock
+        drew = [0] * n
+        for i in range(gets):
+            drew[(winner + i) % n] += 1
+        return (leader, winner, plays, tuple(drew), beats)
+
+    def readings(
+        plays: list[tuple[int, ...]], claim: tuple[int, ...], j: int
+    ) -> list[tuple[bool, ...]]:
+        """Which answers from the j-th on were beats: R7 lets one that covers be a discard."""
+        if j == n:
+            return [()]
+        out = [(False, *rest) for rest in readings(plays, claim, j + 1)]
+        if covers(plays[j], claim, trump):
+            out += [(True, *rest) for rest in readings(plays, plays[j], j + 1)]
+        return out
+
+    shown = tuple(tuple(c.index for c in p.cards) for p in last.plays)
+    last_trick = (last.plays[0].seat, last.winner, shown)
+    last_beats = tuple(p.declared_beat is True for p in last.plays[1:])
+    size = len(seq)
+    # (cards played before, leader, tricks before, each seat's points so far: R12)
+    State = tuple[int, int, int, tuple[int, ...]]
+
+    def edges(state: State) -> list[tuple[State, Trick]]:
+        pos, leader, count, points = state
+        rest = total - count - 1  # tricks after this one
+        out = []
+        for k in (1, 2, 3):
+            left = size - pos - n * k
+            if left < n * rest or left > 3 * n * rest:
+                continue
+            if k > 1 and len({c // 9 for c in seq[pos : pos + k]}) != 1:
+                continue
+            plays = [tuple(seq[pos + j * k : pos + (j + 1) * k]) for j in range(n)]
+            for beats in readings(plays, plays[0], 1):
+                t = trick(pos, k, leader, beats)
+                if rest == 0 and ((t[0], t[1], t[2]) != last_trick or beats != last_beats):
+                    continue
+                won = list(points)
+                won[t[1]] += sum(PTS[c] for play in plays for c in play)
+                out.append(((pos + n * k, t[1], count + 1, tuple(won)), t))
+        return out
+
+    if view.points is None:
+        return None
+    goal: State = (size, view.leader, total, tuple(view.points))
+    ends: dict[State, bool] = {}
+
+    def reaches(state: State) -> bool:
+        """Whether some reading leads from ``state`` to the position the view shows."""
+        if state[2] == total:
+            return state == goal
+        if state not in ends:
+            ends[state] = False
+            ends[state] = any(reaches(nxt) for nxt, _t in edges(state))
+        return ends[state]
+
+    start: State = (0, (view.dealer + 1) % n, 0, (0,) * n)
+    if total == 0 or not reaches(start):
+        return None
+    # Every trick on some full reading, by the state it leads to.
+    into: dict[State, set[tuple[State, Trick]]] = {}
+    todo, seen = [start], {start}
+    while todo:
+        state = todo.pop()
+        for nxt, t in edges(state):
+            if reaches(nxt):
+                into.setdefault(nxt, set()).add((state, t))
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+    out: list[Trick] = []
+    state = goal
+    while state != start and len(out) < depth:
+        ways = into.get(state, set())
+        if len(ways) != 1:
+            break
+        state, t = next(iter(ways))
+        out.append(t)
+    return out[::-1] or None
+
+
+def history_observations(view: PlayerView, max_drawn: int) -> list[Observation] | None:
+    """The other seats' answers on the table now and in the last tricks of the deal
+    (:func:`past_tricks`), each with the cards that seat has played and drawn since
+    (R10); answers after which a seat drew more than ``max_drawn`` cards tell little
+    and are left out. ``None`` when the deal cannot be rebuilt."""
+    tricks = past_tricks(view)
+    if tricks is None:
+        return None
+    n = view.players
+    found = [o for o in observations(view) if o.claim and not o.drawn]  # the table now
+    later: dict[int, list[int]] = {}  # cards each seat played after the trick looked at
+    for p in view.table:
+        later.setdefault(p.seat, []).extend(c.index for c in p.cards)
+    drawn = [0] * n  # cards each seat drew after the trick looked at
+    for leader, _winner, plays, drew, beats in reversed(tricks):
+        for s in range(n):
+            drawn[s] += drew[s]
+        if min(drawn[s] for s in range(n) if s != view.seat) > max_drawn:
+            break
+        claim = plays[0]
+        pts = sum(PTS[c] for c in claim)
+        for j in range(1, n):
+            seat = (leader + j) % n
+            cards = plays[j]
+            beat = beats[j - 1]
+            if seat != view.seat and drawn[seat] <= max_drawn:
+                found.append(
+                    Observation(
+                        seat,
+                        cards,
+                        beat,
+                        claim,
+                        pts,
+                        n - 1 - j,
+                        0,
+                        0,
+                        tuple(later.get(seat, ())),
+                        drawn[seat],
+                    )
+                )
+            pts += sum(PTS[c] for c in cards)
+            if beat:
+                claim = cards
+        for j in range(n):
+            later.setdefault((leader + j) % n, []).extend(plays[j])
+    return found

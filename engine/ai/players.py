@@ -17,7 +17,7 @@ from statistics import fmean, pstdev
 from typing import Protocol
 
 from engine.ai import informed, policy
-from engine.ai.belief import Sampler, likelihood
+from engine.ai.belief import PublicSampler, Sampler, likelihood
 from engine.ai.house import HouseSearch, house_move
 from engine.ai.sim import SUIT_INDEX, Sim, build_world, sample_world, unseen_for, view_table
 from engine.ai.solver import Solver
@@ -159,6 +159,13 @@ class StrongPlayer:
     its own draw order, :class:`~engine.ai.solver.Solver`) instead of playouts; the
     greedy playouts misjudge the last tricks, where one card decides the deal.
 
+    ``infer``: weight the sampled worlds by what the other seats' open answers reveal,
+    without assuming how they play (:func:`engine.ai.belief.public_weight`: a seat
+    that discarded probably could not beat, ...), each factor raised to ``infer``
+    (0 = off, uniform worlds). Used instead of ``belief`` when set. With
+    ``infer_history`` > 0 also older answers of the deal, rebuilt from the open cards,
+    after which that seat drew at most ``infer_history`` cards (0: the last trick only).
+
     ``worlds`` bounds the samples per decision; ``time_limit`` (seconds), when set, stops
     earlier, which makes decisions depend on machine speed; leave it ``None`` when
     decisions must be reproducible.
@@ -179,6 +186,8 @@ class StrongPlayer:
         rollout: str = "greedy",
         solve_stock: int = 0,
         solve_samples: int = 0,
+        infer: float = 0.0,
+        infer_history: int = 0,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.seed = seed
@@ -194,6 +203,8 @@ class StrongPlayer:
         self.rollout = rollout
         self.solve_stock = solve_stock
         self.solve_samples = solve_samples
+        self.infer = infer
+        self.infer_history = infer_history
         self.clock = clock
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
@@ -219,7 +230,8 @@ class StrongPlayer:
             if worlds is not None:
                 return self.solve_worlds(view, moves, worlds)
             if self.solve_samples and view.stock_size <= self.solve_stock:
-                sampled = [sample_world(view, rng) for _ in range(self.solve_samples)]
+                draw = self._sampler(view)
+                sampled = [draw(rng) for _ in range(self.solve_samples)]
                 return self.solve_worlds(view, moves, sampled)
         options = [_option(m) for m in moves]
         values: list[list[float]] = [[] for _ in options]
@@ -227,7 +239,7 @@ class StrongPlayer:
         dropped: dict[int, float] = {}
         start = self.clock()
         seat = view.seat
-        sampler = Sampler(view, self.belief)
+        sampler = self._sampler(view)
         informed_rollouts = self.rollout == "informed"
         # Without pruning: ``worlds`` worlds for every move. With it, the same number of
         # playouts, but moves that are clearly worse than the leader on the worlds seen
@@ -256,6 +268,11 @@ class StrongPlayer:
             scores[i] = mean - 1000.0
         return scores
 
+    def _sampler(self, view: PlayerView) -> Callable[[random.Random], Sim]:
+        if self.infer:
+            return PublicSampler(view, self.infer, history=self.infer_history)
+        return Sampler(view, self.belief)
+
     def _prune(
         self, values: list[list[float]], active: list[int], dropped: dict[int, float]
     ) -> list[int]:
@@ -281,11 +298,13 @@ class StrongPlayer:
         how well it explains the other seat's plays."""
         obs = Sampler(view, self.belief).obs
         eps = self.belief if self.belief is not None else 1.0
+        public = PublicSampler(view, self.infer, history=self.infer_history)
         options = [_option(m) for m in moves]
         totals = [0.0] * len(moves)
         mass = 0.0
         for world in worlds:
             w = likelihood(world, view.players, obs, eps) if obs else 1.0
+            w *= public.weight(world)
             if w <= 0.0:
                 continue
             mass += w
@@ -346,6 +365,11 @@ EXACT_WORLDS = 12  # two players, at most this many worlds left: solve each exac
 # the plain Monte Carlo baseline at 100 worlds, but at hard's full budget no better
 # against it (53.7% on 300 decks) and 1.4 ± 2.1 points worse against greedy on 293
 # paired decks (bench/RESULTS-ai.md).
+# ``StrongPlayer(infer=1.0)`` (worlds weighted by what the other seat's open answers
+# reveal, no model of its style; ``infer_history=3`` adds older answers from the deal
+# rebuilt from the open cards) is not in the levels either: at 100 worlds against the
+# plain Monte Carlo baseline within noise of the level on paired decks, and the
+# history costs ~25% more time (bench/RESULTS-ai.md, issue 13 fourth pass).
 PRUNE_Z = 2.5  # drop a move once it trails the leader by this many standard errors
 # Worlds per decision under house rules (Part B/C), where playouts run on real Deal
 # positions and cost far more than the fast simulator's: worlds/15 within these bounds
