@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from engine.bura.actions import Action, Dave, Declare, Show
+from engine.bura.ai.informed import informed
 from engine.bura.ai.policy import Situation, greedy
 from engine.bura.ai.world import DISCARD_TEMPERATURE, sample_world
 from engine.bura.deal import DECLARE, BuraDeal, BuraDealResult
@@ -101,21 +102,43 @@ def utility(result: BuraDealResult, seat: int, rules: BuraRules, players: int) -
     return add[seat] - others
 
 
-def rollout(deal: BuraDeal, sure_seat: int | None = None) -> BuraDealResult:
+def rollout(
+    deal: BuraDeal,
+    sure_seat: int | None = None,
+    self_policy: str = "greedy",
+    trump_value: float = 0.0,
+    self_guess: float = 0.0,
+) -> BuraDealResult:
     """Finish ``deal`` with the greedy policy for every seat (a «Стоп!» is always said).
-    ``sure_seat`` declares exactly when its pile in this world holds enough (D5)."""
+    ``sure_seat`` declares exactly when its pile in this world holds enough (D5), and
+    with ``self_policy`` "informed" also leads and answers seeing the world
+    (``engine.bura.ai.informed``)."""
     while not deal.finished:
         actors = deal.actors()
         seat = actors[-1]  # a «Стоп!» holder comes before the rightful leader
         if seat == sure_seat and deal.phase == DECLARE:
+            if self_guess:
+                deal.push(Declare(seat, _guess_goes(deal, seat, self_guess)))
+                continue
             total = deal.points()[seat]
             good = total >= DECLARE_TARGET and (deal.rules.target == "31" or total <= BUST_LIMIT)
             deal.push(Declare(seat, good))
+            continue
+        if seat == sure_seat and self_policy == "informed":
+            deal.push(informed(deal, seat, deal.legal_actions(seat), trump_value))
             continue
         choice = greedy(Situation.of_deal(deal, seat), deal.legal_actions(seat))
         assert choice is not None
         deal.push(choice)
     return deal.result()
+
+
+def _guess_goes(deal: BuraDeal, seat: int, guess: float) -> bool:
+    """Whether ``seat`` declares on its open points plus ``guess`` per face-down card."""
+    pile = deal.piles[seat]
+    known = sum(pc.card.points for pc in pile if not pc.closed)
+    estimate = known + guess * sum(1 for pc in pile if pc.closed)
+    return estimate >= DECLARE_TARGET and (deal.rules.target == "31" or estimate <= BUST_LIMIT)
 
 
 class BuraStrongPlayer:
@@ -139,6 +162,11 @@ class BuraStrongPlayer:
         lead_lean: float = LEAD_LEAN,
         beater_lean: float = BEATER_LEAN,
         trump_weight: float = TRUMP_WEIGHT,
+        self_policy: str = "greedy",
+        trump_value: float = 10.0,
+        self_guess: float = 0.0,
+        rank_lean: float = 0.0,
+        last_lean: float = 1.0,
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -158,6 +186,19 @@ class BuraStrongPlayer:
         # Whether this seat's playouts declare exactly when its pile holds enough (D5),
         # as the search itself does, instead of the greedy rule's guess.
         self.sure_self = sure_self
+        # How this seat plays on in its playouts: "greedy", or "informed" (sees the
+        # world: engine.bura.ai.informed), a trump traded at ``trump_value`` points.
+        self.self_policy = self_policy
+        self.trump_value = trump_value
+        # > 0: this seat's playouts declare on its open points plus this per face-down
+        # card (its real uncertainty), instead of exactly when the pile holds enough.
+        self.self_guess = self_guess
+        # Plain cards in another hand lean to high ranks (world.PLAIN_RANK_WEIGHT, to
+        # this power; 0: off).
+        self.rank_lean = rank_lean
+        # Another seat's single-card lead or beat in the last trick leans the cards it
+        # held with it (world.last_trick_leans): unlikely ones are this much likely.
+        self.last_lean = last_lean
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
         options: list[Action | None] = [*canonical(legal)]
@@ -179,6 +220,8 @@ class BuraStrongPlayer:
                 self.lead_lean,
                 self.beater_lean,
                 self.trump_weight,
+                self.rank_lean,
+                self.last_lean,
             )
             for i, option in enumerate(options):
                 deal = world.copy()
@@ -190,7 +233,12 @@ class BuraStrongPlayer:
                     deal.push(leader_choice)
                 else:
                     deal.push(option)
-                edge = utility(rollout(deal, sure), view.seat, self.rules, view.players)
+                edge = utility(
+                    rollout(deal, sure, self.self_policy, self.trump_value, self.self_guess),
+                    view.seat,
+                    self.rules,
+                    view.players,
+                )
                 totals[i] += (edge > 0) - (edge < 0) + self.edge_weight * edge
         # Ties go to ending the deal now (a declaration): a playout's later win is less
         # sure than it looks, since it knows the sampled world's stock order.
