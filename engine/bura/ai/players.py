@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from engine.bura.actions import Action, Dave, Declare, Show
-from engine.bura.ai.informed import informed
 from engine.bura.ai.policy import Situation, greedy
 from engine.bura.ai.world import DISCARD_TEMPERATURE, sample_world
 from engine.bura.deal import DECLARE, BuraDeal, BuraDealResult
@@ -35,6 +34,14 @@ BEATER_LEAN = 0.05
 # Together with BEATER_LEAN: +20 deals of 2800 against greedy over 1400 paired deck runs,
 # within the noise (bench/RESULTS-ai.md, fourth pass); kept as the sounder model.
 TRUMP_WEIGHT = 0.0
+# Plain cards in another hand lean to high ranks (world.PLAIN_RANK_WEIGHT, measured on
+# greedy: it leads and discards its low cards), and another seat's single-card lead or
+# beat in the last trick leans the cards it held with it: after a lead, to cards it
+# would rather keep; after a beat, away from cheaper beats (world.last_trick_leans).
+# Together: +75 deals of 2400 against greedy over 4 paired runs of 300 tuning decks,
+# then on the report decks (bench/RESULTS-ai.md, fifth pass).
+RANK_LEAN = 1.0
+LAST_LEAN = 0.05
 
 
 class BuraPlayer(Protocol):
@@ -102,43 +109,21 @@ def utility(result: BuraDealResult, seat: int, rules: BuraRules, players: int) -
     return add[seat] - others
 
 
-def rollout(
-    deal: BuraDeal,
-    sure_seat: int | None = None,
-    self_policy: str = "greedy",
-    trump_value: float = 0.0,
-    self_guess: float = 0.0,
-) -> BuraDealResult:
+def rollout(deal: BuraDeal, sure_seat: int | None = None) -> BuraDealResult:
     """Finish ``deal`` with the greedy policy for every seat (a «Стоп!» is always said).
-    ``sure_seat`` declares exactly when its pile in this world holds enough (D5), and
-    with ``self_policy`` "informed" also leads and answers seeing the world
-    (``engine.bura.ai.informed``)."""
+    ``sure_seat`` declares exactly when its pile in this world holds enough (D5)."""
     while not deal.finished:
         actors = deal.actors()
         seat = actors[-1]  # a «Стоп!» holder comes before the rightful leader
         if seat == sure_seat and deal.phase == DECLARE:
-            if self_guess:
-                deal.push(Declare(seat, _guess_goes(deal, seat, self_guess)))
-                continue
             total = deal.points()[seat]
             good = total >= DECLARE_TARGET and (deal.rules.target == "31" or total <= BUST_LIMIT)
             deal.push(Declare(seat, good))
-            continue
-        if seat == sure_seat and self_policy == "informed":
-            deal.push(informed(deal, seat, deal.legal_actions(seat), trump_value))
             continue
         choice = greedy(Situation.of_deal(deal, seat), deal.legal_actions(seat))
         assert choice is not None
         deal.push(choice)
     return deal.result()
-
-
-def _guess_goes(deal: BuraDeal, seat: int, guess: float) -> bool:
-    """Whether ``seat`` declares on its open points plus ``guess`` per face-down card."""
-    pile = deal.piles[seat]
-    known = sum(pc.card.points for pc in pile if not pc.closed)
-    estimate = known + guess * sum(1 for pc in pile if pc.closed)
-    return estimate >= DECLARE_TARGET and (deal.rules.target == "31" or estimate <= BUST_LIMIT)
 
 
 class BuraStrongPlayer:
@@ -162,11 +147,8 @@ class BuraStrongPlayer:
         lead_lean: float = LEAD_LEAN,
         beater_lean: float = BEATER_LEAN,
         trump_weight: float = TRUMP_WEIGHT,
-        self_policy: str = "greedy",
-        trump_value: float = 10.0,
-        self_guess: float = 0.0,
-        rank_lean: float = 0.0,
-        last_lean: float = 1.0,
+        rank_lean: float = RANK_LEAN,
+        last_lean: float = LAST_LEAN,
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -183,22 +165,15 @@ class BuraStrongPlayer:
         # How much likelier a trump is in another hand than in the stock; 0: growing
         # with the cards dealt out (world.dealt_trump_weight).
         self.trump_weight = trump_weight
+        # How much plain cards in another hand lean to high ranks (the power of
+        # world.PLAIN_RANK_WEIGHT; 0: not at all), and how likely, after another seat's
+        # single-card lead or beat in the last trick, are the cards it held with it that
+        # it would have played instead (1: as likely as any).
+        self.rank_lean = rank_lean
+        self.last_lean = last_lean
         # Whether this seat's playouts declare exactly when its pile holds enough (D5),
         # as the search itself does, instead of the greedy rule's guess.
         self.sure_self = sure_self
-        # How this seat plays on in its playouts: "greedy", or "informed" (sees the
-        # world: engine.bura.ai.informed), a trump traded at ``trump_value`` points.
-        self.self_policy = self_policy
-        self.trump_value = trump_value
-        # > 0: this seat's playouts declare on its open points plus this per face-down
-        # card (its real uncertainty), instead of exactly when the pile holds enough.
-        self.self_guess = self_guess
-        # Plain cards in another hand lean to high ranks (world.PLAIN_RANK_WEIGHT, to
-        # this power; 0: off).
-        self.rank_lean = rank_lean
-        # Another seat's single-card lead or beat in the last trick leans the cards it
-        # held with it (world.last_trick_leans): unlikely ones are this much likely.
-        self.last_lean = last_lean
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
         options: list[Action | None] = [*canonical(legal)]
@@ -233,12 +208,7 @@ class BuraStrongPlayer:
                     deal.push(leader_choice)
                 else:
                     deal.push(option)
-                edge = utility(
-                    rollout(deal, sure, self.self_policy, self.trump_value, self.self_guess),
-                    view.seat,
-                    self.rules,
-                    view.players,
-                )
+                edge = utility(rollout(deal, sure), view.seat, self.rules, view.players)
                 totals[i] += (edge > 0) - (edge < 0) + self.edge_weight * edge
         # Ties go to ending the deal now (a declaration): a playout's later win is less
         # sure than it looks, since it knows the sampled world's stock order.
