@@ -4,8 +4,9 @@ Plays ``--a`` (a bench/ai_bura.py spec) against greedy on ``--decks`` decks and,
 of its decisions, compares the worlds it would sample with the real deal:
 
 - per kind of unseen card (trump or plain, by rank): how often it really is in the
-  other hand, against the share of worlds that put it there (the ratio fitted
-  ``engine.bura.ai.world.PLAIN_RANK_WEIGHT``, measured with ``--a hard+rank_lean=0``);
+  other hand, against the share of worlds that put it there (the ratio gave
+  ``engine.bura.ai.world.PLAIN_RANK_WEIGHT``, measured with the default ``hard``, whose
+  worlds have no rank lean);
 - at each chance to declare (D5): the share of worlds whose pile holds 31, against how
   often the real pile did, and how often the player declared.
 

@@ -149,7 +149,9 @@ def test_strong_options_decide_from_the_view_alone() -> None:
         view = deal.view(seat)
         other = sample_world(view, rules, random.Random(seed))
         assert other.view(seat) == view
-        player = BuraStrongPlayer(rules, 3, worlds=6, sure_self=True, lead_lean=0.05)
+        player = BuraStrongPlayer(
+            rules, 3, worlds=6, sure_self=True, lead_lean=0.05, rank_lean=1.0, last_lean=0.05
+        )
         first = player.choose(view, deal.legal_actions(seat))
         assert player.choose(other.view(seat), other.legal_actions(seat)) == first
         checked += 1

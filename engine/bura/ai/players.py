@@ -34,14 +34,15 @@ BEATER_LEAN = 0.05
 # Together with BEATER_LEAN: +20 deals of 2800 against greedy over 1400 paired deck runs,
 # within the noise (bench/RESULTS-ai.md, fourth pass); kept as the sounder model.
 TRUMP_WEIGHT = 0.0
-# Plain cards in another hand lean to high ranks (world.PLAIN_RANK_WEIGHT, measured on
-# greedy: it leads and discards its low cards), and another seat's single-card lead or
-# beat in the last trick leans the cards it held with it: after a lead, to cards it
-# would rather keep; after a beat, away from cheaper beats (world.last_trick_leans).
-# Together: +75 deals of 2400 against greedy over 4 paired runs of 300 tuning decks,
-# then on the report decks (bench/RESULTS-ai.md, fifth pass).
-RANK_LEAN = 1.0
-LAST_LEAN = 0.05
+# Off by default: plain cards in another hand leaning to high ranks (rank_lean 1:
+# world.PLAIN_RANK_WEIGHT, measured on greedy, which leads and discards its low cards),
+# and another seat's single-card lead or beat in the last trick leaning the cards it held
+# with it (last_lean 0.05: world.last_trick_leans). They fit greedy's real hands better,
+# but won only +84 deals of 5400 in 9 paired runs, +7 of 1800 on the report decks: not
+# a clear gain (bench/RESULTS-ai.md, fifth pass). Bench spec
+# hard+rank_lean=1+last_lean=0.05.
+RANK_LEAN = 0.0
+LAST_LEAN = 1.0
 
 
 class BuraPlayer(Protocol):
