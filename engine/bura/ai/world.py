@@ -270,13 +270,7 @@ def sample_world(
                         hidden = mine_by_pile[pile.owner].pop()
                     else:
                         hidden = _take_discard(
-                            pool,
-                            count,
-                            view.trump,
-                            rng,
-                            temperature,
-                            under,
-                            beater_lean,
+                            pool, count, view.trump, rng, temperature, under, beater_lean
                         )
                     cards.append(PileCard(hidden, by, True, first))
                     dealt.setdefault((under, by), []).append(hidden)
@@ -287,15 +281,7 @@ def sample_world(
         cards_ = play.cards
         if cards_ is None:
             cards_ = tuple(
-                _take_discard(
-                    pool,
-                    play.count,
-                    view.trump,
-                    rng,
-                    temperature,
-                    claimed,
-                    beater_lean,
-                )
+                _take_discard(pool, play.count, view.trump, rng, temperature, claimed, beater_lean)
                 for _ in range(play.count)
             )
         elif play.beat is not False:
