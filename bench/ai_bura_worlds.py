@@ -5,8 +5,8 @@ of its decisions, compares the worlds it would sample with the real deal:
 
 - per kind of unseen card (trump or plain, by rank): how often it really is in the
   other hand, against the share of worlds that put it there (the ratio gave
-  ``engine.bura.ai.world.PLAIN_RANK_WEIGHT``, measured with the default ``hard``, whose
-  worlds have no rank lean);
+  ``engine.bura.ai.world.PLAIN_RANK_WEIGHT``, measured with
+  ``--a hard:20+rank_lean=0+last_lean=1``, worlds with no rank lean);
 - at each chance to declare (D5): the share of worlds whose pile holds 31, against how
   often the real pile did, and how often the player declared.
 
