@@ -38,9 +38,9 @@ TRUMP_WEIGHT = 0.0
 # measured on greedy, which leads and discards its low cards), and another seat's
 # single-card lead or beat in the last trick leans the cards it held with it (last_lean
 # 0.05: world.last_trick_leans). Off in the class (and in normal, not measured); on in
-# hard, which also samples 40 worlds: with both, hard won 1258 of 1800 deals against
-# greedy on the report decks (3 seeds) where the previous hard (20 worlds, no such
-# leans) won 1180, paired +0.087 ± 0.051 deals per deck (bench/RESULTS-ai.md, fifth pass).
+# hard, which also samples 40 worlds: with both, hard won 1681 of 2400 deals against
+# greedy on the report decks (4 seeds) where the previous hard (20 worlds, no such
+# leans) won 1569, paired +0.093 ± 0.044 deals per deck (bench/RESULTS-ai.md, fifth pass).
 RANK_LEAN = 1.0
 LAST_LEAN = 0.05
 HARD_WORLDS = 40
