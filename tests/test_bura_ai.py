@@ -10,11 +10,11 @@ from engine.bura.actions import Declare, Lead
 from engine.bura.ai import BURA_LEVELS, BuraStrongPlayer, make_bura_player, play_deal
 from engine.bura.ai.players import rollout
 from engine.bura.ai.policy import keep_value
-from engine.bura.ai.world import dealt_trump_weight, sample_world
+from engine.bura.ai.world import dealt_trump_weight, last_trick_leans, sample_world
 from engine.bura.deal import BuraDeal
 from engine.bura.rules import BuraRules
 from engine.bura.view import BuraView
-from engine.cards import DECK, Card, shuffled_deck
+from engine.cards import DECK, Card, Rank, shuffled_deck
 from tests.bura_support import all_actions, answer, bura_deck, cards_in_play, lead
 
 RULES = BuraRules(moscow="on")
@@ -149,7 +149,9 @@ def test_strong_options_decide_from_the_view_alone() -> None:
         view = deal.view(seat)
         other = sample_world(view, rules, random.Random(seed))
         assert other.view(seat) == view
-        player = BuraStrongPlayer(rules, 3, worlds=6, sure_self=True, lead_lean=0.05)
+        player = BuraStrongPlayer(
+            rules, 3, worlds=6, sure_self=True, lead_lean=0.05, rank_lean=1.0, last_lean=0.05
+        )
         first = player.choose(view, deal.legal_actions(seat))
         assert player.choose(other.view(seat), other.legal_actions(seat)) == first
         checked += 1
@@ -201,3 +203,54 @@ def test_a_hand_that_keeps_its_trumps_holds_more_of_them_the_more_it_was_dealt()
     late = deal.view(deal.actors()[0])
     assert dealt_trump_weight(late) > 3.0
     assert trumps_in_other_hand(late, 0.0) > trumps_in_other_hand(late, 3.0)
+
+
+def test_d2_a_single_lead_in_the_last_trick_still_leans_the_cards_kept_with_it() -> None:
+    # Seat 1 led K♥ alone and seat 0 took it: the two cards seat 1 kept (it has not
+    # drawn yet) are, with the lean, ones it values more than K♥; without it, any.
+    rules = BuraRules(molodka="off")
+    deal = BuraDeal.start(2, bura_deck(2, 0, ["7S AH 9D", "KH 6D 7D"], "6C"), 0, rules)
+    deal.apply(lead(1, "KH"))
+    deal.apply(answer(0, "AH", True))
+    view = deal.view(0)
+    assert view.phase == "declare" and last_trick_leans(view).keys() == {1}
+    floor = keep_value(Card.parse("KH"), view.trump)
+    rng = random.Random(5)
+    leaned = [sample_world(view, rules, rng, last_lean=1e-9).hands[1] for _ in range(60)]
+    assert all(keep_value(c, view.trump) >= floor for hand in leaned for c in hand)
+    plain = [sample_world(view, rules, rng).hands[1] for _ in range(60)]
+    assert any(keep_value(c, view.trump) < floor for hand in plain for c in hand)
+
+
+def test_r7_a_single_beat_in_the_last_trick_leans_away_from_cheaper_beats() -> None:
+    # Seat 1 took seat 0's 9♥ with the trump 6♣: with the lean, the two cards it held
+    # with it are never a plain higher heart (a beat that spends no trump); without it,
+    # some worlds give it one.
+    rules = BuraRules(molodka="off")
+    deal = BuraDeal.start(2, bura_deck(2, 1, ["9H 8S 9D", "6C 6D 7D"], "7C"), 1, rules)
+    deal.apply(lead(0, "9H"))
+    deal.apply(answer(1, "6C", True))
+    view = deal.view(0)
+    higher = {Card.parse(c) for c in ("10H", "JH", "QH", "KH", "AH")}
+    rng = random.Random(6)
+    leaned = [sample_world(view, rules, rng, last_lean=1e-9).hands[1] for _ in range(80)]
+    assert all(len(hand) == 2 and not set(hand) & higher for hand in leaned)
+    plain = [sample_world(view, rules, rng).hands[1] for _ in range(80)]
+    assert any(set(hand) & higher for hand in plain)
+
+
+def test_plain_cards_in_another_hand_lean_to_high_ranks() -> None:
+    # rank_lean 1: an unseen plain ace is likelier in the other hand than a plain six
+    # (players lead and discard their low cards and keep the high ones).
+    rules = BuraRules(molodka="off")
+    deal = BuraDeal.start(2, shuffled_deck(8), 0, rules)
+    view = deal.view(deal.actors()[0])
+    rng = random.Random(9)
+
+    def count(rank: Rank, lean: float) -> int:
+        hands = [
+            sample_world(view, rules, rng, rank_lean=lean).hands[1 - view.seat] for _ in range(400)
+        ]
+        return sum(c.rank is rank and c.suit is not view.trump for h in hands for c in h)
+
+    assert count(Rank.ACE, 1.0) > 1.5 * count(Rank.SIX, 1.0)
