@@ -9,6 +9,7 @@ player discards what it least wants to keep; the rest is uniform.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Callable
@@ -303,6 +304,16 @@ def sample_world(
             hands.append(list(view.hand))
             continue
         hand = [view.trump_card] if trump_held and seat == holder else []
+        # The leans every hand of this world gets; the calls add a hand's own.
+        _take_leaned = functools.partial(
+            _take_kept,
+            trump=view.trump,
+            rng=rng,
+            floor=floor,
+            lean=lead_lean,
+            trump_weight=keep,
+            rank_lean=rank_lean,
+        )
         if seat in unbeaten:  # the cards held under the claim, then any drawn since
             claim_card, held = unbeaten[seat]
             held = min(held, size - len(hand))
@@ -311,28 +322,10 @@ def sample_world(
             )
         elif seat in last_leans:  # the cards held with its last single-card play
             held, unlikely = last_leans[seat]
-            hand += _take_kept(
-                pool,
-                min(held, size - len(hand)),
-                view.trump,
-                rng,
-                floor,
-                lead_lean,
-                trump_weight=keep,
-                rank_lean=rank_lean,
-                unlikely=unlikely,
-                unlikely_lean=last_lean,
+            hand += _take_leaned(
+                pool, min(held, size - len(hand)), unlikely=unlikely, unlikely_lean=last_lean
             )
-        hand += _take_kept(
-            pool,
-            size - len(hand),
-            view.trump,
-            rng,
-            floor,
-            lead_lean,
-            trump_weight=keep,
-            rank_lean=rank_lean,
-        )
+        hand += _take_leaned(pool, size - len(hand))
         hands.append(hand)
     stock = pool
     if view.trump_card_in_stock:
