@@ -39,8 +39,9 @@ TRUMP_WEIGHT = 0.0
 # single-card lead or beat in the last trick leans the cards it held with it (last_lean
 # 0.05: world.last_trick_leans). Off in the class (and in normal, not measured); on in
 # hard, which also samples 40 worlds: with both, hard won 1681 of 2400 deals against
-# greedy on the report decks (4 seeds) where the previous hard (20 worlds, no such
-# leans) won 1569, paired +0.093 ± 0.044 deals per deck (bench/RESULTS-ai.md, fifth pass).
+# greedy on the report decks (4 seeds; 2490 of 3600 = 69.2% over 6) where the previous
+# hard (20 worlds, no such leans) won 1569 of 2400, paired +0.093 ± 0.044 deals per deck
+# (bench/RESULTS-ai.md, fifth pass).
 RANK_LEAN = 1.0
 LAST_LEAN = 0.05
 HARD_WORLDS = 40
