@@ -7,6 +7,7 @@ still see the game as stored, whichever instance takes it.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
@@ -25,19 +26,34 @@ from tests.test_engine_support import build_deck
 from tests.test_service_cache import ALICE, BOB, FixedDeck
 
 KIND_OF_BEAT = {v: k for k, v in BEAT_OF_KIND.items() if k != "o"}
+ANN = UserInfo(1, "Ann")
+
+
+@contextlib.asynccontextmanager
+async def two_instances(
+    pg_url: str, users: tuple[UserInfo, UserInfo] = (ANN, BOB), **service: Any
+) -> AsyncIterator[tuple[list[Backend], list[GameService], Game]]:
+    """Two service instances on one database, and a game the first user opened on the
+    first instance, the second joined on the other, and the first started."""
+    stores = [await open_storage(pg_url) for _ in range(2)]
+    try:
+        services = [
+            GameService(s, bot_username="cards_bot", computer_pause=0, **service) for s in stores
+        ]
+        for user in users:
+            await stores[0].upsert_user(user.id, user.name, None, None)
+            await stores[0].set_user_started(user.id, True)
+        game = await services[0].new_game(-100, "Group", None, users[0])
+        await services[1].join(game.id, users[1])
+        game = await services[0].start(game.id, users[0].id)
+        yield stores, services, game
+    finally:
+        for s in stores:
+            await s.close()
 
 
 async def test_instances_taking_turns_keep_the_game_as_stored(pg_url: str) -> None:
-    stores = [await open_storage(pg_url) for _ in range(2)]
-    try:
-        services = [GameService(s, bot_username="cards_bot", computer_pause=0) for s in stores]
-        ann, bob = UserInfo(1, "Ann"), UserInfo(2, "Bob")
-        for user in (ann, bob):
-            await stores[0].upsert_user(user.id, user.name, None, None)
-            await stores[0].set_user_started(user.id, True)
-        game = await services[0].new_game(-100, "Group", None, ann)
-        await services[1].join(game.id, bob)
-        await services[0].start(game.id, ann.id)
+    async with two_instances(pg_url) as (stores, services, game):
         rng = random.Random(5)
         caught_up = 0
         for n in range(40):
@@ -74,9 +90,6 @@ async def test_instances_taking_turns_keep_the_game_as_stored(pg_url: str) -> No
         assert await stores[0].catch_up(game.id, stored.version) is None
         async with this.lock(game.id):
             assert game.id not in this._live or this._live[game.id] is not before
-    finally:
-        for s in stores:
-            await s.close()
 
 
 async def test_choosing_several_cards_goes_on_whichever_instance_takes_the_tap(
@@ -86,18 +99,11 @@ async def test_choosing_several_cards_goes_on_whichever_instance_takes_the_tap(
     a tap on the other instance selects (it must not play the card alone) and the lead of
     two confirmed on either instance is the one chosen."""
     deck = build_deck(2, 0, [["6H", "7H", "8C", "9C"], ["6S", "7S", "JD", "QD"]], "AD")
-    stores = [await open_storage(pg_url) for _ in range(2)]
-    try:
-        services = [
-            GameService(s, bot_username="cards_bot", computer_pause=0, rng=FixedDeck(deck))
-            for s in stores
-        ]
-        for user in (ALICE, BOB):
-            await stores[0].upsert_user(user.id, user.name, None, None)
-            await stores[0].set_user_started(user.id, True)
-        game = await services[0].new_game(-100, "Group", None, ALICE)
-        await services[1].join(game.id, BOB)
-        game = await services[0].start(game.id, ALICE.id)
+    async with two_instances(pg_url, (ALICE, BOB), rng=FixedDeck(deck)) as (
+        stores,
+        services,
+        game,
+    ):
         for n, code in enumerate(("+", "6S", "7S")):
             assert await services[n % 2].toggle(game.id, BOB.id, game.version, code) is False
         live = await services[1]._load(game.id)
@@ -105,9 +111,6 @@ async def test_choosing_several_cards_goes_on_whichever_instance_takes_the_tap(
         await services[1].play(game.id, BOB.id, game.version, "l", "6S.7S")
         series = engine.from_record(await stores[0].export_record(game.id))
         assert [p.cards for p in series.deals[0].table] == [(Card.parse("6S"), Card.parse("7S"))]
-    finally:
-        for s in stores:
-            await s.close()
 
 
 # --- nothing an instance keeps in memory may serve a stale game --------------------
@@ -160,24 +163,9 @@ class Table:
 
 @pytest.fixture
 async def table(pg_url: str) -> AsyncIterator[Table]:
-    stores = [await open_storage(pg_url) for _ in range(2)]
     now = [1_000_000.0]
-    try:
-        services = [
-            GameService(s, bot_username="cards_bot", computer_pause=0, clock=lambda: now[0])
-            for s in stores
-        ]
-        ann, bob = UserInfo(1, "Ann"), UserInfo(2, "Bob")
-        for user in (ann, bob):
-            await stores[0].upsert_user(user.id, user.name, None, None)
-            await stores[0].set_user_started(user.id, True)
-        game = await services[0].new_game(-100, "Group", None, ann)
-        await services[1].join(game.id, bob)
-        await services[0].start(game.id, ann.id)
+    async with two_instances(pg_url, clock=lambda: now[0]) as (stores, services, game):
         yield Table(stores, services, game.id, now, random.Random(7))
-    finally:
-        for s in stores:
-            await s.close()
 
 
 def _table_edit(items: list[OutboxItem]) -> str:
