@@ -8,13 +8,15 @@ and every screen with hostile names and titles and parse them as Telegram would.
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
 
 import pytest
 
 from bot import render
-from bot.games.burkozel import BURKOZEL
+from bot.games.base import listed_plays
+from bot.games.burkozel import BURKOZEL, card_plays
 from bot.i18n import LANGUAGES, catalog_keys, plain, texts
 from engine import Move, Series, shuffled_deck
 from engine.deal import covers
@@ -131,10 +133,12 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
     players: int,
 ) -> None:
     """Issue 9: a tap on a card plays it at once: led alone (R6), or answering one card,
-    a beat where it covers the claim and a discard where it cannot (R7). An answer of
-    several cards is chosen first. «➕ Several cards» / «🗑 Discard, don't beat» is shown
-    exactly when some legal move is out of one tap's reach: a second card of a suit to
-    lead with, or a card that could beat but is to be discarded."""
+    a beat where it covers the claim and a discard where it cannot (R7). Leads of several
+    cards of one suit (R6), and beats with several cards (R7), are listed as buttons of
+    their own when there are at most four; discards of several are chosen card by card.
+    «➕ Several cards» / «🗑 Discard, don't beat» is shown exactly when some legal move is
+    out of reach of one tap: more than four leads of several cards, or a card that could
+    beat but is to be discarded."""
     rng = random.Random(players)
     series = Series(players, first_dealer=0)
     series.start_deal(shuffled_deck(rng=rng))
@@ -160,17 +164,32 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
                 if other != seat:
                     assert render.one_tap_move(deal, other, card) is None
             checked += 1
+        listed = {tuple(sorted(m.cards)): m.beat for m in listed_plays(card_plays(deal, seat))}
         if not view.table:
-            pairs = (
-                any(c.suit is d.suit for c in view.hand for d in view.hand if c != d)
-                and min(view.hand_sizes) > 1
-            )
-            assert BURKOZEL.offers_pick(deal, seat) == pairs, view.hand
+            most = min(3, min(view.hand_sizes))
+            several = {
+                group
+                for size in range(2, most + 1)
+                for group in itertools.combinations(sorted(view.hand), size)
+                if len({c.suit for c in group}) == 1
+            }
+            assert set(listed) == (several if len(several) <= 4 else set()), view.hand
+            assert all(beat is None for beat in listed.values())
+            assert BURKOZEL.offers_pick(deal, seat) == (len(several) > 4), view.hand
         elif len(view.table[0].cards) == 1:
             claim = next(p.cards for p in view.table if p.seat == view.claimant)
             beater = any(covers((c,), claim, view.trump) for c in view.hand)
+            assert not listed
             assert BURKOZEL.offers_pick(deal, seat) == beater, (view.hand, claim)
         else:
+            claim = next(p.cards for p in view.table if p.seat == view.claimant)
+            beats = {
+                group
+                for group in itertools.combinations(sorted(view.hand), len(claim))
+                if covers(group, claim, view.trump)
+            }
+            assert set(listed) == (beats if len(beats) <= 4 else set()), (view.hand, claim)
+            assert all(beat is True for beat in listed.values())
             assert not BURKOZEL.offers_pick(deal, seat)
         series.apply(rng.choice(deal.legal_moves()))
     assert checked > 50

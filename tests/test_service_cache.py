@@ -141,19 +141,50 @@ def _hand_of(service: GameService, live: LiveGame, user_id: int) -> tuple[str, l
     return op.payload["text"], [b["text"] for row in markup["inline_keyboard"] for b in row]
 
 
-async def test_r6_a_tap_leads_one_card_and_several_go_through_the_several_cards_button(
+async def test_r6_a_tap_leads_one_card_and_leads_of_several_are_buttons_of_their_own(
     tmp_path: Path,
 ) -> None:
     """Issue 9: one tap leads a card alone (R6) even with another of its suit in hand;
-    «➕ Several cards» makes taps select, a lead of two is confirmed, «↩ Back» undoes
+    each lead of several cards of one suit is a button of its own (one tap, no choosing),
+    and no «➕ Several cards» switch is shown while every lead is one tap away."""
+    deck = build_deck(2, 0, [["6H", "7H", "8C", "9C"], ["6S", "7S", "JD", "QD"]], "AD")
+    for listed in (False, True):
+        storage = await open_storage(f"sqlite:{tmp_path / f'{listed}.sqlite3'}")
+        try:
+            service, game = await two_players(storage, deck)
+            live = await service._load(game.id)
+            text, labels = _hand_of(service, live, BOB.id)
+            assert labels == ["6♠", "7♠", "J♦★", "Q♦★", "➡️ Зайти: 6♠ 7♠", "➡️ Зайти: J♦★ Q♦★"]
+            assert "кнопку «➡️ Зайти»" in text and "➕ Несколько карт" not in text
+            with pytest.raises(UserError) as refused:  # no switch is drawn: a forged tap
+                await service.toggle(game.id, BOB.id, game.version, "+")
+            assert refused.value.key == "error.forged"
+            if listed:
+                await service.play(game.id, BOB.id, game.version, "l", "6S.7S")
+                lead = (Card.parse("6S"), Card.parse("7S"))
+            else:
+                assert await service.toggle(game.id, BOB.id, game.version, "6S") is True
+                lead = (Card.parse("6S"),)
+            assert live.series is not None
+            assert [p.cards for p in live.series.deals[0].table] == [lead]
+        finally:
+            await storage.close()
+
+
+async def test_r6_more_than_four_leads_of_several_cards_are_chosen_through_the_switch(
+    tmp_path: Path,
+) -> None:
+    """Issue 9, R6: four cards of one suit make ten leads of several cards, too many to
+    list: «➕ Several cards» makes taps select, a lead of two is confirmed, «↩ Back» undoes
     the choosing without playing anything."""
+    deck = build_deck(2, 0, [["6H", "7H", "8C", "9C"], ["6S", "7S", "8S", "9S"]], "AD")
     storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
     try:
-        deck = build_deck(2, 0, [["6H", "7H", "8C", "9C"], ["6S", "7S", "JD", "QD"]], "AD")
         service, game = await two_players(storage, deck)
         live = await service._load(game.id)
         text, labels = _hand_of(service, live, BOB.id)
-        assert "➕ Несколько карт" in labels and "сначала нажмите «➕ Несколько карт»" in text
+        assert labels == ["6♠", "7♠", "8♠", "9♠", "➕ Несколько карт"]
+        assert "сначала нажмите «➕ Несколько карт»" in text
         # The switch and back: nothing is played, the hand says what taps do.
         assert await service.toggle(game.id, BOB.id, game.version, "+") is False
         text, labels = _hand_of(service, live, BOB.id)
@@ -181,6 +212,39 @@ async def test_r6_a_tap_leads_one_card_and_several_go_through_the_several_cards_
         assert BOB.id not in live.picking  # a move ends the choosing
     finally:
         await storage.close()
+
+
+async def test_r7_beats_with_several_cards_are_buttons_and_discards_are_chosen(
+    tmp_path: Path,
+) -> None:
+    """Issue 9, R7: answering a lead of two, each beat is a button of its own (one tap);
+    a discard of two is chosen card by card and confirmed."""
+    hands = [["7S", "10C", "8H", "9C"], ["6S", "JS", "QD", "KD"]]
+    deck = build_deck(2, 0, hands, "AC")  # only the two trumps cover Q♦ K♦
+    for beat in (True, False):
+        storage = await open_storage(f"sqlite:{tmp_path / f'{beat}.sqlite3'}")
+        try:
+            service, game = await two_players(storage, deck)
+            await service.play(game.id, BOB.id, game.version, "l", "QD.KD")
+            game = await storage.get_game(game.id)
+            assert game is not None
+            live = await service._load(game.id)
+            text, labels = _hand_of(service, live, ALICE.id)
+            assert "кнопку «⚔️ Бить»" in text
+            assert [x for x in labels if x.startswith("⚔️")] == ["⚔️ Бить: 9♣★ 10♣★"]
+            if beat:
+                await service.play(game.id, ALICE.id, game.version, "b", "9C.10C")
+            else:
+                for code in ("7S", "8H"):
+                    assert await service.toggle(game.id, ALICE.id, game.version, code) is False
+                _, labels = _hand_of(service, live, ALICE.id)
+                assert "🗑 Сбросить: 7♠ 8♥" in labels
+                await service.play(game.id, ALICE.id, game.version, "d", "7S.8H")
+            assert live.series is not None
+            (answer,) = [m for m in live.series.deals[0].history if m.seat == 0]
+            assert answer.beat is beat and len(answer.cards) == 2
+        finally:
+            await storage.close()
 
 
 async def test_r7_a_tap_beats_where_it_can_and_discard_dont_beat_discards_a_beater(

@@ -159,21 +159,56 @@ def tap_play(plays: Sequence[P], card: Card) -> P | None:
     return chosen[0] if chosen else None
 
 
+LISTED_MOST = 4
+"""At most this many plays of several cards are listed as buttons of their own (R6/D2
+leads of 3 cards of one suit make 4); a hand with more is chosen card by card."""
+
+
+def listed_plays(plays: Sequence[P]) -> list[P]:
+    """The plays of several cards the hand offers as buttons of their own, one tap each
+    instead of choosing the cards and confirming (issue 9: no redraw while choosing): every
+    lead of several cards (R6, D2), or every beat with several (R7), when there are at most
+    ``LISTED_MOST``. Discards of several cards are always chosen card by card (any k of
+    the hand: too many to list)."""
+    several = [p for p in plays if len(getattr(p, "cards", ())) > 1]
+    listed = [p for p in several if getattr(p, "beat", None) is not False]
+    return sorted(listed, key=_cards_of) if len(listed) <= LISTED_MOST else []
+
+
+def _cards_of(play: Any) -> tuple[Card, ...]:
+    return tuple(sorted(play.cards))
+
+
 def pick_offered(plays: Sequence[P], hand: Sequence[Card]) -> bool:
-    """Some card plays on one tap, and some play is out of one tap's reach (the hand then
-    shows ``PICK``; when no card plays on one tap, taps select anyway)."""
+    """Some card plays on one tap, and some play is out of reach of one tap on a card or
+    on a listed play (the hand then shows ``PICK``; when no card plays on one tap, taps
+    select anyway)."""
     reach = [p for p in (tap_play(plays, card) for card in hand) if p is not None]
-    return bool(reach) and any(p not in reach for p in plays)
+    return bool(reach) and any(p not in reach for p in plays if p not in listed_plays(plays))
 
 
-def turn_hint(t: Texts, *, lead: bool, most: int, count: int, picking: bool, offered: bool) -> str:
+def turn_hint(
+    t: Texts,
+    *,
+    lead: bool,
+    most: int,
+    count: int,
+    picking: bool,
+    offered: bool,
+    listed: bool = False,
+) -> str:
     """The hand's line saying what a tap does now: ``most`` cards may be led, ``count``
-    answered; ``offered``: the hand shows ``PICK`` (``pick_offered``)."""
+    answered; ``offered``: the hand shows ``PICK`` (``pick_offered``); ``listed``: it
+    lists plays of several cards as buttons (``listed_plays``)."""
     if lead:
         if picking:
             return t("hand.pick_lead", max=most)
+        if listed:
+            return t("hand.tap_lead_listed")
         return t("hand.tap_lead_several" if offered else "hand.tap_lead", max=most)
     if picking or count > 1:
+        if listed and not picking:
+            return t("hand.your_answer_listed", count=count)
         return t("hand.your_answer", count=count)
     return t("hand.tap_answer_discard" if offered else "hand.tap_answer")
 

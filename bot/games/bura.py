@@ -16,6 +16,7 @@ from bot.callbacks import card_data, play_data
 from bot.games.base import (
     PICK,
     ForgedAction,
+    listed_plays,
     pick_button,
     pick_offered,
     tap_play,
@@ -194,14 +195,14 @@ def _your_turn_line(t: Texts, deal: BuraDeal, seat: int, picking: bool) -> str:
         return t("bura.your_declare")
     if deal.phase == DAVE:
         return t("bura.your_dave", n=deal.stakes * 2)
-    offered = offers_pick(deal, seat)
     return turn_hint(
         t,
         lead=deal.phase == LEAD,
         most=deal._lead_limit(seat),
         count=len(deal.claim),
         picking=picking,
-        offered=offered,
+        offered=offers_pick(deal, seat),
+        listed=bool(listed_plays(_card_actions(deal, seat))),
     )
 
 
@@ -273,20 +274,25 @@ def hand_keyboard(
         elif isinstance(action, DaveReply):
             key = "bura.act_accept" if action.accept else "bura.act_fold"
             extra.append(act("a" if action.accept else "f", t(key, n=deal.stakes * 2)))
+
+    def play_button(action: Lead | Answer) -> dict[str, str]:
+        cards = tuple(sorted(action.cards))
+        shown = cards_text(cards, deal.trump)
+        if isinstance(action, Lead):
+            return act("l", t("hand.act_lead", cards=shown), cards)
+        if action.beat:
+            return act("b", t("hand.act_beat", cards=shown), cards)
+        closed = deal.rules.discards == "closed"
+        key = "bura.act_discard_closed" if closed else "hand.act_discard"
+        return act("d", t(key, cards=shown), cards)
+
+    listed = [] if picking else [play_button(a) for a in listed_plays(_card_actions(deal, seat))]
+    rows += [listed[i : i + 2] for i in range(0, len(listed), 2)]  # short labels: two a row
     chosen = tuple(sorted(selection))
     if chosen:
-        shown = cards_text(chosen, deal.trump)
         for action in _card_actions(deal, seat):
-            if tuple(sorted(action.cards)) != chosen:
-                continue
-            if isinstance(action, Lead):
-                rows.append([act("l", t("hand.act_lead", cards=shown), chosen)])
-            elif action.beat:
-                rows.append([act("b", t("hand.act_beat", cards=shown), chosen)])
-            else:
-                closed = deal.rules.discards == "closed"
-                key = "bura.act_discard_closed" if closed else "hand.act_discard"
-                rows.append([act("d", t(key, cards=shown), chosen)])
+            if tuple(sorted(action.cards)) == chosen and play_button(action) not in listed:
+                rows.append([play_button(action)])
     if picking or offers_pick(deal, seat):
         label = pick_button(t, lead=deal.phase == LEAD, picking=picking)
         rows.append([button(label, card_data(game.id, version, PICK))])

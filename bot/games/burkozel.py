@@ -13,6 +13,7 @@ from bot.callbacks import card_data, play_data
 from bot.games.base import (
     PICK,
     ForgedAction,
+    listed_plays,
     pick_button,
     pick_offered,
     tap_play,
@@ -194,12 +195,16 @@ def hand_text(
     lines.append("")
     if view.turn == seat:
         lead = view.table[0].cards if view.table else None
-        offered = offers_pick(deal, seat)
         most = min(3, min(view.hand_sizes))
-        count = len(lead or ())
         lines.append(
             turn_hint(
-                t, lead=lead is None, most=most, count=count, picking=picking, offered=offered
+                t,
+                lead=lead is None,
+                most=most,
+                count=len(lead or ()),
+                picking=picking,
+                offered=offers_pick(deal, seat),
+                listed=bool(listed_plays(card_plays(deal, seat))),
             )
         )
         if turn_seconds is not None:
@@ -230,8 +235,11 @@ def hand_keyboard(
         for card in view.hand
     ]
     rows = [card_row]
+    listed = [] if picking else listed_plays(card_plays(deal, seat))
+    shown = [play_button(t, game, deal, move) for move in listed]
+    rows += [shown[i : i + 2] for i in range(0, len(shown), 2)]  # short labels: two a row
     if view.turn == seat and selection:
-        rows += [[b] for b in action_buttons(t, game, deal, seat, selection)]
+        rows += [[b] for b in action_buttons(t, game, deal, seat, selection) if b not in shown]
     if picking or offers_pick(deal, seat):
         label = pick_button(t, lead=not view.table, picking=picking)
         rows.append([button(label, card_data(game.id, version, PICK))])
@@ -269,16 +277,27 @@ def one_tap_move(deal: Deal, seat: int, card: Card) -> Move | None:
 
 def card_taps(deal: Deal, move: Move) -> tuple[list[str], bool]:
     """The card buttons (codes, ``PICK`` first if needed) a person taps to make ``move``,
-    and whether the last of them makes it (else a button confirms): for drivers that
-    play through the keyboard, like the benchmarks."""
+    and whether the last of them makes it (else a button confirms; no card at all: the
+    move is a listed button of its own): for drivers that play through the keyboard,
+    like the benchmarks."""
     seat = deal.turn
     assert seat is not None
     if len(move.cards) == 1 and one_tap_move(deal, seat, move.cards[0]) == move:
         return [move.cards[0].code()], True
+    if move in listed_plays(card_plays(deal, seat)):
+        return [], False
     codes = [c.code() for c in move.cards]
     if offers_pick(deal, seat):
         codes.insert(0, PICK)
     return codes, False
+
+
+def play_button(t: Texts, game: Game, deal: Deal, move: Move) -> dict[str, str]:
+    """A listed play of several cards (``listed_plays``): a lead, or a beat."""
+    chosen = tuple(sorted(move.cards))
+    kind, key = ("l", "hand.act_lead") if move.beat is None else ("b", "hand.act_beat")
+    label = t(key, cards=cards_text(chosen, deal.trump))
+    return button(label, play_data(game.id, game.version, kind, ".".join(c.code() for c in chosen)))
 
 
 def action_buttons(

@@ -123,7 +123,9 @@ async def play_one_move(
                 description="the hand to switch to choosing cards",
             )
             continue
-        if actions:
+        selecting = any(b.text.startswith("✅") for b in message.buttons[0])
+        # Listed plays of several cards sit beside the cards: half the time a card instead.
+        if actions and (selecting or rng.random() < 0.5):
             choice = rng.choice(actions)
             answer = await (await user.tap(message, data=choice.callback_data)).wait(timeout=5)
             assert not answer.show_alert, answer.text
