@@ -135,7 +135,7 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
     """Issue 9: a tap on a card plays it at once: led alone (R6), or answering one card,
     a beat where it covers the claim and a discard where it cannot (R7). Leads of several
     cards of one suit (R6), and beats with several cards (R7), are listed as buttons of
-    their own when there are at most four; discards of several are chosen card by card.
+    their own when there are at most four, discards of several when at most six.
     «➕ Several cards» / «🗑 Discard, don't beat» is shown exactly when some legal move is
     out of reach of one tap: more than four leads of several cards, or a card that could
     beat but is to be discarded."""
@@ -164,7 +164,7 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
                 if other != seat:
                     assert render.one_tap_move(deal, other, card) is None
             checked += 1
-        listed = {tuple(sorted(m.cards)): m.beat for m in listed_plays(card_plays(deal, seat))}
+        listed = {(tuple(sorted(m.cards)), m.beat) for m in listed_plays(card_plays(deal, seat))}
         if not view.table:
             most = min(3, min(view.hand_sizes))
             several = {
@@ -173,8 +173,7 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
                 for group in itertools.combinations(sorted(view.hand), size)
                 if len({c.suit for c in group}) == 1
             }
-            assert set(listed) == (several if len(several) <= 4 else set()), view.hand
-            assert all(beat is None for beat in listed.values())
+            assert listed == {(g, None) for g in (several if len(several) <= 4 else ())}
             assert BURKOZEL.offers_pick(deal, seat) == (len(several) > 4), view.hand
         elif len(view.table[0].cards) == 1:
             claim = next(p.cards for p in view.table if p.seat == view.claimant)
@@ -188,8 +187,10 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
                 for group in itertools.combinations(sorted(view.hand), len(claim))
                 if covers(group, claim, view.trump)
             }
-            assert set(listed) == (beats if len(beats) <= 4 else set()), (view.hand, claim)
-            assert all(beat is True for beat in listed.values())
+            discards = set(itertools.combinations(sorted(view.hand), len(claim)))
+            assert listed == {(g, True) for g in (beats if len(beats) <= 4 else ())} | {
+                (g, False) for g in (discards if len(discards) <= 6 else ())
+            }, (view.hand, claim)
             assert not BURKOZEL.offers_pick(deal, seat)
         series.apply(rng.choice(deal.legal_moves()))
     assert checked > 50

@@ -160,23 +160,36 @@ def tap_play(plays: Sequence[P], card: Card) -> P | None:
 
 
 LISTED_MOST = 4
-"""At most this many plays of several cards are listed as buttons of their own (R6/D2
-leads of 3 cards of one suit make 4); a hand with more is chosen card by card."""
+"""At most this many leads, or beats, of several cards are listed as buttons of their
+own (R6/D2 leads from 3 cards of one suit make 4); a hand with more chooses them card by
+card after «➕ Several cards»."""
+LISTED_DISCARDS = 6
+"""At most this many discards of several cards are listed (any 2 of a 4-card hand)."""
 
 
 def listed_plays(plays: Sequence[P]) -> list[P]:
     """The plays of several cards the hand offers as buttons of their own, one tap each
-    instead of choosing the cards and confirming (issue 9: no redraw while choosing): every
-    lead of several cards (R6, D2), or every beat with several (R7), when there are at most
-    ``LISTED_MOST``. Discards of several cards are always chosen card by card (any k of
-    the hand: too many to list)."""
+    instead of choosing the cards and confirming (issue 9: no redraw while choosing):
+    the leads of several cards (R6, D2) when at most ``LISTED_MOST``; for an answer of
+    several cards (R7) the beats when at most ``LISTED_MOST``, then the discards, the
+    cheapest first, when at most ``LISTED_DISCARDS``."""
     several = [p for p in plays if len(getattr(p, "cards", ())) > 1]
-    listed = [p for p in several if getattr(p, "beat", None) is not False]
-    return sorted(listed, key=_cards_of) if len(listed) <= LISTED_MOST else []
+    leads = [p for p in several if getattr(p, "beat", None) is None]
+    beats = [p for p in several if getattr(p, "beat", None) is True]
+    discards = [p for p in several if getattr(p, "beat", None) is False]
+    return (
+        (sorted(leads, key=_fewest_first) if len(leads) <= LISTED_MOST else [])
+        + (sorted(beats, key=_fewest_first) if len(beats) <= LISTED_MOST else [])
+        + (sorted(discards, key=_cheapest_first) if len(discards) <= LISTED_DISCARDS else [])
+    )
 
 
-def _cards_of(play: Any) -> tuple[Card, ...]:
-    return tuple(sorted(play.cards))
+def _fewest_first(play: Any) -> tuple[int, tuple[Card, ...]]:
+    return len(play.cards), tuple(sorted(play.cards))
+
+
+def _cheapest_first(play: Any) -> tuple[int, tuple[Card, ...]]:
+    return sum(c.points for c in play.cards), tuple(sorted(play.cards))
 
 
 def pick_offered(plays: Sequence[P], hand: Sequence[Card]) -> bool:

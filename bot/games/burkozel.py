@@ -293,9 +293,13 @@ def card_taps(deal: Deal, move: Move) -> tuple[list[str], bool]:
 
 
 def play_button(t: Texts, game: Game, deal: Deal, move: Move) -> dict[str, str]:
-    """A listed play of several cards (``listed_plays``): a lead, or a beat."""
+    """A listed play of several cards (``listed_plays``): a lead, a beat or a discard."""
     chosen = tuple(sorted(move.cards))
-    kind, key = ("l", "hand.act_lead") if move.beat is None else ("b", "hand.act_beat")
+    kind, key = {
+        None: ("l", "hand.act_lead"),
+        True: ("b", "hand.act_beat"),
+        False: ("d", "hand.act_discard"),
+    }[move.beat]
     label = t(key, cards=cards_text(chosen, deal.trump))
     return button(label, play_data(game.id, game.version, kind, ".".join(c.code() for c in chosen)))
 
