@@ -22,7 +22,7 @@ from bot.service.core import (
     UserError,
     UserInfo,
 )
-from bot.service.table import TableFlow
+from bot.service.table import TableFlow, table_role
 from bot.settings_view import lobby_rules_line
 from engine import EngineError, shuffled_deck
 from engine.ai import LEVELS
@@ -70,7 +70,10 @@ class LobbyFlow(TableFlow):
                 self.clock() + self.lobby_timeout,
             )
         except GameExistsError as exc:
-            role = "lobby" if exc.game.status == "lobby" else "table"
+            role = "lobby"
+            if exc.game.status != "lobby":
+                live = await self._load(exc.game.id)
+                role = "table" if live.series is None else table_role(live.series)
             ref = await self.storage.get_message(exc.game.id, role)
             if ref is None and exc.game.status == "lobby":
                 await self._repost_lobby(exc.game.id)

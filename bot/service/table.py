@@ -54,7 +54,12 @@ class TableFlow(ServiceCore):
         ]
 
     def _play_ops(
-        self, live: LiveGame, *, last_mover: int | None, keep: set[int] | None = None
+        self,
+        live: LiveGame,
+        *,
+        last_mover: int | None,
+        keep: set[int] | None = None,
+        table: bool = True,
     ) -> list[OutboxOp]:
         """Table and hands redrawn for the new state, and a ping for the player to act.
         They are committed with the change, so keyboards carry the version it creates.
@@ -67,9 +72,11 @@ class TableFlow(ServiceCore):
         assert live.series is not None
         ui = live.ui
         deal = live.series.deals[-1]
-        seconds = self._seconds_left(live)
-        text = ui.table_text(live.t, live.game, live.series, turn_seconds=seconds)
-        ops = [self.group_edit(live, "table", text)]
+        ops: list[OutboxOp] = []
+        if table:  # False: a deal just ended; its table shows the result (``_deal_record``)
+            seconds = self._seconds_left(live)
+            text = ui.table_text(live.t, live.game, live.series, turn_seconds=seconds)
+            ops.append(self.group_edit(live, table_role(live.series), text))
         only = None
         if keep is not None and last_mover is not None and ui.trick_open(deal):
             only = keep | {last_mover} | set(ui.actors(deal))
@@ -86,6 +93,18 @@ class TableFlow(ServiceCore):
                 ops += self.ping(live, seat.user_id, text)
         return ops
 
+    def _deal_record(self, live: LiveGame, index: int, record: str) -> OutboxOp:
+        """Deal ``index`` (0-based) just ended and the next one is dealt: its table becomes
+        its record, ``record`` (the table as it ended, with the last trick, R8, and the
+        result; the result says who starts the next deal). The next deal's table is a
+        new message, sent with that deal's first change: the group sees one message per
+        deal, the newest at the bottom, and a deal's end costs no operation of its own
+        (issue 9: a result message beside the table edit made n + 1.03 per move)."""
+        assert live.series is not None
+        if not live.series.deals[-1].finished:  # else void from the deal: ``_deal_again``
+            record += "\n\n" + live.t("deal.next", deal=len(live.series.deals))
+        return self.group_edit(live, table_role(live.series, index), record)
+
     def _idle(self, live: LiveGame, user_id: int) -> bool:
         tapped = live.last_tap.get(user_id)
         return tapped is None or self.clock() - tapped > PING_AFTER_IDLE
@@ -99,7 +118,9 @@ class TableFlow(ServiceCore):
             return ops
         ops.append(
             self.group_edit(
-                live, "table", render.final_table_text(t, live.game, live.series, status)
+                live,
+                table_role(live.series),
+                render.final_table_text(t, live.game, live.series, status),
             )
         )
         for seat in live.game.seats:
@@ -297,8 +318,8 @@ class TableFlow(ServiceCore):
             change["tally"] = DealTally(
                 deal_index, tuple(points[deal_index]), tuple(penalties[deal_index])
             )
-            ops.append(self.group_send(live, ui.deal_end_text(t, game, series, deal_index)))
             if series.finished:
+                ops.append(self.group_send(live, ui.deal_end_text(t, game, series, deal_index)))
                 status = "finished"
                 change["winners"] = ui.winners(series)
                 # Stats and ratings are recorded by the commit that finishes the series.
@@ -308,10 +329,13 @@ class TableFlow(ServiceCore):
                 )
                 ops.append(with_series_picture(result_op))
             else:
+                record = ui.table_text(t, game, series, turn_seconds=None)  # the deal as it ended
+                record += "\n\n" + ui.deal_end_text(t, game, series, deal_index)
                 nxt = series.start_deal(shuffled_deck(rng=self.rng))  # R4 dealer
                 change["new_deal"] = DealStart(
                     deal_index + 1, nxt.dealer, tuple(c.code() for c in nxt.deck)
                 )
+                ops.append(self._deal_record(live, deal_index, record))
         humans = [s for s in game.seats if s.user_id is not None]
         if status is None and humans and all(s.away for s in humans):
             status = "abandoned"
@@ -325,9 +349,17 @@ class TableFlow(ServiceCore):
             deadline = self._deadline_for(live)
             change["deadline"] = deadline
             live.game = replace(game, deadline=deadline)
-            ops += self._play_ops(live, last_mover=mover_seat, keep=keep)
+            dealt = deal.finished  # the new deal's table comes with its first change
+            ops += self._play_ops(live, last_mover=mover_seat, keep=keep, table=not dealt)
         committed = await self._commit(
             live, GameChange(seats=game.seats, outbox=tuple(ops), **change)
         )
         await self._deal_again(live)
         return committed
+
+
+def table_role(series: Any, index: int | None = None) -> str:
+    """The role of the group message showing deal ``index`` (0-based; default: the
+    current deal): each deal has its own table message (``_deal_record``)."""
+    index = len(series.deals) - 1 if index is None else index
+    return "table" if index == 0 else f"table:{index + 1}"

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import engine
 from bot.callbacks import PlayCb
+from bot.service.table import table_role
 from storage import Storage
 from tests.e2e.harness import TOKEN
 from tests.fake_telegram import CallbackNotAnswered, FakeChat, FakeMessage, FakeTelegram, FakeUser
@@ -346,7 +347,9 @@ async def check_game(
     for name, total in zip(names, report.totals, strict=True):
         assert f"{name}: {total}" in final[-1]
     refs = {r.role: r for r in await storage.game_messages(game.id)}
-    table_message = fake.chat(refs["table"].chat_id).get_message(refs["table"].message_id)
+    # Each deal has its own table message (the ended ones show their results): the last.
+    last_table = refs[table_role(engine.from_record(await storage.export_record(game.id)))]
+    table_message = fake.chat(last_table.chat_id).get_message(last_table.message_id)
     assert table_message is not None and not table_message.deleted
     shown_table = table_message.text or ""
     assert shown_table.startswith("🏁 The series is over."), shown_table

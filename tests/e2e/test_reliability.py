@@ -21,6 +21,7 @@ import engine
 from bot import render
 from bot.app import App
 from bot.i18n import texts
+from bot.service.table import table_role
 from engine import Card
 from storage import Game, OutboxOp
 from tests.e2e.harness import (
@@ -83,15 +84,26 @@ async def assert_final_state(
     assert game is not None
     series = engine.from_record(await storage.export_record(game_id))
     t = texts("en")
-    table = await storage.get_message(game_id, "table")
-    assert table is not None
-    shown = fake.chat(table.chat_id).get_message(table.message_id)
-    assert shown is not None and not shown.deleted
-    if game.status == "playing":
-        expected = render.table_text(t, game, series, turn_seconds=0)
+    table = await storage.get_message(game_id, table_role(series))
+    if table is None and game.status == "playing":
+        # A deal has just ended: its own table shows its result and who starts the next
+        # deal, whose table comes with its first move.
+        assert len(series.deals) > 1 and not series.deals[-1].history
+        table = await storage.get_message(game_id, table_role(series, len(series.deals) - 2))
+        assert table is not None
+        shown = fake.chat(table.chat_id).get_message(table.message_id)
+        assert shown is not None and not shown.deleted
+        assert f"Deal {len(series.deals) - 1} is over" in shown.text
+        assert f"Deal {len(series.deals)} is dealt" in shown.text
     else:
-        expected = render.final_table_text(t, game, series, game.status)
-    assert plain(shown.text) == plain(expected)
+        assert table is not None
+        shown = fake.chat(table.chat_id).get_message(table.message_id)
+        assert shown is not None and not shown.deleted
+        if game.status == "playing":
+            expected = render.table_text(t, game, series, turn_seconds=0)
+        else:
+            expected = render.final_table_text(t, game, series, game.status)
+        assert plain(shown.text) == plain(expected)
     deal = series.deals[-1]
     for seat in game.seats:
         if seat.user_id is None:
