@@ -135,3 +135,75 @@ class Solver:
             flag = EXACT
         self.table[key] = (best, flag)
         return best
+
+
+# Two players, stock empty, at a lead: the most points the leader can still take
+# (R9-R12) against a perfect answerer, by (leader's cards, answerer's cards, trump) as
+# bit masks. It does not depend on the points taken so far, so it is shared by every
+# playout (and decision) that reaches the same cards: the penalty edge and the margin
+# only ever grow with a seat's points, so the best play for points is the best play
+# for the deal's utility too.
+_TAKE: dict[tuple[int, int, int], int] = {}
+_TAKE_LIMIT = 1 << 20
+
+
+def _cards(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _points(mask: int) -> int:
+    return sum(PTS[c] for c in _cards(mask))
+
+
+def lead_take(leader: int, answerer: int, trump: int) -> int:
+    """Points the seat to lead takes from here on with perfect play by both seats, in a
+    two-player deal with the stock empty; ``leader``/``answerer`` are the hands as bit
+    masks (bit = card index). Exact minimax, memoised across calls."""
+    key = (leader, answerer, trump)
+    hit = _TAKE.get(key)
+    if hit is not None:
+        return hit
+    if not leader:
+        return 0
+    lead_cards = _cards(leader)
+    ans_cards = _cards(answerer)
+    total = _points(leader) + _points(answerer)
+    leads: list[tuple[int, ...]] = [(c,) for c in lead_cards]
+    limit = min(3, len(lead_cards), len(ans_cards))  # R6
+    for size in range(2, limit + 1):
+        leads += [
+            combo for combo in combinations(lead_cards, size) if len({c // 9 for c in combo}) == 1
+        ]
+    best = -1
+    for lead in leads:
+        lead_mask = _mask(list(lead))
+        left_lead = leader ^ lead_mask
+        lead_pts = sum(PTS[c] for c in lead)
+        worst = total + 1
+        for combo in combinations(ans_cards, len(lead)):
+            combo_mask = _mask(list(combo))
+            left_ans = answerer ^ combo_mask
+            trick = lead_pts + sum(PTS[c] for c in combo)
+            # R7: a discard (always allowed) leaves the trick to the leader, who leads on.
+            take = trick + lead_take(left_lead, left_ans, trump)
+            if take < worst:
+                worst = take
+            if covers(combo, lead, trump):
+                # A declared beat: the answerer takes the trick and leads next (R9, R11).
+                rest = total - trick
+                take = rest - lead_take(left_ans, left_lead, trump)
+                if take < worst:
+                    worst = take
+            if worst <= best:
+                break  # this lead cannot beat one already found
+        if worst > best:
+            best = worst
+    if len(_TAKE) >= _TAKE_LIMIT:
+        _TAKE.clear()
+    _TAKE[key] = best
+    return best
