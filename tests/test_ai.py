@@ -142,7 +142,6 @@ def test_decisions_ignore_hidden_cards(n: int) -> None:
         "informed": StrongPlayer(1, worlds=6, rollout="informed"),
         "inference": StrongPlayer(1, worlds=6, infer=1.0, exact_worlds=12),
         "tail": StrongPlayer(1, worlds=6, tail=3),
-        "mix": StrongPlayer(1, worlds=6, mix=0.5),
     }
     checked = 0
     for game in range(40):

@@ -16,7 +16,7 @@ from itertools import combinations, permutations
 from statistics import fmean, pstdev
 from typing import Protocol
 
-from engine.ai import informed, policy, styles
+from engine.ai import informed, policy
 from engine.ai.belief import PublicSampler, Sampler, likelihood
 from engine.ai.house import HouseSearch, house_move
 from engine.ai.sim import PTS, SUIT_INDEX, Sim, build_world, sample_world, unseen_for, view_table
@@ -171,10 +171,6 @@ class StrongPlayer:
     the rest perfectly, as this player does with the stock empty) instead of greedy
     against greedy (0 = off).
 
-    ``mix``: in that share of the sampled worlds the other seats play the aggressive
-    style of :mod:`engine.ai.styles` in the playouts (beat whenever they can, lead rich
-    cards) instead of our greedy policy, one draw per world (0 = off).
-
     ``worlds`` bounds the samples per decision; ``time_limit`` (seconds), when set, stops
     earlier, which makes decisions depend on machine speed; leave it ``None`` when
     decisions must be reproducible.
@@ -198,7 +194,6 @@ class StrongPlayer:
         infer: float = 0.0,
         infer_history: int = 0,
         tail: int = 0,
-        mix: float = 0.0,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.seed = seed
@@ -217,7 +212,6 @@ class StrongPlayer:
         self.infer = infer
         self.infer_history = infer_history
         self.tail = tail
-        self.mix = mix
         self.clock = clock
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
@@ -263,16 +257,11 @@ class StrongPlayer:
         done = 0
         while spent < budget and len(active) > 1 and done < self.worlds * self.max_growth:
             world = sampler(rng)
-            rough = self.mix > 0.0 and rng.random() < self.mix
             for i in active:
                 sim = world.copy()
                 sim.play(*options[i])
                 if tail:
                     values[i].append(playout_tail(sim, seat, self.margin_weight, tail))
-                    continue
-                if rough:
-                    styles.playout(sim, seat)
-                    values[i].append(utility(sim.points, seat, self.margin_weight))
                     continue
                 if informed_rollouts:
                     informed.playout(sim)

@@ -144,7 +144,7 @@ class Solver:
 # only ever grow with a seat's points, so the best play for points is the best play
 # for the deal's utility too.
 _TAKE: dict[tuple[int, int, int], int] = {}
-_TAKE_LIMIT = 1 << 20
+_TAKE_LIMIT = 1 << 18  # entries (~40 MB); the table is cleared when full
 
 
 def _cards(mask: int) -> list[int]:
