@@ -13,10 +13,9 @@ import random
 import pytest
 
 from engine.ai import StrongPlayer, canonical, make_player, safe_move
-from engine.ai.players import decision_rng, playout_tail, utility
-from engine.ai.policy import decide, playout, random_move
-from engine.ai.sim import PTS, SUIT_INDEX, Sim, sample_world
-from engine.ai.solver import Solver, lead_take, options
+from engine.ai.players import decision_rng, utility
+from engine.ai.sim import SUIT_INDEX, Sim, sample_world
+from engine.ai.solver import Solver, options
 from engine.cards import Card, Suit, shuffled_deck
 from engine.deal import Deal, Move, penalties_for
 from tests.test_ai import swapped_twin
@@ -210,61 +209,3 @@ def test_r10_sampled_exact_decisions_ignore_hidden_cards() -> None:
         assert (sorted(a.cards), a.beat) == (sorted(b.cards), b.beat)
         checked += 1
     assert checked >= 5
-
-
-def lead_position(seed: int, cards: int) -> Sim | None:
-    """A sampled two-player world played greedily until the stock is empty and the seat
-    to lead holds at most ``cards`` cards (R10, R11); ``None`` if the deal ended first."""
-    rng = random.Random(seed)
-    deal = Deal.start(2, shuffled_deck(rng=rng), rng.randrange(2))
-    sim = sample_world(deal.view(deal.turn or 0), rng)
-    while sim.turn >= 0 and (sim.stock or sim.k or len(sim.hands[sim.turn]) > cards):
-        sim.play(*(random_move(sim, rng) if rng.random() < 0.3 else decide(sim)))
-    return sim if sim.turn >= 0 else None
-
-
-LEADS = [p for p in (lead_position(s, 1 + s % 4) for s in range(80)) if p is not None][:40]
-
-
-@pytest.mark.parametrize("index", range(len(LEADS)))
-def test_r12_lead_take_is_the_minimax_of_points(index: int) -> None:
-    """The memoised points search agrees with the utility minimax (Solver, itself checked
-    against brute force above) for both seats: the utility grows with a seat's points."""
-    sim = LEADS[index]
-    leader = sim.turn
-    masks = [sum(1 << c for c in hand) for hand in sim.hands]
-    take = lead_take(masks[leader], masks[1 - leader], sim.trump)
-    rest = sum(PTS[c] for hand in sim.hands for c in hand)
-    assert 0 <= take <= rest
-    for me in (0, 1):
-        points = list(sim.points)
-        points[leader] += take
-        points[1 - leader] += rest - take
-
-        def value(s: Sim, me: int = me) -> float:
-            return utility(s.points, me, 1.0)
-
-        assert Solver(me, value).search(sim.copy(), -1e9, 1e9) == pytest.approx(
-            utility(points, me, 1.0)
-        )
-        assert playout_tail(sim.copy(), me, 1.0, 4) == pytest.approx(utility(points, me, 1.0))
-
-
-def test_r13_playout_tail_plays_the_endgame_perfectly_not_greedily() -> None:
-    """Issue 13's deal again (clubs trump, 35-35, seat 0 to lead): greedy against greedy
-    ends otherwise than perfect play, and ``playout_tail`` returns the perfect 60-60
-    only when the tail covers the hand."""
-    c = {code: Card.parse(code).index for code in ["6S", "AS", "10H", "KC", "9H", "AD", "QC", "AC"]}
-    sim = object.__new__(Sim)
-    sim.n = 2
-    sim.hands = [[c["6S"], c["AS"], c["10H"], c["KC"]], [c["9H"], c["AD"], c["QC"], c["AC"]]]
-    sim.stock = []
-    sim.trump = SUIT_INDEX[Suit.CLUBS]
-    sim.points = [35, 35]
-    sim.leader = sim.turn = sim.claimant = sim.last_winner = 0
-    sim.claim = ()
-    sim.table_pts = sim.k = sim.left = 0
-    greedy = sim.copy()
-    playout(greedy)
-    assert playout_tail(sim.copy(), 0, 1.0, 4) == 0.0  # 60-60
-    assert playout_tail(sim.copy(), 0, 1.0, 0) == utility(greedy.points, 0, 1.0) < 0.0

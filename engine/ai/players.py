@@ -19,8 +19,8 @@ from typing import Protocol
 from engine.ai import informed, policy
 from engine.ai.belief import PublicSampler, Sampler, likelihood
 from engine.ai.house import HouseSearch, house_move
-from engine.ai.sim import PTS, SUIT_INDEX, Sim, build_world, sample_world, unseen_for, view_table
-from engine.ai.solver import Solver, lead_take
+from engine.ai.sim import SUIT_INDEX, Sim, build_world, sample_world, unseen_for, view_table
+from engine.ai.solver import Solver
 from engine.deal import Move, PlayerView, penalties_for
 from engine.rules import BASE_RULES
 
@@ -166,11 +166,6 @@ class StrongPlayer:
     ``infer_history`` > 0 also older answers of the deal, rebuilt from the open cards,
     after which that seat drew at most ``infer_history`` cards (0: the last trick only).
 
-    ``tail``: two players, finish each playout exactly once the stock is empty and the
-    seat to lead holds at most ``tail`` cards (:func:`playout_tail`: both seats play
-    the rest perfectly, as this player does with the stock empty) instead of greedy
-    against greedy (0 = off).
-
     ``worlds`` bounds the samples per decision; ``time_limit`` (seconds), when set, stops
     earlier, which makes decisions depend on machine speed; leave it ``None`` when
     decisions must be reproducible.
@@ -193,7 +188,6 @@ class StrongPlayer:
         solve_samples: int = 0,
         infer: float = 0.0,
         infer_history: int = 0,
-        tail: int = 0,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.seed = seed
@@ -211,7 +205,6 @@ class StrongPlayer:
         self.solve_samples = solve_samples
         self.infer = infer
         self.infer_history = infer_history
-        self.tail = tail
         self.clock = clock
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
@@ -248,7 +241,6 @@ class StrongPlayer:
         seat = view.seat
         sampler = self._sampler(view)
         informed_rollouts = self.rollout == "informed"
-        tail = self.tail if view.players == 2 and self.endgame != "off" else 0
         # Without pruning: ``worlds`` worlds for every move. With it, the same number of
         # playouts, but moves that are clearly worse than the leader on the worlds seen
         # so far (paired comparison) stop being played, and the rest get more worlds.
@@ -260,9 +252,6 @@ class StrongPlayer:
             for i in active:
                 sim = world.copy()
                 sim.play(*options[i])
-                if tail:
-                    values[i].append(playout_tail(sim, seat, self.margin_weight, tail))
-                    continue
                 if informed_rollouts:
                     informed.playout(sim)
                 else:
@@ -340,38 +329,6 @@ class StrongPlayer:
             return utility(sim.points, seat, weight)
 
         return value
-
-
-def playout_tail(sim: Sim, seat: int, margin_weight: float, tail: int) -> float:
-    """Two players: the greedy playout until the stock is empty (R10) and the seat to
-    lead holds at most ``tail`` cards, then the rest played perfectly by both seats
-    (:func:`~engine.ai.solver.lead_take`, exact minimax), not greedy against greedy;
-    the deal's :func:`utility` for ``seat``."""
-    hands, trump, play = sim.hands, sim.trump, sim.play
-    while sim.turn >= 0:
-        if sim.k:
-            cards, beat = policy.answer(
-                hands[sim.turn], trump, sim.claim, sim.table_pts, sim.left - 1, 2
-            )
-            play(cards, beat)
-            continue
-        leader = sim.turn
-        if not sim.stock and len(hands[leader]) <= tail:
-            lead_mask = answer_mask = 0
-            rest = 0
-            for c in hands[leader]:
-                lead_mask |= 1 << c
-                rest += PTS[c]
-            for c in hands[1 - leader]:
-                answer_mask |= 1 << c
-                rest += PTS[c]
-            take = lead_take(lead_mask, answer_mask, trump)
-            points = list(sim.points)
-            points[leader] += take
-            points[1 - leader] += rest - take
-            return utility(points, seat, margin_weight)
-        play(policy.lead(hands[leader], trump, sim.lead_limit(), len(sim.stock)), None)
-    return utility(sim.points, seat, margin_weight)
 
 
 def all_worlds(view: PlayerView, cap: int) -> list[Sim] | None:
