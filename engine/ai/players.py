@@ -417,6 +417,10 @@ EXACT_WORLDS = 12  # two players, at most this many worlds left: solve each exac
 # rebuilt from the open cards) is not in the levels either: at 100 worlds against the
 # plain Monte Carlo baseline within noise of the level on paired decks, and the
 # history costs ~25% more time (bench/RESULTS-ai.md, issue 13 fourth pass).
+# ``StrongPlayer(halving=True)`` (successive halving over the root moves instead of the
+# z-test pruning, same playouts) is not in the levels: against mc:300 at equal mean
+# time +5.6 points of deal wins on decks 1000-1079 and -5.6 on 1080-1159, ±0.0 ± 5.0
+# over the 160 paired decks (bench/RESULTS-ai.md, issue 13 fifth pass).
 PRUNE_Z = 2.5  # drop a move once it trails the leader by this many standard errors
 # Worlds per decision under house rules (Part B/C), where playouts run on real Deal
 # positions and cost far more than the fast simulator's: worlds/15 within these bounds
