@@ -141,6 +141,7 @@ def test_decisions_ignore_hidden_cards(n: int) -> None:
         "pruning": StrongPlayer(1, worlds=34, belief=0.05, prune=1.0),
         "informed": StrongPlayer(1, worlds=6, rollout="informed"),
         "inference": StrongPlayer(1, worlds=6, infer=1.0, exact_worlds=12),
+        "halving": StrongPlayer(1, worlds=6, halving=True),
     }
     checked = 0
     for game in range(40):

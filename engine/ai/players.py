@@ -166,6 +166,10 @@ class StrongPlayer:
     ``infer_history`` > 0 also older answers of the deal, rebuilt from the open cards,
     after which that seat drew at most ``infer_history`` cards (0: the last trick only).
 
+    ``halving``: instead of ``prune``, successive halving over the moves with the same
+    number of playouts (:meth:`_halving`): clear decisions spend few worlds on their
+    bad moves, close ones compare the last two moves on the most worlds.
+
     ``worlds`` bounds the samples per decision; ``time_limit`` (seconds), when set, stops
     earlier, which makes decisions depend on machine speed; leave it ``None`` when
     decisions must be reproducible.
@@ -188,6 +192,7 @@ class StrongPlayer:
         solve_samples: int = 0,
         infer: float = 0.0,
         infer_history: int = 0,
+        halving: bool = False,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.seed = seed
@@ -205,6 +210,7 @@ class StrongPlayer:
         self.solve_samples = solve_samples
         self.infer = infer
         self.infer_history = infer_history
+        self.halving = halving
         self.clock = clock
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
@@ -245,6 +251,8 @@ class StrongPlayer:
         # playouts, but moves that are clearly worse than the leader on the worlds seen
         # so far (paired comparison) stop being played, and the rest get more worlds.
         budget = self.worlds * len(options)
+        if self.halving and self.time_limit is None:
+            return self._halving(view, options, sampler, rng, budget)
         spent = 0
         done = 0
         while spent < budget and len(active) > 1 and done < self.worlds * self.max_growth:
@@ -266,6 +274,45 @@ class StrongPlayer:
         scores = [fmean(v) if v else 0.0 for v in values]
         for i, mean in dropped.items():
             scores[i] = mean - 1000.0
+        return scores
+
+    def _halving(
+        self,
+        view: PlayerView,
+        options: list[Option],
+        sampler: Callable[[random.Random], Sim],
+        rng: random.Random,
+        budget: int,
+    ) -> list[float]:
+        """Successive halving at the same number of playouts: ceil(log2(moves)) rounds
+        with an equal share of the budget each; every round plays the moves still in on
+        new worlds (the same worlds for all of them) and keeps the better half by their
+        mean over all their worlds so far. Clear decisions drop their bad moves after a
+        few worlds; the last two moves are compared on the most worlds."""
+        seat = view.seat
+        values: list[list[float]] = [[] for _ in options]
+        active = list(range(len(options)))
+        rounds = max(1, math.ceil(math.log2(len(options))))
+        dropped: dict[int, float] = {}
+        for r in range(rounds):
+            count = max(1, budget // rounds // len(active))
+            for _ in range(count):
+                world = sampler(rng)
+                for i in active:
+                    sim = world.copy()
+                    sim.play(*options[i])
+                    policy.playout(sim, rng, self.rollout_noise)
+                    values[i].append(utility(sim.points, seat, self.margin_weight))
+            if r == rounds - 1 or len(active) <= 1:
+                break
+            ranked = sorted(active, key=lambda i: (-fmean(values[i]), i))
+            keep = (len(ranked) + 1) // 2
+            for i in ranked[keep:]:
+                dropped[i] = fmean(values[i]) - 1000.0 * (rounds - r)
+            active = sorted(ranked[:keep])
+        scores = [fmean(v) if v else 0.0 for v in values]
+        for i, mean in dropped.items():
+            scores[i] = mean
         return scores
 
     def _sampler(self, view: PlayerView) -> Callable[[random.Random], Sim]:
@@ -370,6 +417,10 @@ EXACT_WORLDS = 12  # two players, at most this many worlds left: solve each exac
 # rebuilt from the open cards) is not in the levels either: at 100 worlds against the
 # plain Monte Carlo baseline within noise of the level on paired decks, and the
 # history costs ~25% more time (bench/RESULTS-ai.md, issue 13 fourth pass).
+# ``StrongPlayer(halving=True)`` (successive halving over the root moves instead of the
+# z-test pruning, same playouts) is not in the levels: against mc:300 at equal mean
+# time +5.6 points of deal wins on decks 1000-1079 and -5.6 on 1080-1159, ±0.0 ± 5.0
+# over the 160 paired decks (bench/RESULTS-ai.md, issue 13 fifth pass).
 PRUNE_Z = 2.5  # drop a move once it trails the leader by this many standard errors
 # Worlds per decision under house rules (Part B/C), where playouts run on real Deal
 # positions and cost far more than the fast simulator's: worlds/15 within these bounds
