@@ -521,11 +521,12 @@ async def report_ops(moves: int) -> None:
                 print(
                     f"{players:<9}"
                     + "".join(f"{per[k]:>12.2f}" for k in OP_KINDS)
-                    + f"{sum(per.values()):>9.2f}{players + 1:>6}"
+                    + f"{sum(per.values()):>9.3f}{players + 1:>6}"
                 )
     print("selection: hand redraws while a move is chosen (the switch, then each card), for")
     print("moves one tap cannot make: several cards, or discarding a card that could beat.")
-    print("Group sends are deal and series results.")
+    print("Group sends are each new deal's table (sent with its first move; the deal before")
+    print("keeps its own table, which shows its result) and series results.")
 
 
 def report(ours: Figures, minimal: Figures) -> None:

@@ -10,8 +10,9 @@ import pytest
 from bot.callbacks import PlayCb
 from bot.service import GameService, UserError, UserInfo
 from bot.service.core import LiveGame
+from engine.ai import make_player
 from engine.cards import Card
-from storage import Backend, Game, open_storage
+from storage import Backend, Game, OutboxItem, open_storage
 from tests.test_engine_support import build_deck
 
 
@@ -285,3 +286,56 @@ async def test_r7_a_tap_beats_where_it_can_and_discard_dont_beat_discards_a_beat
             assert answer.cards == (Card.parse("7S"),) and answer.beat is (not discard)
         finally:
             await storage.close()
+
+
+async def test_r8_a_deal_that_ends_turns_its_table_into_its_record_and_the_next_gets_its_own(
+    tmp_path: Path,
+) -> None:
+    """Issue 9, R8: when a deal ends, its own table message is edited to show how it ended
+    (the last trick and the result): no result message of its own, so that move costs the
+    same n + 1 operations as any other. The next deal's table is a message of its own
+    (role "table:2": nothing to edit yet, so delivery sends it), with that deal's first
+    move."""
+    storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
+    try:
+        deck = build_deck(2, 0, [["6H", "7H", "8C", "9C"], ["6S", "7S", "JD", "QD"]], "AD")
+        service, game = await two_players(storage, deck)
+
+        async def drain() -> list[OutboxItem]:
+            items = await storage.pending(1e12, limit=10_000)
+            for item in items:
+                await storage.outbox_done(item.id)
+            return items
+
+        async def move() -> tuple[LiveGame, list[OutboxItem]]:
+            live = await service._load(game.id)
+            assert live.series is not None
+            deal = live.series.deals[-1]
+            assert deal.turn is not None
+            chosen = make_player("greedy", seed=1).choose(deal.view(deal.turn), deal.legal_moves())
+            kind = "l" if chosen.beat is None else ("b" if chosen.beat else "d")
+            codes = ".".join(c.code() for c in chosen.cards)
+            user = (ALICE, BOB)[deal.turn]
+            await service.play(game.id, user.id, live.game.version, kind, codes)
+            return live, await drain()
+
+        await drain()
+        for _ in range(200):
+            live, ops = await move()
+            assert live.series is not None
+            if len(live.series.deals) == 2:
+                break
+        group = [(i.method, i.role) for i in ops if i.chat_id == -100]
+        assert group == [("edit", "table")]
+        assert len(ops) == 3  # n + 1: both hands and the table
+        record = next(i.payload["text"] for i in ops if i.chat_id == -100)
+        assert "сдача 1" in record and "📊 <b>Сдача 1 окончена</b>" in record
+        assert "Взятка — " in record  # the deal's last trick (R8)
+        assert "Сдача 2 роздана" in record
+        _, ops = await move()
+        group = [(i.method, i.role) for i in ops if i.chat_id == -100]
+        assert group == [("edit", "table:2")]
+        table = next(i.payload["text"] for i in ops if i.chat_id == -100)
+        assert "сдача 2" in table and "окончена" not in table
+    finally:
+        await storage.close()

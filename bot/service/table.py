@@ -109,20 +109,21 @@ class TableFlow(ServiceCore):
         tapped = live.last_tap.get(user_id)
         return tapped is None or self.clock() - tapped > PING_AFTER_IDLE
 
-    def _closing_ops(self, live: LiveGame, status: str) -> list[OutboxOp]:
+    def _closing_ops(
+        self, live: LiveGame, status: str, record: str | None = None
+    ) -> list[OutboxOp]:
+        """The table and hands once the game is over; ``record``: the last deal just
+        ended (``_deal_record``), and its table shows it above the final tally."""
         t = live.t
         ops: list[OutboxOp] = []
         if live.series is None:
             text = render.lobby_closed_text(t, live.game, status)
             ops.append(self.group_edit(live, "lobby", text))
             return ops
-        ops.append(
-            self.group_edit(
-                live,
-                table_role(live.series),
-                render.final_table_text(t, live.game, live.series, status),
-            )
-        )
+        final = render.final_table_text(t, live.game, live.series, status)
+        if record is not None:
+            final = record + "\n\n" + final
+        ops.append(self.group_edit(live, table_role(live.series), final))
         for seat in live.game.seats:
             if seat.user_id is not None:
                 text = render.hand_over_text(t, live.chat_title, status)
@@ -313,13 +314,15 @@ class TableFlow(ServiceCore):
         ops += [self.group_send(live, note) for note in ui.move_notes(t, game, series, action)]
         change: dict[str, Any] = {"move": LoggedMove(deal_index, ui.action_json(action))}
         status = None
+        record: str | None = None
         if deal.finished:
             points, penalties = ui.deal_rows(series)
             change["tally"] = DealTally(
                 deal_index, tuple(points[deal_index]), tuple(penalties[deal_index])
             )
+            record = ui.table_text(t, game, series, turn_seconds=None)  # the deal as it ended
+            record += "\n\n" + ui.deal_end_text(t, game, series, deal_index)
             if series.finished:
-                ops.append(self.group_send(live, ui.deal_end_text(t, game, series, deal_index)))
                 status = "finished"
                 change["winners"] = ui.winners(series)
                 # Stats and ratings are recorded by the commit that finishes the series.
@@ -329,8 +332,6 @@ class TableFlow(ServiceCore):
                 )
                 ops.append(with_series_picture(result_op))
             else:
-                record = ui.table_text(t, game, series, turn_seconds=None)  # the deal as it ended
-                record += "\n\n" + ui.deal_end_text(t, game, series, deal_index)
                 nxt = series.start_deal(shuffled_deck(rng=self.rng))  # R4 dealer
                 change["new_deal"] = DealStart(
                     deal_index + 1, nxt.dealer, tuple(c.code() for c in nxt.deck)
@@ -344,7 +345,7 @@ class TableFlow(ServiceCore):
             change["status"] = status
             change["deadline"] = None
             live.game = replace(game, deadline=None, status=status)
-            ops += self._closing_ops(live, status)
+            ops += self._closing_ops(live, status, record if series.finished else None)
         else:
             deadline = self._deadline_for(live)
             change["deadline"] = deadline

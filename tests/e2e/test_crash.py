@@ -352,12 +352,14 @@ async def check_game(
     table_message = fake.chat(last_table.chat_id).get_message(last_table.message_id)
     assert table_message is not None and not table_message.deleted
     shown_table = table_message.text or ""
-    assert shown_table.startswith("🏁 The series is over."), shown_table
+    # The last deal as it ended, its result, then the final tally.
+    assert f"Deal {len(report.deals)} is over" in shown_table, shown_table
+    assert "\n\n🏁 The series is over." in shown_table, shown_table
     for name, total in zip(names, report.totals, strict=True):
         assert f"{name}: {total}" in shown_table
     # The newest table-looking message in the group is that one (no stale copy after it).
     tables_shown = [m for m in table.group.bot_messages() if "Burkozel" in (m.text or "")]
-    assert not tables_shown or tables_shown[-1].message_id < table_message.message_id
+    assert not tables_shown or tables_shown[-1].message_id <= table_message.message_id
     for user in table.humans:
         ref = refs[f"hand:{user.id}"]
         hand = user.dm.get_message(ref.message_id)
