@@ -13,7 +13,12 @@ from typing import Protocol
 
 from engine.bura.actions import Action, Dave, Declare, Show
 from engine.bura.ai.policy import Situation, greedy
-from engine.bura.ai.world import DISCARD_TEMPERATURE, sample_world
+from engine.bura.ai.world import (
+    DISCARD_TEMPERATURE,
+    history_steps,
+    history_weight,
+    sample_world,
+)
 from engine.bura.deal import DECLARE, BuraDeal, BuraDealResult
 from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, BuraRules
 from engine.bura.series import deal_penalties
@@ -152,6 +157,8 @@ class BuraStrongPlayer:
         trump_weight: float = TRUMP_WEIGHT,
         rank_lean: float = 0.0,
         last_lean: float = 1.0,
+        filter_lean: float = 1.0,
+        candidates: int = 4,
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -174,6 +181,13 @@ class BuraStrongPlayer:
         # it would have played instead (1: as likely as any).
         self.rank_lean = rank_lean
         self.last_lean = last_lean
+        # With filter_lean < 1: sample ``candidates`` times as many worlds and keep
+        # ``worlds`` of them, drawn by how likely each makes the other seats' plays in
+        # this whole deal (world.history_weight: filter_lean per card held that a play
+        # says would have been played or discarded instead, D2/R7; a hand of three
+        # trumps at a play would have been shown, D6).
+        self.filter_lean = filter_lean
+        self.candidates = candidates
         # Whether this seat's playouts declare exactly when its pile holds enough (D5),
         # as the search itself does, instead of the greedy rule's guess.
         self.sure_self = sure_self
@@ -189,18 +203,7 @@ class BuraStrongPlayer:
         rng = decision_rng(self.seed, view)
         totals = [0.0] * len(options)
         sure = view.seat if self.sure_self else None
-        for _ in range(self.worlds):
-            world = sample_world(
-                view,
-                self.rules,
-                rng,
-                self.temperature,
-                self.lead_lean,
-                self.beater_lean,
-                self.trump_weight,
-                self.rank_lean,
-                self.last_lean,
-            )
+        for world in self._worlds(view, rng):
             for i, option in enumerate(options):
                 deal = world.copy()
                 if option is None:  # the rightful leader acts instead
@@ -220,6 +223,40 @@ class BuraStrongPlayer:
             key=lambda i: (totals[i], options[i] == Declare(view.seat, True)),
         )
         return options[best]
+
+    def _worlds(self, view: BuraView, rng: random.Random) -> list[BuraDeal]:
+        steps = history_steps(view) if self.filter_lean != 1.0 else None
+        count = self.worlds * (self.candidates if steps else 1)
+        worlds = [
+            sample_world(
+                view,
+                self.rules,
+                rng,
+                self.temperature,
+                self.lead_lean,
+                self.beater_lean,
+                self.trump_weight,
+                self.rank_lean,
+                self.last_lean,
+            )
+            for _ in range(count)
+        ]
+        if not steps:
+            return worlds
+        weights = [history_weight(steps, w, self.filter_lean, rng) for w in worlds]
+        total = sum(weights)
+        if total <= 0.0:
+            return worlds[: self.worlds]
+        # Systematic resampling: each world kept about worlds * weight / total times.
+        step = total / self.worlds
+        point, kept, acc, i = rng.random() * step, [], weights[0], 0
+        for _ in range(self.worlds):
+            while acc < point and i < len(worlds) - 1:
+                i += 1
+                acc += weights[i]
+            kept.append(worlds[i])
+            point += step
+        return kept
 
 
 def _key_decision(view: BuraView, options: Sequence[Action | None]) -> bool:
