@@ -50,6 +50,13 @@ TRUMP_WEIGHT = 0.0
 RANK_LEAN = 1.0
 LAST_LEAN = 0.05
 HARD_WORLDS = 40
+# hard samples 4x its worlds and keeps 40, drawn by how likely each makes greedy-like
+# play of the whole deal (filter_lean 0.05 per card a play says would have been played
+# or discarded instead, D2/R7; lean^3 for бура held at a play, D6: world.history_weight).
+# On the tuning decks 2000-2299 (seeds 0-3) +8, +5, +2, +4 deals of 600 against the
+# hard before (paired +0.016 ± 0.041 per deck); greedy's бура 420 deals of 2400, was 481
+# (bench/RESULTS-ai.md, sixth pass).
+FILTER_LEAN = 0.05
 
 
 class BuraPlayer(Protocol):
@@ -276,7 +283,12 @@ def make_bura_player(level: str, rules: BuraRules, seed: int = 0) -> BuraPlayer:
         return BuraStrongPlayer(rules, seed, worlds=8)
     if level == "hard":
         return BuraStrongPlayer(
-            rules, seed, worlds=HARD_WORLDS, rank_lean=RANK_LEAN, last_lean=LAST_LEAN
+            rules,
+            seed,
+            worlds=HARD_WORLDS,
+            rank_lean=RANK_LEAN,
+            last_lean=LAST_LEAN,
+            filter_lean=FILTER_LEAN,
         )
     raise ValueError(f"unknown level {level!r} (choose {', '.join(BURA_LEVELS)})")
 
