@@ -27,6 +27,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from bench.ai_bura import deck_for, make
 from engine.bura.actions import Action, Declare
 from engine.bura.ai import BuraStrongPlayer, make_bura_player, play_deal
+from engine.bura.ai.world import sample_world
 from engine.bura.deal import BuraDeal
 from engine.bura.rules import DECLARE_TARGET, BuraRules
 from engine.bura.view import BuraView
@@ -44,15 +45,23 @@ class Watch:
         self.sampled: Counter[str] = Counter()
         self.seen: Counter[str] = Counter()
         self.declares: list[tuple[float, bool, bool]] = []  # share, really 31, declared
-        # Per decision: the squared error of the worlds' mean trump count in the other
-        # hand, and the Brier score of the worlds' hand (sum over unseen cards).
-        self.trump_errors: list[float] = []
-        self.briers: list[float] = []
 
     def worlds(self, view: BuraView) -> list[BuraDeal]:
         p, rng = self.player, random.Random(repr(view))
-        p.worlds = WORLDS
-        return p._worlds(view, rng)  # as the player samples them (filter included)
+        return [
+            sample_world(
+                view,
+                p.rules,
+                rng,
+                p.temperature,
+                p.lead_lean,
+                p.beater_lean,
+                p.trump_weight,
+                p.rank_lean,
+                p.last_lean,
+            )
+            for _ in range(WORLDS)
+        ]
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
         choice = self.player.choose(view, legal)
@@ -62,20 +71,13 @@ class Watch:
         other = 1 - view.seat
         known = {*view.hand, *view.seen_cards(), view.trump_card}
         known |= {c for c, _ in view.my_closed}
-        real_trumps = sum(c.suit is view.trump for c in self.deal.hands[other])
-        mean_trumps = sum(sum(c.suit is view.trump for c in w.hands[other]) for w in worlds)
-        self.trump_errors.append((mean_trumps / WORLDS - real_trumps) ** 2)
-        brier = 0.0
         for card in DECK:
             if card in known:
                 continue
             kind = f"{'trump' if card.suit is view.trump else 'plain'} {card.rank.name.lower()}"
             self.seen[kind] += 1
             self.real[kind] += card in self.deal.hands[other]
-            share = sum(card in w.hands[other] for w in worlds) / WORLDS
-            self.sampled[kind] += share
-            brier += (share - (card in self.deal.hands[other])) ** 2
-        self.briers.append(brier)
+            self.sampled[kind] += sum(card in w.hands[other] for w in worlds) / WORLDS
         if view.phase == "declare" and view.turn == view.seat:
             share = sum(w.points()[view.seat] >= DECLARE_TARGET for w in worlds) / WORLDS
             real = self.deal.points()[view.seat] >= DECLARE_TARGET
@@ -113,12 +115,6 @@ def main() -> None:
             f"  {kind:13} {seen[kind]:6} real {real[kind] / seen[kind]:.3f}"
             f" worlds {sampled[kind] / seen[kind]:.3f} ratio {ratio:.2f}"
         )
-    errors = [e for w in watches for e in w.trump_errors]
-    briers = [b for w in watches for b in w.briers]
-    print(
-        f"  over {len(errors)} decisions: Brier score of the other hand {sum(briers) / len(briers):.3f},"
-        f" mean squared error of its trump count {sum(errors) / len(errors):.3f}"
-    )
     print("chances to declare, by the share of worlds whose pile holds 31 (D5)")
     rows = [row for w in watches for row in w.declares]
     for low in range(0, 11):

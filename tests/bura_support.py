@@ -87,7 +87,6 @@ def cards_in_view(view: BuraView) -> set[Card]:
     shown = set(view.hand) | {view.trump_card}
     shown |= {c for p in view.table for c in (p.cards or ())}
     shown |= {c for p in view.last_trick for c in (p.cards or ())}
-    shown |= {c for trick in view.tricks for p in trick for c in (p.cards or ())}
     shown |= {c for p in view.piles for c in p.open_cards}
     shown |= {c for p in view.piles for under in p.closed_under for c in under}
     shown |= {c for c, _owner in view.my_closed}

@@ -6,17 +6,11 @@ import random
 
 import pytest
 
-from engine.bura.actions import Answer, Declare, Lead
+from engine.bura.actions import Declare, Lead
 from engine.bura.ai import BURA_LEVELS, BuraStrongPlayer, make_bura_player, play_deal
 from engine.bura.ai.players import rollout
 from engine.bura.ai.policy import keep_value
-from engine.bura.ai.world import (
-    dealt_trump_weight,
-    history_steps,
-    history_weight,
-    last_trick_leans,
-    sample_world,
-)
+from engine.bura.ai.world import dealt_trump_weight, last_trick_leans, sample_world
 from engine.bura.deal import BuraDeal
 from engine.bura.rules import BuraRules
 from engine.bura.view import BuraView
@@ -156,14 +150,7 @@ def test_strong_options_decide_from_the_view_alone() -> None:
         other = sample_world(view, rules, random.Random(seed))
         assert other.view(seat) == view
         player = BuraStrongPlayer(
-            rules,
-            3,
-            worlds=6,
-            sure_self=True,
-            lead_lean=0.05,
-            rank_lean=1.0,
-            last_lean=0.05,
-            filter_lean=0.05,
+            rules, 3, worlds=6, sure_self=True, lead_lean=0.05, rank_lean=1.0, last_lean=0.05
         )
         first = player.choose(view, deal.legal_actions(seat))
         assert player.choose(other.view(seat), other.legal_actions(seat)) == first
@@ -267,75 +254,3 @@ def test_plain_cards_in_another_hand_lean_to_high_ranks() -> None:
         return sum(c.rank is rank and c.suit is not view.trump for h in hands for c in h)
 
     assert count(Rank.ACE, 1.0) > 1.5 * count(Rank.SIX, 1.0)
-
-
-def test_what_each_play_tells_holds_for_the_greedy_players_real_hands() -> None:
-    # Every play of the greedy player follows its rules (D2, R7): right after it, no
-    # card it really holds is one the play says it would have played instead, none is
-    # worth less to keep than a card it discarded, and its hand before was not бура (D6).
-    rules = BuraRules()
-    checked = 0
-    for seed in range(12):
-        deal = BuraDeal.start(2, shuffled_deck(300 + seed), 0, rules)
-        greedy = make_bura_player("greedy", rules)
-        while not deal.finished:
-            seat = deal.actors()[-1]
-            choice = greedy.choose(deal.view(seat), deal.legal_actions(seat))
-            assert choice is not None
-            before = list(deal.hands[seat])
-            deal.apply(choice)
-            if deal.finished or not isinstance(choice, Lead | Answer):
-                continue
-            steps = history_steps(deal.view(1 - seat))
-            assert steps is not None and steps[-1].seat == seat and steps[-1].index >= 0
-            kept, lean = deal.hands[seat], steps[-1].lean
-            assert lean is None or not any(lean(c) for c in kept)
-            if steps[-1].discard:
-                least = max(keep_value(c, deal.trump) for c in choice.cards)
-                assert all(keep_value(c, deal.trump) >= least for c in kept)
-            assert sum(c.suit is deal.trump for c in before) < 3
-            checked += lean is not None
-    assert checked > 80
-
-
-def test_d3_the_filter_keeps_worlds_that_agree_with_a_discard_under_a_ten_two_tricks_back() -> None:
-    # Seat 1 laid a card face down under A♥ (11 points): it held no trump then (R7: a
-    # trump would have taken it). It drew, then beat 7♠ with 8♠. A world giving it two
-    # trumps now makes that discard unlikely whichever of its cards came with the draw:
-    # the filter keeps none of them; the plain sampling gives some.
-    rules = BuraRules(molodka="off")
-    deal = BuraDeal.start(2, bura_deck(2, 1, ["AH 7S 9D", "8S 6D 7D"], "6C", "10S KD"), 1, rules)
-    deal.apply(lead(0, "AH"))
-    deal.apply(answer(1, "6D", False))
-    deal.apply(lead(0, "7S"))  # no declaration: the draw (10♠ to seat 0, K♦ to seat 1)
-    deal.apply(answer(1, "8S", True))
-    view = deal.view(0)
-    steps = history_steps(view)
-    assert steps is not None and [s.index < 0 for s in steps] == [False, True, False]
-
-    def two_trumps(filter_lean: float) -> int:
-        player = BuraStrongPlayer(rules, 1, worlds=200, trump_weight=0.0, filter_lean=filter_lean)
-        worlds = player._worlds(view, random.Random(3))
-        assert len(worlds) == 200
-        return sum(sum(c.suit is view.trump for c in w.hands[1]) == 2 for w in worlds)
-
-    assert two_trumps(1.0) >= 10
-    assert two_trumps(1e-9) == 0
-
-
-def test_d6_a_hand_of_three_trumps_at_a_play_makes_a_world_unlikely() -> None:
-    # Seat 1 led the trump 7♣ alone, keeping two cards. A world keeping 8♣ 9♣ agrees
-    # with the lead (D2: both are worth more to keep), but then its hand was бура, which
-    # it would have shown instead (D6): weighed lean^3. A world keeping 6♠ (worth less
-    # to keep than 7♣, it would have led it) and 8♣ is weighed lean.
-    rules = BuraRules(molodka="off")
-    deal = BuraDeal.start(2, bura_deck(2, 0, ["7S 8S 9D", "7C 6D 8D"], "6C"), 0, rules)
-    deal.apply(lead(1, "7C"))
-    view = deal.view(0)
-    steps = history_steps(view)
-    assert steps is not None and len(steps) == 1
-    world = sample_world(view, rules, random.Random(1))
-    rng = random.Random(2)
-    for kept, weight in (("8C 9C", 0.1**3), ("8C 6S", 0.1)):
-        world.hands[1] = [Card.parse(code) for code in kept.split()]
-        assert history_weight(steps, world, 0.1, rng) == pytest.approx(weight)

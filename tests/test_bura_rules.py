@@ -173,25 +173,6 @@ def test_d3_the_last_trick_shows_a_closed_discard_only_to_its_owner() -> None:
         ]
 
 
-def test_d3_every_taken_trick_stays_in_the_view_a_closed_discard_only_to_its_owner() -> None:
-    # Everyone saw every trick (a player remembers them): the view keeps them all, in
-    # order; a face-down discard shows its face to its owner only, to others its count.
-    rules = BuraRules(molodka="off")
-    deal = start(["KS 9D JH", "AH 10H 7S"], "QC", rules=rules, stock="8D 6H 7D 8H")
-    deal.apply(lead(1, "AH 10H"))
-    deal.apply(answer(0, "KS 9D", False))
-    deal.apply(lead(1, "7S"))  # no declaration: the draw, then seat 1 leads again
-    deal.apply(answer(0, "JH", False))
-    for seat, first, second in ((1, None, None), (0, ("KS", "9D"), ("JH",))):
-        tricks = deal.view(seat).tricks
-        shown = [None if s is None else tuple(parse_cards(list(s))) for s in (first, second)]
-        assert [[(p.seat, p.cards, p.count, p.beat) for p in t] for t in tricks] == [
-            [(1, tuple(parse_cards(["AH", "10H"])), 2, None), (0, shown[0], 2, False)],
-            [(1, tuple(parse_cards(["7S"])), 1, None), (0, shown[1], 1, False)],
-        ]
-        assert tricks[-1] == deal.view(seat).last_trick
-
-
 def test_d3_closed_under_keeps_each_trick_apart() -> None:
     rules = BuraRules(molodka="off")
     deal = start(["KS 9D JH", "AH 10H 7S"], "QC", rules=rules, stock="8D 6H 7D 8H")

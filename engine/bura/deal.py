@@ -118,8 +118,6 @@ class BuraDeal:
     # a trick is seen by all (R8 via Part D) only if the table shows it after the take.
     last_trick: tuple[TablePlay, ...] = ()
     last_taker: int | None = None
-    # Every trick taken so far in this deal, in order, as played (a tuple: copies share it).
-    tricks: tuple[tuple[TablePlay, ...], ...] = ()
     result_: BuraDealResult | None
 
     @classmethod
@@ -439,7 +437,6 @@ class BuraDeal:
         """R9: the claimant takes the table, face down (D3); then they may declare (D5)."""
         winner = self.claimant
         self.last_trick, self.last_taker = tuple(self.plays), winner
-        self.tricks = (*self.tricks, self.last_trick)
         self.piles[winner].extend(
             PileCard(c, p.seat, p.closed, self.trick_number) for p in self.plays for c in p.cards
         )

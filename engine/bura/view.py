@@ -3,7 +3,7 @@ seat's closed discard, never a running point total."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from engine.bura.deal import BuraDeal, BuraDealResult, PileCard, TablePlay
 from engine.cards import Card, Suit
@@ -66,11 +66,6 @@ class BuraView:
     trick_number: int
     result: BuraDealResult | None  # points are public once the deal is over
     closed_discards: bool
-    # Every trick taken so far in this deal, play by play as everyone saw it (as
-    # ``last_trick``: another seat's face-down discard shows only its count, D3). A player
-    # at the table remembers them. Left out of the text of the view (``repr``), which
-    # seeds the computer players' draws, so they draw as they did before it was added.
-    tricks: tuple[tuple[SeenPlay, ...], ...] = field(default=(), repr=False)
 
     @property
     def trump_card_in_stock(self) -> bool:
@@ -175,5 +170,4 @@ def view_of(deal: BuraDeal, seat: int) -> BuraView:
         trick_number=deal.trick_number,
         result=deal.result_,
         closed_discards=deal.rules.discards == "closed",
-        tricks=tuple(_seen(trick, seat) for trick in deal.tricks),
     )

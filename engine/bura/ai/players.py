@@ -13,12 +13,7 @@ from typing import Protocol
 
 from engine.bura.actions import Action, Dave, Declare, Show
 from engine.bura.ai.policy import Situation, greedy
-from engine.bura.ai.world import (
-    DISCARD_TEMPERATURE,
-    history_steps,
-    history_weight,
-    sample_world,
-)
+from engine.bura.ai.world import DISCARD_TEMPERATURE, sample_world
 from engine.bura.deal import DECLARE, BuraDeal, BuraDealResult
 from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, BuraRules
 from engine.bura.series import deal_penalties
@@ -50,13 +45,6 @@ TRUMP_WEIGHT = 0.0
 RANK_LEAN = 1.0
 LAST_LEAN = 0.05
 HARD_WORLDS = 40
-# hard samples 4x its worlds and keeps 40, drawn by how likely each makes greedy-like
-# play of the whole deal (filter_lean 0.05 per card a play says would have been played
-# or discarded instead, D2/R7; lean^3 for бура held at a play, D6: world.history_weight).
-# On the tuning decks 2000-2299 (seeds 0-3) +8, +5, +2, +4 deals of 600 against the
-# hard before (paired +0.016 ± 0.041 per deck); greedy's бура 420 deals of 2400, was 481
-# (bench/RESULTS-ai.md, sixth pass).
-FILTER_LEAN = 0.05
 
 
 class BuraPlayer(Protocol):
@@ -164,8 +152,6 @@ class BuraStrongPlayer:
         trump_weight: float = TRUMP_WEIGHT,
         rank_lean: float = 0.0,
         last_lean: float = 1.0,
-        filter_lean: float = 1.0,
-        candidates: int = 4,
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -188,13 +174,6 @@ class BuraStrongPlayer:
         # it would have played instead (1: as likely as any).
         self.rank_lean = rank_lean
         self.last_lean = last_lean
-        # With filter_lean < 1: sample ``candidates`` times as many worlds and keep
-        # ``worlds`` of them, drawn by how likely each makes the other seats' plays in
-        # this whole deal (world.history_weight: filter_lean per card held that a play
-        # says would have been played or discarded instead, D2/R7; a hand of three
-        # trumps at a play would have been shown, D6).
-        self.filter_lean = filter_lean
-        self.candidates = candidates
         # Whether this seat's playouts declare exactly when its pile holds enough (D5),
         # as the search itself does, instead of the greedy rule's guess.
         self.sure_self = sure_self
@@ -210,7 +189,18 @@ class BuraStrongPlayer:
         rng = decision_rng(self.seed, view)
         totals = [0.0] * len(options)
         sure = view.seat if self.sure_self else None
-        for world in self._worlds(view, rng):
+        for _ in range(self.worlds):
+            world = sample_world(
+                view,
+                self.rules,
+                rng,
+                self.temperature,
+                self.lead_lean,
+                self.beater_lean,
+                self.trump_weight,
+                self.rank_lean,
+                self.last_lean,
+            )
             for i, option in enumerate(options):
                 deal = world.copy()
                 if option is None:  # the rightful leader acts instead
@@ -231,40 +221,6 @@ class BuraStrongPlayer:
         )
         return options[best]
 
-    def _worlds(self, view: BuraView, rng: random.Random) -> list[BuraDeal]:
-        steps = history_steps(view) if self.filter_lean != 1.0 else None
-        count = self.worlds * (self.candidates if steps else 1)
-        worlds = [
-            sample_world(
-                view,
-                self.rules,
-                rng,
-                self.temperature,
-                self.lead_lean,
-                self.beater_lean,
-                self.trump_weight,
-                self.rank_lean,
-                self.last_lean,
-            )
-            for _ in range(count)
-        ]
-        if not steps:
-            return worlds
-        weights = [history_weight(steps, w, self.filter_lean, rng) for w in worlds]
-        total = sum(weights)
-        if total <= 0.0:
-            return worlds[: self.worlds]
-        # Systematic resampling: each world kept about worlds * weight / total times.
-        step = total / self.worlds
-        point, kept, acc, i = rng.random() * step, [], weights[0], 0
-        for _ in range(self.worlds):
-            while acc < point and i < len(worlds) - 1:
-                i += 1
-                acc += weights[i]
-            kept.append(worlds[i])
-            point += step
-        return kept
-
 
 def _key_decision(view: BuraView, options: Sequence[Action | None]) -> bool:
     if view.phase in ("declare", "dave") or None in options:
@@ -283,12 +239,7 @@ def make_bura_player(level: str, rules: BuraRules, seed: int = 0) -> BuraPlayer:
         return BuraStrongPlayer(rules, seed, worlds=8)
     if level == "hard":
         return BuraStrongPlayer(
-            rules,
-            seed,
-            worlds=HARD_WORLDS,
-            rank_lean=RANK_LEAN,
-            last_lean=LAST_LEAN,
-            filter_lean=FILTER_LEAN,
+            rules, seed, worlds=HARD_WORLDS, rank_lean=RANK_LEAN, last_lean=LAST_LEAN
         )
     raise ValueError(f"unknown level {level!r} (choose {', '.join(BURA_LEVELS)})")
 

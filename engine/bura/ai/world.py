@@ -13,12 +13,11 @@ import functools
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from engine.bura.ai.policy import keep_value
 from engine.bura.deal import BuraDeal, PileCard, TablePlay
 from engine.bura.rules import HAND_SIZE, BuraRules
-from engine.bura.view import BuraView, SeenPlay
+from engine.bura.view import BuraView
 from engine.cards import DECK, Card, Suit
 
 DISCARD_TEMPERATURE = 6.0  # weight of a card as a closed discard: exp(-points / T)
@@ -125,45 +124,6 @@ def last_trick_leans(view: BuraView) -> dict[int, tuple[int, Callable[[Card], bo
     return leans
 
 
-def _greedy_would_beat(card: Card, claim: Card, table_points: int, trump: Suit) -> bool:
-    """Whether a player holding ``card`` would have beaten the single card ``claim``
-    rather than discard: with a higher plain card of its suit always (it costs no trump),
-    with a trump only when the table holds 10 points or more (policy.greedy, R7)."""
-    if card.suit is claim.suit and card.rank > claim.rank:
-        return card.suit is not trump or table_points >= 10
-    return card.suit is trump and claim.suit is not trump and table_points >= 10
-
-
-def _play_lean(
-    play: SeenPlay, claim: tuple[Card, ...], table_points: int, trump: Suit
-) -> Callable[[Card], bool] | None:
-    """What one single-card play tells of the cards its owner held with it: which of
-    them it would have played instead (None: nothing). A single lead is its least wanted
-    card (D2); a single beat of a single card the cheapest (plain before trump, more
-    points first, R7); a discard under a single card means no card that would take it."""
-    if play.stop or play.count != 1:
-        return None
-    if play.beat is None:
-        if play.cards is None:
-            return None
-        least = keep_value(play.cards[0], trump)
-        return lambda c: keep_value(c, trump) < least
-    if len(claim) != 1:
-        return None
-    top = claim[0]
-    if play.beat and play.cards is not None:
-        cost = _beat_cost(play.cards[0], trump)
-
-        def cheaper(c: Card) -> bool:
-            takes = c.rank > top.rank if c.suit is top.suit else c.suit is trump
-            return takes and _beat_cost(c, trump) < cost
-
-        return cheaper
-    if play.beat is False:
-        return lambda c: _greedy_would_beat(c, top, table_points, trump)
-    return None
-
-
 def _take_discard(
     pool: list[Card],
     count: int,
@@ -243,17 +203,14 @@ def _take_kept(
     return taken
 
 
-def _trick(
-    trick: tuple[SeenPlay, ...],
-    rules: BuraRules,
-    dealt: dict[tuple[tuple[Card, ...], int], list[Card]],
+def _last_trick(
+    view: BuraView, rules: BuraRules, dealt: dict[tuple[tuple[Card, ...], int], list[Card]]
 ) -> tuple[tuple[TablePlay, ...], int | None]:
-    """A taken trick with the faces its closed discards were given in the piles, and
-    its taker."""
+    """The last trick with the faces its closed discards were given in the piles."""
     plays: list[TablePlay] = []
     claim: tuple[Card, ...] = ()
     taker: int | None = None
-    for play in trick:
+    for play in view.last_trick:
         cards = play.cards
         if cards is None:
             cards = tuple(dealt[(claim, play.seat)])
@@ -387,110 +344,5 @@ def sample_world(
     world.stakes, world.last_dave_by, world.dave_by = view.stakes, view.last_dave_by, view.dave_by
     world.trump_drawn_by = view.trump_card_drawn_by
     world.trick_number, world.history, world.result_ = view.trick_number, [], None
-    world.last_trick, world.last_taker = _trick(view.last_trick, rules, dealt)
-    world.tricks = tuple(_trick(trick, rules, dealt)[0] for trick in view.tricks)
+    world.last_trick, world.last_taker = _last_trick(view, rules, dealt)
     return world
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One public step of another seat's hand in this deal: a play (``trick`` -1: on
-    the table now), with what it tells of the cards held with it, or a draw."""
-
-    seat: int
-    trick: int = -1  # a play: the taken trick's number, or -1 for the table
-    index: int = -1  # a play: its place in the trick; -1 for a draw
-    lean: Callable[[Card], bool] | None = None
-    drawn: int = 0  # a draw: how many cards
-    with_trump_card: bool = False  # a draw that took the turned trump (the stock's last)
-    discard: bool = False  # a play that did not beat: its owner's least wanted cards
-
-
-def history_steps(view: BuraView) -> list[Step] | None:
-    """Every play and draw of the other seats in this deal, oldest first, with what each
-    single-card play tells of the cards held with it (``_play_lean``); None if the hand
-    sizes followed from the deal (D1) through each trick and draw (D4) do not come out
-    as the view's."""
-    me, trump = view.seat, view.trump
-    sizes = [HAND_SIZE] * view.players
-    stock = len(DECK) - HAND_SIZE * view.players
-    steps: list[Step] = []
-
-    def play_all(plays: tuple[SeenPlay, ...], trick: int) -> int | None:
-        claim: tuple[Card, ...] = ()
-        taker: int | None = None
-        points = 0
-        for index, play in enumerate(plays):
-            sizes[play.seat] -= play.count
-            if play.seat != me:
-                lean = _play_lean(play, claim, points, trump)
-                steps.append(Step(play.seat, trick, index, lean, discard=play.beat is False))
-            if play.beat is not False and play.cards is not None:
-                claim, taker = play.cards, play.seat
-            points += sum(c.points for c in play.cards or ())
-        return taker
-
-    for number, trick in enumerate(view.tricks):
-        taker = play_all(trick, number)
-        if taker is None:
-            return None
-        if number == len(view.tricks) - 1 and view.phase == "declare":
-            break  # the draw follows the declaring moment
-        drawn = [0] * view.players
-        last: int | None = None
-        order = [(taker + i) % view.players for i in range(view.players)]
-        while stock and any(sizes[s] < HAND_SIZE for s in order):
-            for s in order:
-                if stock and sizes[s] < HAND_SIZE:
-                    stock -= 1
-                    sizes[s] += 1
-                    drawn[s] += 1
-                    last = s
-        for s in order:
-            if drawn[s] and s != me:
-                steps.append(Step(s, drawn=drawn[s], with_trump_card=not stock and s == last))
-    play_all(view.table, -1)
-    if tuple(sizes) != view.hand_sizes or stock != view.stock_size:
-        return None
-    return steps
-
-
-def history_weight(
-    steps: list[Step],
-    world: BuraDeal,
-    lean: float,
-    rng: random.Random,
-    tries: int = 3,
-) -> float:
-    """How likely the other seats' plays in this deal are if ``world`` is the truth,
-    for players who keep their best cards: ``lean`` per card held with a single-card play
-    that the play says it would have played instead (``_play_lean``), per card held with
-    a discard that is worth less to keep than a discarded one (policy.keep_value), and
-    ``lean``^3 for a hand of three trumps at a play, which would have been shown as бура
-    instead (D6). The hands are followed back from the world's (each play's cards added
-    back, each draw's cards taken out at random, since which cards came with which draw
-    is hidden); the mean over ``tries`` such histories."""
-    total = 0.0
-    for _ in range(tries):
-        hands = {s: set(world.hands[s]) for s in {step.seat for step in steps}}
-        weight = 1.0
-        for step in reversed(steps):
-            hand = hands[step.seat]
-            if step.index < 0:  # a draw: which of the cards held now came with it
-                out = [world.trump_card] if step.with_trump_card else []
-                rest = sorted(hand - set(out))
-                out += rng.sample(rest, min(len(rest), step.drawn - len(out)))
-                hand.difference_update(out)
-                continue
-            if step.lean is not None:
-                weight *= lean ** sum(step.lean(c) for c in hand)
-            plays = world.plays if step.trick < 0 else world.tricks[step.trick]
-            cards = plays[step.index].cards
-            if step.discard:  # it discarded the cards it least wanted kept
-                top = max(keep_value(c, world.trump) for c in cards)
-                weight *= lean ** sum(keep_value(c, world.trump) < top for c in hand)
-            hand.update(cards)
-            if len(hand) == HAND_SIZE and all(c.suit is world.trump for c in hand):
-                weight *= lean**HAND_SIZE  # with бура it would have shown it (D6)
-        total += weight
-    return total / tries
