@@ -45,6 +45,10 @@ class Watch:
         self.sampled: Counter[str] = Counter()
         self.seen: Counter[str] = Counter()
         self.declares: list[tuple[float, bool, bool]] = []  # share, really 31, declared
+        # Per decision: the squared error of the worlds' mean trump count in the other
+        # hand, and the Brier score of the worlds' hand (sum over unseen cards).
+        self.trump_errors: list[float] = []
+        self.briers: list[float] = []
 
     def worlds(self, view: BuraView) -> list[BuraDeal]:
         p, rng = self.player, random.Random(repr(view))
@@ -71,13 +75,20 @@ class Watch:
         other = 1 - view.seat
         known = {*view.hand, *view.seen_cards(), view.trump_card}
         known |= {c for c, _ in view.my_closed}
+        real_trumps = sum(c.suit is view.trump for c in self.deal.hands[other])
+        mean_trumps = sum(sum(c.suit is view.trump for c in w.hands[other]) for w in worlds)
+        self.trump_errors.append((mean_trumps / WORLDS - real_trumps) ** 2)
+        brier = 0.0
         for card in DECK:
             if card in known:
                 continue
             kind = f"{'trump' if card.suit is view.trump else 'plain'} {card.rank.name.lower()}"
             self.seen[kind] += 1
             self.real[kind] += card in self.deal.hands[other]
-            self.sampled[kind] += sum(card in w.hands[other] for w in worlds) / WORLDS
+            share = sum(card in w.hands[other] for w in worlds) / WORLDS
+            self.sampled[kind] += share
+            brier += (share - (card in self.deal.hands[other])) ** 2
+        self.briers.append(brier)
         if view.phase == "declare" and view.turn == view.seat:
             share = sum(w.points()[view.seat] >= DECLARE_TARGET for w in worlds) / WORLDS
             real = self.deal.points()[view.seat] >= DECLARE_TARGET
@@ -115,6 +126,13 @@ def main() -> None:
             f"  {kind:13} {seen[kind]:6} real {real[kind] / seen[kind]:.3f}"
             f" worlds {sampled[kind] / seen[kind]:.3f} ratio {ratio:.2f}"
         )
+    errors = [e for w in watches for e in w.trump_errors]
+    briers = [b for w in watches for b in w.briers]
+    print(
+        f"  over {len(errors)} decisions: Brier score of the other hand"
+        f" {sum(briers) / len(briers):.3f}, mean squared error of its trump count"
+        f" {sum(errors) / len(errors):.3f}"
+    )
     print("chances to declare, by the share of worlds whose pile holds 31 (D5)")
     rows = [row for w in watches for row in w.declares]
     for low in range(0, 11):
