@@ -135,7 +135,8 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
     """Issue 9: a tap on a card plays it at once: led alone (R6), or answering one card,
     a beat where it covers the claim and a discard where it cannot (R7). Leads of several
     cards of one suit (R6), and beats with several cards (R7), are listed as buttons of
-    their own when there are at most four, discards of several when at most six.
+    their own when there are at most four, discards of several when at most six (the
+    cheapest first: fewest trumps, then fewest points).
     «➕ Several cards» / «🗑 Discard, don't beat» is shown exactly when some legal move is
     out of reach of one tap: more than four leads of several cards, or a card that could
     beat but is to be discarded."""
@@ -191,6 +192,14 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
             assert listed == {(g, True) for g in (beats if len(beats) <= 4 else ())} | {
                 (g, False) for g in (discards if len(discards) <= 6 else ())
             }, (view.hand, claim)
+            # The cheapest discard first: fewest trumps, then fewest points.
+            shown = listed_plays(card_plays(deal, seat), view.trump)
+            costs = [
+                (sum(c.suit is view.trump for c in m.cards), sum(c.points for c in m.cards))
+                for m in shown
+                if m.beat is False
+            ]
+            assert costs == sorted(costs), (view.hand, costs)
             assert not BURKOZEL.offers_pick(deal, seat)
         series.apply(rng.choice(deal.legal_moves()))
     assert checked > 50

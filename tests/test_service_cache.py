@@ -219,7 +219,8 @@ async def test_r7_beats_with_several_cards_are_buttons_and_discards_are_chosen(
     tmp_path: Path,
 ) -> None:
     """Issue 9, R7: answering a lead of two, each beat and each discard is a button of its
-    own (one tap), the cheapest discard first; choosing the cards and confirming works too."""
+    own (one tap), the cheapest discard first (fewest trumps, then points); choosing the
+    cards and confirming works too."""
     hands = [["7S", "10C", "8H", "9C"], ["6S", "JS", "QD", "KD"]]
     deck = build_deck(2, 0, hands, "AC")  # only the two trumps cover Q♦ K♦
     for beat in (True, False):
@@ -235,8 +236,9 @@ async def test_r7_beats_with_several_cards_are_buttons_and_discards_are_chosen(
             assert [x for x in labels if x.startswith("⚔️")] == ["⚔️ Бить: 9♣★ 10♣★"]
             discards = [x for x in labels if x.startswith("🗑")]
             assert len(discards) == 6 and discards[0] == "🗑 Сбросить: 7♠ 8♥"
-            # The cheapest first: the three without the ten (0 points), then those with it.
+            # The cheapest first: no trump, then one (without the ten first), then both.
             assert ["10♣★" in x for x in discards] == [False] * 3 + [True] * 3
+            assert discards[-1] == "🗑 Сбросить: 9♣★ 10♣★"
             if beat:
                 await service.play(game.id, ALICE.id, game.version, "b", "9C.10C")
             else:

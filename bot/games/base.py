@@ -17,7 +17,7 @@ from typing import Any, Protocol, TypeVar
 
 from bot.i18n import Texts
 from bot.render import Keyboard
-from engine import Card
+from engine import Card, Suit
 from storage import Game
 
 # An engine series, deal and action of the game at hand (each game has its own types;
@@ -167,12 +167,13 @@ LISTED_DISCARDS = 6
 """At most this many discards of several cards are listed (any 2 of a 4-card hand)."""
 
 
-def listed_plays(plays: Sequence[P]) -> list[P]:
+def listed_plays(plays: Sequence[P], trump: Suit | None = None) -> list[P]:
     """The plays of several cards the hand offers as buttons of their own, one tap each
     instead of choosing the cards and confirming (issue 9: no redraw while choosing):
     the leads of several cards (R6, D2) when at most ``LISTED_MOST``; for an answer of
     several cards (R7) the beats when at most ``LISTED_MOST``, then the discards, the
-    cheapest first, when at most ``LISTED_DISCARDS``."""
+    cheapest first (fewest ``trump`` cards, then fewest points), when at most
+    ``LISTED_DISCARDS``."""
     several = [p for p in plays if len(getattr(p, "cards", ())) > 1]
     leads = [p for p in several if getattr(p, "beat", None) is None]
     beats = [p for p in several if getattr(p, "beat", None) is True]
@@ -180,7 +181,11 @@ def listed_plays(plays: Sequence[P]) -> list[P]:
     return (
         (sorted(leads, key=_fewest_first) if len(leads) <= LISTED_MOST else [])
         + (sorted(beats, key=_fewest_first) if len(beats) <= LISTED_MOST else [])
-        + (sorted(discards, key=_cheapest_first) if len(discards) <= LISTED_DISCARDS else [])
+        + (
+            sorted(discards, key=lambda p: _cheapest_first(p, trump))
+            if len(discards) <= LISTED_DISCARDS
+            else []
+        )
     )
 
 
@@ -188,8 +193,9 @@ def _fewest_first(play: Any) -> tuple[int, tuple[Card, ...]]:
     return len(play.cards), tuple(sorted(play.cards))
 
 
-def _cheapest_first(play: Any) -> tuple[int, tuple[Card, ...]]:
-    return sum(c.points for c in play.cards), tuple(sorted(play.cards))
+def _cheapest_first(play: Any, trump: Suit | None) -> tuple[int, int, tuple[Card, ...]]:
+    trumps = sum(c.suit is trump for c in play.cards)
+    return trumps, sum(c.points for c in play.cards), tuple(sorted(play.cards))
 
 
 def pick_offered(plays: Sequence[P], hand: Sequence[Card]) -> bool:

@@ -286,7 +286,11 @@ def hand_keyboard(
         key = "bura.act_discard_closed" if closed else "hand.act_discard"
         return act("d", t(key, cards=shown), cards)
 
-    listed = [] if picking else [play_button(a) for a in listed_plays(_card_actions(deal, seat))]
+    listed = (
+        []
+        if picking
+        else [play_button(a) for a in listed_plays(_card_actions(deal, seat), deal.trump)]
+    )
     rows += [listed[i : i + 2] for i in range(0, len(listed), 2)]  # short labels: two a row
     chosen = tuple(sorted(selection))
     if chosen:

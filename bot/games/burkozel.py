@@ -235,7 +235,7 @@ def hand_keyboard(
         for card in view.hand
     ]
     rows = [card_row]
-    listed = [] if picking else listed_plays(card_plays(deal, seat))
+    listed = [] if picking else listed_plays(card_plays(deal, seat), deal.trump)
     shown = [play_button(t, game, deal, move) for move in listed]
     rows += [shown[i : i + 2] for i in range(0, len(shown), 2)]  # short labels: two a row
     if view.turn == seat and selection:

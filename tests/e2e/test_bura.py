@@ -195,8 +195,11 @@ async def drive(
     table: Table, choose: Callable[[BuraDeal], tuple[int, Action] | None], until: Any
 ) -> Any:
     """Play until ``until(series)`` or the game ends; privacy checked after every move.
-    ``choose`` returns None while only computer players may act."""
-    for _ in range(800):
+    ``choose`` returns None while only computer players may act. (Bounded by time, not
+    by a count of looks: computers think slower on a loaded machine.)"""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 180
+    while loop.time() < deadline:
         version, status, series = await table.state()
         if status != "playing" or until(series):
             return series
