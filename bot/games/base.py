@@ -203,7 +203,10 @@ def pick_offered(plays: Sequence[P], hand: Sequence[Card]) -> bool:
     on a listed play (the hand then shows ``PICK``; when no card plays on one tap, taps
     select anyway)."""
     reach = [p for p in (tap_play(plays, card) for card in hand) if p is not None]
-    return bool(reach) and any(p not in reach for p in plays if p not in listed_plays(plays))
+    if not reach:
+        return False
+    reach += listed_plays(plays)
+    return any(p not in reach for p in plays)
 
 
 def turn_hint(
