@@ -246,7 +246,6 @@ class StrongPlayer:
         start = self.clock()
         seat = view.seat
         sampler = self._sampler(view)
-        informed_rollouts = self.rollout == "informed"
         # Without pruning: ``worlds`` worlds for every move. With it, the same number of
         # playouts, but moves that are clearly worse than the leader on the worlds seen
         # so far (paired comparison) stop being played, and the rest get more worlds.
@@ -256,15 +255,7 @@ class StrongPlayer:
         spent = 0
         done = 0
         while spent < budget and len(active) > 1 and done < self.worlds * self.max_growth:
-            world = sampler(rng)
-            for i in active:
-                sim = world.copy()
-                sim.play(*options[i])
-                if informed_rollouts:
-                    informed.playout(sim)
-                else:
-                    policy.playout(sim, rng, self.rollout_noise)
-                values[i].append(utility(sim.points, seat, self.margin_weight))
+            self._play_world(sampler(rng), options, active, values, rng, seat)
             spent += len(active)
             done += 1
             if self.time_limit is not None and self.clock() - start > self.time_limit:
@@ -275,6 +266,26 @@ class StrongPlayer:
         for i, mean in dropped.items():
             scores[i] = mean - 1000.0
         return scores
+
+    def _play_world(
+        self,
+        world: Sim,
+        options: list[Option],
+        active: list[int],
+        values: list[list[float]],
+        rng: random.Random,
+        seat: int,
+    ) -> None:
+        """Each move still in (``active``) played on a copy of ``world`` and played out;
+        its utility for ``seat`` added to that move's ``values``."""
+        for i in active:
+            sim = world.copy()
+            sim.play(*options[i])
+            if self.rollout == "informed":
+                informed.playout(sim)
+            else:
+                policy.playout(sim, rng, self.rollout_noise)
+            values[i].append(utility(sim.points, seat, self.margin_weight))
 
     def _halving(
         self,
@@ -297,12 +308,7 @@ class StrongPlayer:
         for r in range(rounds):
             count = max(1, budget // rounds // len(active))
             for _ in range(count):
-                world = sampler(rng)
-                for i in active:
-                    sim = world.copy()
-                    sim.play(*options[i])
-                    policy.playout(sim, rng, self.rollout_noise)
-                    values[i].append(utility(sim.points, seat, self.margin_weight))
+                self._play_world(sampler(rng), options, active, values, rng, seat)
             if r == rounds - 1 or len(active) <= 1:
                 break
             ranked = sorted(active, key=lambda i: (-fmean(values[i]), i))
