@@ -38,13 +38,15 @@ TRUMP_WEIGHT = 0.0
 # measured on greedy, which leads and discards its low cards), and another seat's
 # single-card lead or beat in the last trick leans the cards it held with it (last_lean
 # 0.05: world.last_trick_leans). Off in the class (and in normal, not measured); on in
-# hard, which also samples 40 worlds: with both, hard won 1681 of 2400 deals against
-# greedy on the report decks (4 seeds; 2490 of 3600 = 69.2% over 6) where the previous
-# hard (20 worlds, no such leans) won 1569 of 2400, paired +0.093 ± 0.044 deals per deck
-# (bench/RESULTS-ai.md, fifth pass).
+# hard (bench/RESULTS-ai.md, fifth pass: +0.093 ± 0.044 deals per deck at 40 worlds).
 RANK_LEAN = 1.0
 LAST_LEAN = 0.05
-HARD_WORLDS = 40
+# The worlds hard samples: the root's near-equal moves are told apart only with many.
+# 200 instead of 40: tuning decks 2000-2299, seeds 0-1, 875 of 1200 deals against 838
+# (120 worlds, seeds 0-3: 1736 of 2400 against 1652); report decks 0-299, six seeds,
+# see bench/RESULTS-ai.md, seventh pass. CPU p95 per decision 0.32-0.36 s with 2
+# players, 0.39 s with 3, 0.49 s with 4 (was 0.065 s with 2).
+HARD_WORLDS = 200
 
 
 class BuraPlayer(Protocol):
