@@ -24,6 +24,11 @@ baseline mc:W (W worlds per decision) or mct:MS (MS milliseconds per decision).
 
 ``--deck-offset N`` plays decks N, N+1, ...: tune on decks the reported runs (from 0)
 do not use.
+
+``--game bura`` first runs Bura's duplicate matches instead (``bench/ai_bura.py``, the
+options after it are that script's), e.g. the issue 10 goal, hard vs greedy:
+
+    .venv/bin/python bench/ai.py --game bura --pairs 300
 """
 
 from __future__ import annotations
@@ -299,6 +304,14 @@ SIDE_SUITES = ("table3", "budget", "levels", "styles")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    if args_in[:2] == ["--game", "bura"]:  # one entry point for both games
+        import ai_bura  # bench/ is on the path when this runs as a script
+
+        ai_bura.main(args_in[2:])
+        return 0
+    if args_in[:2] == ["--game", "burkozel"]:
+        args_in = args_in[2:]
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=500, help="decks per match (default 500)")
     parser.add_argument("--quick", action="store_true", help="40 decks per match")
@@ -332,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="house rules (Part B/C), e.g. combinations=on or teams=pairs: hard vs greedy "
         "(or --match A,B,N) under them, see bench/ai_rules.py",
     )
-    args = parser.parse_args(argv)
+    args = parser.parse_args(args_in)
     if args.report_log:
         report_log(args.report_log)
         return 0

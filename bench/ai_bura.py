@@ -228,7 +228,7 @@ def parse_rules(text: str) -> BuraRules:
     return BuraRules.from_dict({k: v for k, v in pairs})
 
 
-def main() -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=300, help="decks per match")
     parser.add_argument("--players", type=int, default=2)
@@ -247,7 +247,7 @@ def main() -> None:
     )
     parser.add_argument("--deck-log", help="write each deck's results to this file (JSON lines)")
     parser.add_argument("--compare", nargs=2, metavar="LOG", help="compare two --deck-log files")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.compare:
         compare(*args.compare)
         return
