@@ -25,8 +25,8 @@ baseline mc:W (W worlds per decision) or mct:MS (MS milliseconds per decision).
 ``--deck-offset N`` plays decks N, N+1, ...: tune on decks the reported runs (from 0)
 do not use.
 
-``--game bura`` first runs Bura's duplicate matches instead (``bench/ai_bura.py``, the
-options after it are that script's), e.g. the issue 10 goal, hard vs greedy:
+``--game bura``, given first, runs Bura's duplicate matches instead (``bench/ai_bura.py``;
+the options after it are that script's), e.g. the issue 10 goal, hard vs greedy:
 
     .venv/bin/python bench/ai.py --game bura --pairs 300
 """
