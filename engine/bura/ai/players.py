@@ -44,8 +44,8 @@ LAST_LEAN = 0.05
 # The worlds hard samples: the root's near-equal moves are told apart only with many.
 # 200 instead of 40: tuning decks 2000-2299, seeds 0-1, 875 of 1200 deals against 838
 # (120 worlds, seeds 0-3: 1736 of 2400 against 1652); report decks 0-299, seeds 0-5,
-# 2567 of 3600 (71.3%) against 2490 (bench/RESULTS-ai.md, seventh pass). CPU p95 per decision 0.32-0.36 s with 2
-# players, 0.39 s with 3, 0.49 s with 4 (was 0.065 s with 2).
+# 2567 of 3600 (71.3%) against 2490 (bench/RESULTS-ai.md, seventh pass). CPU p95 per
+# decision 0.32-0.36 s with 2 players, 0.39 s with 3, 0.49 s with 4 (was 0.065 s).
 HARD_WORLDS = 200
 
 
