@@ -1,11 +1,15 @@
-"""The :class:`Storage` facade: one long-lived aiosqlite connection, typed repositories."""
+"""The :class:`Storage` facade: one long-lived aiosqlite connection, typed repositories.
+
+Rows are decoded by storage/rows.py (shared with the PostgreSQL backend); the outbox and
+the games' message ids are in storage/sqlite_outbox.py, stats and history in
+storage/records.py (both mixed in).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import functools
-import json
 import logging
 import sqlite3
 import time
@@ -26,7 +30,6 @@ from storage.migrations import SCHEMA_VERSION, migrate, refuse_newer, schema_ver
 from storage.models import (
     _UNSET,
     GAME_STATUSES,
-    OUTBOX_METHODS,
     Chat,
     Deadline,
     DealStart,
@@ -35,8 +38,6 @@ from storage.models import (
     GameChange,
     GameState,
     LoggedMove,
-    MessageRef,
-    OutboxItem,
     OutboxOp,
     Seat,
     User,
@@ -51,6 +52,23 @@ from storage.records import (
     migrate_records,
     record_series,
 )
+from storage.rows import (
+    GAME_COLUMNS,
+    OPEN_GAMES,
+    SEAT_COLUMNS,
+    chat_row,
+    deadline_params,
+    dumps,
+    game_row,
+    int_column,
+    loads,
+    loads_ints,
+    move_row,
+    seat_row,
+    str_column,
+    user_row,
+)
+from storage.sqlite_outbox import SqliteOutbox
 from storage.updates import DuplicateUpdateError, pending_claim
 
 logger = logging.getLogger(__name__)
@@ -64,17 +82,6 @@ logger = logging.getLogger(__name__)
 # target and far over what Telegram's rate limits let a group produce (~20 msgs/min).
 SYNCHRONOUS: Final = "FULL"
 BUSY_TIMEOUT_MS: Final = 5000  # a second process (or an old bot draining) holds the lock briefly
-
-_GAME_COLUMNS: Final = (
-    "id, chat_id, thread_id, status, rules, version, created_by, created_at, first_dealer,"
-    " deadline_seat, deadline_due_at, deadline_remind_at, deadline_reminded,"
-    " lobby_expires_at, winners"
-)
-_SEAT_COLUMNS: Final = "game_id, seat, user_id, bot_level, name, away, autoplayed"
-_OUTBOX_COLUMNS: Final = (
-    "id, chat_id, method, payload, game_id, role, attempts, not_before, created_at, last_error"
-)
-_OPEN: Final = "status IN ('lobby', 'playing')"
 
 
 _T = TypeVar("_T")
@@ -102,160 +109,7 @@ def _all(conn: sqlite3.Connection, sql: str, params: Sequence[object] = ()) -> l
     return conn.execute(sql, params).fetchall()
 
 
-def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-
-
-def _loads(where: str, column: str, text: object) -> Any:
-    if not isinstance(text, str | bytes):
-        raise CorruptRecordError(f"{where}: column {column} holds {type(text).__name__}, not JSON")
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise CorruptRecordError(f"{where}: column {column} is not valid JSON ({exc})") from None
-
-
-def _loads_dict(where: str, column: str, text: object) -> dict[str, Any]:
-    value = _loads(where, column, text)
-    if not isinstance(value, dict):
-        raise CorruptRecordError(f"{where}: column {column} must hold a JSON object")
-    return value
-
-
-def _loads_ints(where: str, column: str, text: object) -> tuple[int, ...]:
-    value = _loads(where, column, text)
-    if not isinstance(value, list) or not all(type(v) is int for v in value):
-        raise CorruptRecordError(f"{where}: column {column} must hold a list of whole numbers")
-    return tuple(value)
-
-
-def _int(where: str, column: str, value: object) -> int:
-    if type(value) is not int:
-        raise CorruptRecordError(f"{where}: column {column} must be a whole number, not {value!r}")
-    return value
-
-
-def _opt_int(where: str, column: str, value: object) -> int | None:
-    return None if value is None else _int(where, column, value)
-
-
-def _float(where: str, column: str, value: object) -> float:
-    if type(value) not in (int, float):
-        raise CorruptRecordError(f"{where}: column {column} must be a number, not {value!r}")
-    return float(value)  # type: ignore[arg-type]
-
-
-def _opt_float(where: str, column: str, value: object) -> float | None:
-    return None if value is None else _float(where, column, value)
-
-
-def _opt_str(where: str, column: str, value: object) -> str | None:
-    if value is not None and not isinstance(value, str):
-        raise CorruptRecordError(f"{where}: column {column} must be text, not {value!r}")
-    return value
-
-
-def _str(where: str, column: str, value: object) -> str:
-    text = _opt_str(where, column, value)
-    if text is None:
-        raise CorruptRecordError(f"{where}: column {column} is missing")
-    return text
-
-
-def _seat(row: Sequence[Any]) -> Seat:
-    where = f"seats row (game {row[0]}, seat {row[1]})"
-    return Seat(
-        seat=_int(where, "seat", row[1]),
-        user_id=_opt_int(where, "user_id", row[2]),
-        bot_level=_opt_str(where, "bot_level", row[3]),
-        name=_str(where, "name", row[4]),
-        away=bool(row[5]),
-        autoplayed=_int(where, "autoplayed", row[6]),
-    )
-
-
-def _game(row: Sequence[Any], seats: tuple[Seat, ...]) -> Game:
-    where = f"games row {row[0]}"
-    status = _str(where, "status", row[3])
-    if status not in GAME_STATUSES:
-        raise CorruptRecordError(f"{where}: unknown status {status!r}")
-    deadline = None
-    if row[10] is not None:
-        deadline = Deadline(
-            seat=_int(where, "deadline_seat", row[9]),
-            due_at=_float(where, "deadline_due_at", row[10]),
-            remind_at=_opt_float(where, "deadline_remind_at", row[11]),
-            reminded=bool(row[12]),
-        )
-    return Game(
-        id=_int(where, "id", row[0]),
-        chat_id=_int(where, "chat_id", row[1]),
-        thread_id=_opt_int(where, "thread_id", row[2]),
-        status=status,
-        rules=_loads_dict(where, "rules", row[4]),
-        version=_int(where, "version", row[5]),
-        seats=seats,
-        created_by=_int(where, "created_by", row[6]),
-        created_at=_float(where, "created_at", row[7]),
-        first_dealer=_opt_int(where, "first_dealer", row[8]),
-        deadline=deadline,
-        lobby_expires_at=_opt_float(where, "lobby_expires_at", row[13]),
-        winners=None if row[14] is None else _loads_ints(where, "winners", row[14]),
-    )
-
-
-def _outbox_item(row: Sequence[Any]) -> OutboxItem:
-    where = f"outbox row {row[0]}"
-    return OutboxItem(
-        id=_int(where, "id", row[0]),
-        chat_id=_int(where, "chat_id", row[1]),
-        method=_str(where, "method", row[2]),
-        stored_payload=_str(where, "payload", row[3]),
-        game_id=_opt_int(where, "game_id", row[4]),
-        role=_opt_str(where, "role", row[5]),
-        attempts=_int(where, "attempts", row[6]),
-        not_before=_float(where, "not_before", row[7]),
-        created_at=_float(where, "created_at", row[8]),
-        last_error=_opt_str(where, "last_error", row[9]),
-    )
-
-
-def _chat(row: Sequence[Any]) -> Chat:
-    where = f"chats row {row[0]}"
-    return Chat(
-        id=_int(where, "id", row[0]),
-        title=_str(where, "title", row[1]),
-        language=_opt_str(where, "language", row[2]),
-        rules=_loads_dict(where, "rules", row[3]),
-        migrated_to=_opt_int(where, "migrated_to", row[4]),
-        stamp=_int(where, "stamp", row[5]),
-    )
-
-
-def _user(row: Sequence[Any]) -> User:
-    where = f"users row {row[0]}"
-    return User(
-        id=_int(where, "id", row[0]),
-        name=_str(where, "name", row[1]),
-        username=_opt_str(where, "username", row[2]),
-        language=_opt_str(where, "language", row[3]),
-        started=bool(row[4]),
-    )
-
-
-def _logged_move(game_id: int, row: Sequence[Any]) -> LoggedMove:
-    """A moves row (version, deal_index, move)."""
-    where = f"moves row (game {game_id}, version {row[0]})"
-    return LoggedMove(_int(where, "deal_index", row[1]), _loads_dict(where, "move", row[2]))
-
-
-def _deadline_params(deadline: Deadline | None) -> tuple[object, ...]:
-    if deadline is None:
-        return (None, None, None, 0)
-    return (deadline.seat, deadline.due_at, deadline.remind_at, int(deadline.reminded))
-
-
-class Storage(RecordsMixin):
+class Storage(SqliteOutbox, RecordsMixin):
     """Everything the bot must not forget, in one SQLite file.
 
     All statements run on one aiosqlite connection, and each public method's whole
@@ -508,11 +362,6 @@ class Storage(RecordsMixin):
 
         return await self._write(body)
 
-    async def outbox_oldest(self) -> float | None:
-        """When the oldest pending outbox row was queued (for /metrics)."""
-        rows = await self._read(lambda conn: _all(conn, "SELECT MIN(created_at) FROM outbox"))
-        return None if rows[0][0] is None else float(rows[0][0])
-
     # --- chats & users -------------------------------------------------------
 
     async def upsert_chat(self, chat_id: int, title: str) -> Chat:
@@ -544,7 +393,7 @@ class Storage(RecordsMixin):
                 (chat_id,),
             )
         )
-        return _chat(rows[0]) if rows else None
+        return chat_row(rows[0]) if rows else None
 
     async def set_chat_language(self, chat_id: int, language: str) -> None:
         def body(conn: sqlite3.Connection) -> None:
@@ -563,7 +412,7 @@ class Storage(RecordsMixin):
                 "INSERT INTO chats (id, rules) VALUES (?, ?)"
                 " ON CONFLICT (id) DO UPDATE SET rules = excluded.rules,"
                 " stamp = chats.stamp + 1",
-                (chat_id, _dumps(rules)),
+                (chat_id, dumps(rules)),
             )
 
         await self._write(body)
@@ -648,7 +497,7 @@ class Storage(RecordsMixin):
                 (user_id,),
             )
         )
-        return _user(rows[0]) if rows else None
+        return user_row(rows[0]) if rows else None
 
     async def set_user_started(self, user_id: int, started: bool) -> None:
         def body(conn: sqlite3.Connection) -> None:
@@ -664,7 +513,7 @@ class Storage(RecordsMixin):
 
     def _games(self, conn: sqlite3.Connection, where: str, params: Sequence[object]) -> list[Game]:
         # `where` is always a literal from this module; values go through `params`.
-        rows = list(_all(conn, f"SELECT {_GAME_COLUMNS} FROM games WHERE {where}", params))
+        rows = list(_all(conn, f"SELECT {GAME_COLUMNS} FROM games WHERE {where}", params))
         # Sorted here, not by ORDER BY id: that tempts the planner to walk the whole table
         # in rowid order (finished games too) instead of using the partial indexes.
         rows.sort(key=lambda row: row[0])
@@ -673,14 +522,14 @@ class Storage(RecordsMixin):
         ids = [row[0] for row in rows]
         seat_rows = _all(
             conn,
-            f"SELECT {_SEAT_COLUMNS} FROM seats"
+            f"SELECT {SEAT_COLUMNS} FROM seats"
             " WHERE game_id IN (SELECT value FROM json_each(?)) ORDER BY game_id, seat",
-            (_dumps(ids),),
+            (dumps(ids),),
         )
         seats: dict[int, list[Seat]] = {game_id: [] for game_id in ids}
-        for seat_row in seat_rows:
-            seats[seat_row[0]].append(_seat(seat_row))
-        return [_game(row, tuple(seats[row[0]])) for row in rows]
+        for raw in seat_rows:
+            seats[raw[0]].append(seat_row(raw))
+        return [game_row(row, tuple(seats[row[0]])) for row in rows]
 
     def _game(self, conn: sqlite3.Connection, game_id: int) -> Game | None:
         games = self._games(conn, "id = ?", (game_id,))
@@ -692,7 +541,7 @@ class Storage(RecordsMixin):
         # The expression matches the partial unique index, so this is an index lookup.
         games = self._games(
             conn,
-            f"chat_id = ? AND COALESCE(thread_id, 0) = ? AND {_OPEN}",
+            f"chat_id = ? AND COALESCE(thread_id, 0) = ? AND {OPEN_GAMES}",
             (chat_id, thread_id or 0),
         )
         return games[0] if games else None
@@ -723,7 +572,7 @@ class Storage(RecordsMixin):
                 "INSERT INTO games (chat_id, thread_id, status, rules, version, created_by,"
                 " created_at, updated_at, lobby_expires_at)"
                 " VALUES (?, ?, 'lobby', ?, 0, ?, ?, ?, ?)",
-                (chat_id, thread_id, _dumps(rules), created_by, now, now, lobby_expires_at),
+                (chat_id, thread_id, dumps(rules), created_by, now, now, lobby_expires_at),
             )
             game_id = cursor.lastrowid
             assert game_id is not None
@@ -750,7 +599,7 @@ class Storage(RecordsMixin):
 
     async def active_games(self) -> list[Game]:
         def body(conn: sqlite3.Connection) -> list[Game]:
-            return self._games(conn, _OPEN, ())
+            return self._games(conn, OPEN_GAMES, ())
 
         return await self._read(body)
 
@@ -758,7 +607,7 @@ class Storage(RecordsMixin):
         def body(conn: sqlite3.Connection) -> list[Game]:
             return self._games(
                 conn,
-                f"{_OPEN} AND id IN (SELECT game_id FROM seats WHERE user_id = ?)",
+                f"{OPEN_GAMES} AND id IN (SELECT game_id FROM seats WHERE user_id = ?)",
                 (user_id,),
             )
 
@@ -823,18 +672,18 @@ class Storage(RecordsMixin):
                 "deadline_seat = ?, deadline_due_at = ?, deadline_remind_at = ?,"
                 " deadline_reminded = ?"
             )
-            params.extend(_deadline_params(change.deadline))
+            params.extend(deadline_params(change.deadline))
         if change.lobby_expires_at is not _UNSET:
             sets.append("lobby_expires_at = ?")
             params.append(change.lobby_expires_at)
         if change.winners is not None:
             sets.append("winners = ?")
-            params.append(_dumps(list(change.winners)))
+            params.append(dumps(list(change.winners)))
         if change.rules is not None:
             if old_status != "lobby":
                 raise StorageError(f"game {game_id} has started: its rules cannot change")
             sets.append("rules = ?")
-            params.append(_dumps(change.rules))
+            params.append(dumps(change.rules))
         if sets:
             # Column names are literals above; only values are parameters.
             conn.execute(f"UPDATE games SET {', '.join(sets)} WHERE id = ?", (*params, game_id))
@@ -845,12 +694,12 @@ class Storage(RecordsMixin):
             deal = change.new_deal
             conn.execute(
                 "INSERT INTO deals (game_id, deal_index, dealer, deck) VALUES (?, ?, ?, ?)",
-                (game_id, deal.deal_index, deal.dealer, _dumps(list(deal.deck))),
+                (game_id, deal.deal_index, deal.dealer, dumps(list(deal.deck))),
             )
         if change.move is not None:
             conn.execute(
                 "INSERT INTO moves (game_id, version, deal_index, move) VALUES (?, ?, ?, ?)",
-                (game_id, new_version, change.move.deal_index, _dumps(change.move.move)),
+                (game_id, new_version, change.move.deal_index, dumps(change.move.move)),
             )
 
         seats: tuple[Seat, ...] | None = None
@@ -861,8 +710,8 @@ class Storage(RecordsMixin):
                 (
                     game_id,
                     tally.deal_index,
-                    _dumps(list(tally.points)),
-                    _dumps(list(tally.penalties)),
+                    dumps(list(tally.points)),
+                    dumps(list(tally.penalties)),
                 ),
             )
             seats = self._seats(conn, game_id)
@@ -881,7 +730,7 @@ class Storage(RecordsMixin):
                 seats = self._seats(conn, game_id)
             winners = change.winners
             if winners is None and old_winners is not None:
-                winners = _loads_ints(f"games row {game_id}", "winners", old_winners)
+                winners = loads_ints(f"games row {game_id}", "winners", old_winners)
             won = set(winners or ())
             self._add_stats(
                 conn,
@@ -898,13 +747,13 @@ class Storage(RecordsMixin):
 
     def _seats(self, conn: sqlite3.Connection, game_id: int) -> tuple[Seat, ...]:
         rows = _all(
-            conn, f"SELECT {_SEAT_COLUMNS} FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)
+            conn, f"SELECT {SEAT_COLUMNS} FROM seats WHERE game_id = ? ORDER BY seat", (game_id,)
         )
-        return tuple(_seat(row) for row in rows)
+        return tuple(seat_row(row) for row in rows)
 
     def _write_seats(self, conn: sqlite3.Connection, game_id: int, seats: Iterable[Seat]) -> None:
         conn.executemany(
-            f"INSERT INTO seats ({_SEAT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO seats ({SEAT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [
                 (game_id, s.seat, s.user_id, s.bot_level, s.name, int(s.away), s.autoplayed)
                 for s in seats
@@ -928,35 +777,6 @@ class Storage(RecordsMixin):
             " series_won = series_won + excluded.series_won",
             [(chat_id, s.user_id, s.name, d, p, sp, sw) for s, d, p, sp, sw in rows],
         )
-
-    def _write_outbox(
-        self,
-        conn: sqlite3.Connection,
-        ops: Iterable[OutboxOp],
-        now: float,
-        game_id: int | None = None,
-    ) -> None:
-        rows = []
-        for op in ops:
-            if op.method not in OUTBOX_METHODS:
-                raise StorageError(f"unknown outbox method {op.method!r}")
-            rows.append(
-                (
-                    op.chat_id,
-                    op.method,
-                    _dumps(op.payload),
-                    op.game_id if op.game_id is not None else game_id,
-                    op.role,
-                    now,
-                    now,
-                )
-            )
-        if rows:
-            conn.executemany(
-                "INSERT INTO outbox (chat_id, method, payload, game_id, role, not_before,"
-                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
 
     async def due_deadlines(self, now: float) -> list[Game]:
         def body(conn: sqlite3.Connection) -> list[Game]:
@@ -995,12 +815,14 @@ class Storage(RecordsMixin):
         result = []
         for row in rows:
             where = f"deals row (game {game_id}, deal {row[0]})"
-            deck = _loads(where, "deck", row[2])
+            deck = loads(where, "deck", row[2])
             if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
                 raise CorruptRecordError(f"{where}: column deck must hold a list of card codes")
             result.append(
                 DealStart(
-                    _int(where, "deal_index", row[0]), _int(where, "dealer", row[1]), tuple(deck)
+                    int_column(where, "deal_index", row[0]),
+                    int_column(where, "dealer", row[1]),
+                    tuple(deck),
                 )
             )
         return result
@@ -1028,7 +850,7 @@ class Storage(RecordsMixin):
             )
             if len(rows) != game.version - version:
                 return None
-            return game, [_logged_move(game_id, row) for row in rows]
+            return game, [move_row(game_id, row) for row in rows]
 
         return await self._read(body)
 
@@ -1038,7 +860,7 @@ class Storage(RecordsMixin):
             "SELECT version, deal_index, move FROM moves WHERE game_id = ? ORDER BY version",
             (game_id,),
         )
-        return [_logged_move(game_id, row) for row in rows]
+        return [move_row(game_id, row) for row in rows]
 
     async def tallies(self, game_id: int) -> list[DealTally]:
         def body(conn: sqlite3.Connection) -> list[Any]:
@@ -1056,9 +878,9 @@ class Storage(RecordsMixin):
             where = f"tallies row (game {game_id}, deal {row[0]})"
             result.append(
                 DealTally(
-                    _int(where, "deal_index", row[0]),
-                    _loads_ints(where, "points", row[1]),
-                    _loads_ints(where, "penalties", row[2]),
+                    int_column(where, "deal_index", row[0]),
+                    loads_ints(where, "points", row[1]),
+                    loads_ints(where, "penalties", row[2]),
                 )
             )
         return result
@@ -1110,10 +932,10 @@ class Storage(RecordsMixin):
             where = f"stats row (chat {chat_id}, user {row[0]})"
             result.append(
                 UserStats(
-                    _int(where, "user_id", row[0]),
-                    _str(where, "name", row[1]),
+                    int_column(where, "user_id", row[0]),
+                    str_column(where, "name", row[1]),
                     *(
-                        _int(where, col, v)
+                        int_column(where, col, v)
                         for col, v in zip(
                             ("series_played", "series_won", "deals_played", "penalties"),
                             row[2:],
@@ -1123,157 +945,6 @@ class Storage(RecordsMixin):
                 )
             )
         return result
-
-    # --- messages the games own ----------------------------------------------
-
-    async def set_message(self, game_id: int, role: str, chat_id: int, message_id: int) -> None:
-        def body(conn: sqlite3.Connection) -> None:
-            self._set_message(conn, game_id, role, chat_id, message_id)
-
-        await self._write(body)
-
-    def _set_message(
-        self, conn: sqlite3.Connection, game_id: int, role: str, chat_id: int, message_id: int
-    ) -> None:
-        conn.execute(
-            "INSERT INTO messages (game_id, role, chat_id, message_id) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (game_id, role) DO UPDATE SET chat_id = excluded.chat_id,"
-            " message_id = excluded.message_id",
-            (game_id, role, chat_id, message_id),
-        )
-
-    async def get_message(self, game_id: int, role: str) -> MessageRef | None:
-        def body(conn: sqlite3.Connection) -> list[Any]:
-            rows = list(
-                _all(
-                    conn,
-                    "SELECT game_id, role, chat_id, message_id FROM messages"
-                    " WHERE game_id = ? AND role = ?",
-                    (game_id, role),
-                )
-            )
-            return rows
-
-        rows = await self._read(body)
-        return _message(rows[0]) if rows else None
-
-    async def game_messages(self, game_id: int) -> list[MessageRef]:
-        def body(conn: sqlite3.Connection) -> list[Any]:
-            rows = _all(
-                conn,
-                "SELECT game_id, role, chat_id, message_id FROM messages WHERE game_id = ?"
-                " ORDER BY role",
-                (game_id,),
-            )
-            return rows
-
-        rows = await self._read(body)
-        return [_message(row) for row in rows]
-
-    async def forget_message(self, game_id: int, role: str) -> None:
-        def body(conn: sqlite3.Connection) -> None:
-            conn.execute("DELETE FROM messages WHERE game_id = ? AND role = ?", (game_id, role))
-
-        await self._write(body)
-
-    # --- outbox --------------------------------------------------------------
-
-    async def enqueue(self, ops: tuple[OutboxOp, ...]) -> None:
-        def body(conn: sqlite3.Connection) -> None:
-            self._write_outbox(conn, ops, time.time())
-
-        await self._write(body)
-
-    async def pending(self, now: float, limit: int = 100) -> list[OutboxItem]:
-        def body(conn: sqlite3.Connection) -> list[Any]:
-            rows = _all(
-                conn,
-                f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE not_before <= ? ORDER BY id LIMIT ?",
-                (now, limit),
-            )
-            return rows
-
-        rows = await self._read(body)
-        return [_outbox_item(row) for row in rows]
-
-    async def outbox_heads(self, limit: int = 10_000) -> list[OutboxItem]:
-        """The oldest row of each chat, due or not, oldest first.
-
-        A sender that keeps each chat in order needs exactly these; unlike
-        :meth:`pending` they are not crowded out by one chat's long backlog.
-        """
-
-        def body(conn: sqlite3.Connection) -> list[Any]:
-            rows = _all(
-                conn,
-                f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE id IN"
-                " (SELECT MIN(id) FROM outbox GROUP BY chat_id) ORDER BY id LIMIT ?",
-                (limit,),
-            )
-            return rows
-
-        rows = await self._read(body)
-        return [_outbox_item(row) for row in rows]
-
-    async def outbox_done(self, item_id: int, message_id: int | None = None) -> None:
-        """Delete a delivered row; a game message's new id is recorded in the same transaction.
-
-        Recording happens only for rows with a game and a role and when ``message_id``
-        is given, so a crash between the two can never leave a sent message unrecorded.
-        """
-
-        def body(conn: sqlite3.Connection) -> None:
-            rows = list(
-                _all(
-                    conn,
-                    "DELETE FROM outbox WHERE id = ? RETURNING chat_id, game_id, role",
-                    (item_id,),
-                )
-            )
-            if not rows:
-                return  # already done (e.g. a retried worker): nothing to record twice
-            chat_id, game_id, role = rows[0]
-            if message_id is not None and game_id is not None and role is not None:
-                self._set_message(conn, game_id, role, chat_id, message_id)
-
-        await self._write(body)
-
-    async def outbox_retry(
-        self, item_id: int, not_before: float, error: str, *, count_attempt: bool = True
-    ) -> None:
-        """Put an item back until ``not_before``. A flood wait is Telegram pacing us, not a
-        failure, so the caller passes ``count_attempt=False`` for it."""
-
-        def body(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                "UPDATE outbox SET attempts = attempts + ?, not_before = ?, last_error = ?"
-                " WHERE id = ?",
-                (1 if count_attempt else 0, not_before, error, item_id),
-            )
-
-        await self._write(body)
-
-    async def outbox_drop_superseded(self) -> int:
-        """Drop pending edits of a game message that a newer pending edit replaces."""
-
-        def body(conn: sqlite3.Connection) -> int:
-            cursor = conn.execute(
-                "DELETE FROM outbox WHERE method = 'edit' AND game_id IS NOT NULL"
-                " AND role IS NOT NULL AND id < (SELECT MAX(newer.id) FROM outbox AS newer"
-                " WHERE newer.method = 'edit' AND newer.game_id = outbox.game_id"
-                " AND newer.role = outbox.role)"
-            )
-            return cursor.rowcount
-
-        return await self._write(body)
-
-    async def outbox_size(self) -> int:
-        def body(conn: sqlite3.Connection) -> Any:
-            (row,) = _all(conn, "SELECT COUNT(*) FROM outbox")
-            return row
-
-        row = await self._read(body)
-        return int(row[0])
 
 
 def _claimed(update_id: int, body: _Body[_T], conn: sqlite3.Connection) -> _T:
@@ -1285,13 +956,3 @@ def _claimed(update_id: int, body: _Body[_T], conn: sqlite3.Connection) -> _T:
     except sqlite3.IntegrityError:
         raise DuplicateUpdateError(f"update {update_id} was already handled") from None
     return body(conn)
-
-
-def _message(row: Sequence[Any]) -> MessageRef:
-    where = f"messages row (game {row[0]}, role {row[1]})"
-    return MessageRef(
-        _int(where, "game_id", row[0]),
-        _str(where, "role", row[1]),
-        _int(where, "chat_id", row[2]),
-        _int(where, "message_id", row[3]),
-    )

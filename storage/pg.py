@@ -1,8 +1,9 @@
 """The PostgreSQL backend (asyncpg): the storage contract for several bot instances.
 
-Same contract (docs/storage-api.md), same tables and the same row decoders as the SQLite
-backend (storage/db.py); queries are written with ``?`` placeholders like SQLite's and
-turned into ``$n`` by :func:`sql`. Differences that matter:
+Same contract (docs/storage-api.md), same tables and the same row decoders
+(storage/rows.py) as the SQLite backend (storage/db.py); queries are written with ``?``
+placeholders like SQLite's and turned into ``$n`` by :func:`storage.pg_writes.sql`.
+Differences that matter:
 
 - each method is one transaction on a pooled connection (no group commit: PostgreSQL
   commits concurrent transactions in parallel);
@@ -13,13 +14,12 @@ turned into ``$n`` by :func:`sql`. Differences that matter:
 - a trigger NOTIFYs the sender, wherever it runs, of every outbox row queued.
 
 Instance coordination (locks, election, shared selections, update ids) is in
-storage/pg_instances.py.
+storage/pg_instances.py, the outbox and the games' message ids in storage/pg_outbox.py.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import re
 import time
@@ -28,24 +28,6 @@ from typing import Any, Final, TypeVar
 
 import asyncpg
 
-from storage.db import (
-    _GAME_COLUMNS,
-    _OPEN,
-    _OUTBOX_COLUMNS,
-    _SEAT_COLUMNS,
-    _chat,
-    _deadline_params,
-    _dumps,
-    _int,
-    _loads,
-    _loads_ints,
-    _logged_move,
-    _message,
-    _outbox_item,
-    _seat,
-    _str,
-    _user,
-)
 from storage.errors import (
     CorruptRecordError,
     GameExistsError,
@@ -56,7 +38,6 @@ from storage.errors import (
 from storage.models import (
     _UNSET,
     GAME_STATUSES,
-    OUTBOX_METHODS,
     Chat,
     Deadline,
     DealStart,
@@ -64,22 +45,22 @@ from storage.models import (
     Game,
     GameChange,
     LoggedMove,
-    MessageRef,
-    OutboxItem,
     OutboxOp,
     Seat,
     User,
     UserStats,
 )
-from storage.pg_instances import CONNECT_TIMEOUT, PgInstances
+from storage.pg_instances import CONNECT_TIMEOUT
 from storage.pg_migrations import PG_SCHEMA_VERSION, pg_migrate
+from storage.pg_outbox import PgOutbox
 from storage.pg_writes import (
+    Conn,
     Params,
     commit_one,
     fetch_claimed,
     game_from_rows,
-    outbox_insert,
     simple_change,
+    sql,
 )
 from storage.records import (
     Job,
@@ -90,25 +71,27 @@ from storage.records import (
     migrate_records,
     record_series,
 )
+from storage.rows import (
+    GAME_COLUMNS,
+    OPEN_GAMES,
+    SEAT_COLUMNS,
+    chat_row,
+    deadline_params,
+    dumps,
+    int_column,
+    loads,
+    loads_ints,
+    move_row,
+    seat_row,
+    str_column,
+    user_row,
+)
 from storage.updates import DuplicateUpdateError, pending_claim
 
 logger = logging.getLogger(__name__)
 
 
 _T = TypeVar("_T")
-Conn = Any  # asyncpg.Connection / pool proxy; asyncpg ships no usable generic types
-
-
-@functools.lru_cache(maxsize=512)
-def sql(text: str) -> str:
-    """SQLite-style ``?`` placeholders to PostgreSQL's ``$1, $2, …`` (no ``?`` in literals)."""
-    counter = iter(range(1, 10_000))
-    return re.sub(r"\?", lambda _: f"${next(counter)}", text)
-
-
-def _count(status: str) -> int:
-    """Rows touched, from asyncpg's command tag ("UPDATE 1", "DELETE 3", "INSERT 0 2")."""
-    return int(status.rsplit(" ", 1)[-1])
 
 
 def redact(url: str) -> str:
@@ -116,7 +99,7 @@ def redact(url: str) -> str:
     return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", url)
 
 
-class PgStorage(PgInstances, RecordsMixin):
+class PgStorage(PgOutbox, RecordsMixin):
     """Everything the bot must not forget, in a PostgreSQL database shared by instances."""
 
     shared: Final = True  # other processes change games too: caches must be checked
@@ -234,7 +217,7 @@ class PgStorage(PgInstances, RecordsMixin):
             sql("SELECT id, title, language, rules, migrated_to, stamp FROM chats WHERE id = ?"),
             chat_id,
         )
-        return None if row is None else _chat(row)
+        return None if row is None else chat_row(row)
 
     async def set_chat_language(self, chat_id: int, language: str) -> None:
         async def body(conn: Conn) -> None:
@@ -259,7 +242,7 @@ class PgStorage(PgInstances, RecordsMixin):
                     " stamp = chats.stamp + 1"
                 ),
                 chat_id,
-                _dumps(rules),
+                dumps(rules),
             )
 
         await self._write(body)
@@ -345,7 +328,7 @@ class PgStorage(PgInstances, RecordsMixin):
         row = await conn.fetchrow(
             sql("SELECT id, name, username, language, started FROM users WHERE id = ?"), user_id
         )
-        return None if row is None else _user(row)
+        return None if row is None else user_row(row)
 
     async def set_user_started(self, user_id: int, started: bool) -> None:
         async def body(conn: Conn) -> None:
@@ -369,7 +352,7 @@ class PgStorage(PgInstances, RecordsMixin):
         rows = await conn.fetch(
             sql(
                 # "games." qualifies the first column, id (seats has none of the others).
-                f"SELECT games.{_GAME_COLUMNS}, {_SEAT_COLUMNS} FROM games"
+                f"SELECT games.{GAME_COLUMNS}, {SEAT_COLUMNS} FROM games"
                 f" LEFT JOIN seats ON seats.game_id = games.id WHERE {where}"
                 " ORDER BY games.id, seats.seat"
             ),
@@ -383,7 +366,10 @@ class PgStorage(PgInstances, RecordsMixin):
 
     async def _open_game(self, conn: Conn, chat_id: int, thread_id: int | None) -> Game | None:
         games = await self._games(
-            conn, f"chat_id = ? AND COALESCE(thread_id, 0) = ? AND {_OPEN}", chat_id, thread_id or 0
+            conn,
+            f"chat_id = ? AND COALESCE(thread_id, 0) = ? AND {OPEN_GAMES}",
+            chat_id,
+            thread_id or 0,
         )
         return games[0] if games else None
 
@@ -411,7 +397,7 @@ class PgStorage(PgInstances, RecordsMixin):
                 ),
                 chat_id,
                 thread_id,
-                _dumps(rules),
+                dumps(rules),
                 created_by,
                 now,
                 now,
@@ -442,13 +428,13 @@ class PgStorage(PgInstances, RecordsMixin):
 
     async def active_games(self) -> list[Game]:
         async with self._conn() as conn:
-            return await self._games(conn, _OPEN)
+            return await self._games(conn, OPEN_GAMES)
 
     async def games_of_user(self, user_id: int) -> list[Game]:
         async with self._conn() as conn:
             return await self._games(
                 conn,
-                f"{_OPEN} AND games.id IN (SELECT game_id FROM seats WHERE user_id = ?)",
+                f"{OPEN_GAMES} AND games.id IN (SELECT game_id FROM seats WHERE user_id = ?)",
                 user_id,
             )
 
@@ -532,18 +518,18 @@ class PgStorage(PgInstances, RecordsMixin):
                 "deadline_seat = ?, deadline_due_at = ?, deadline_remind_at = ?,"
                 " deadline_reminded = ?"
             )
-            params.extend(_deadline_params(change.deadline))
+            params.extend(deadline_params(change.deadline))
         if change.lobby_expires_at is not _UNSET:
             sets.append("lobby_expires_at = ?")
             params.append(change.lobby_expires_at)
         if change.winners is not None:
             sets.append("winners = ?")
-            params.append(_dumps(list(change.winners)))
+            params.append(dumps(list(change.winners)))
         if change.rules is not None:
             if old_status != "lobby":
                 raise StorageError(f"game {game_id} has started: its rules cannot change")
             sets.append("rules = ?")
-            params.append(_dumps(change.rules))
+            params.append(dumps(change.rules))
         if sets:
             await conn.execute(
                 sql(f"UPDATE games SET {', '.join(sets)} WHERE id = ?"), *params, game_id
@@ -558,7 +544,7 @@ class PgStorage(PgInstances, RecordsMixin):
                 game_id,
                 deal.deal_index,
                 deal.dealer,
-                _dumps(list(deal.deck)),
+                dumps(list(deal.deck)),
             )
         if change.move is not None:
             await conn.execute(
@@ -566,7 +552,7 @@ class PgStorage(PgInstances, RecordsMixin):
                 game_id,
                 new_version,
                 change.move.deal_index,
-                _dumps(change.move.move),
+                dumps(change.move.move),
             )
         seats: tuple[Seat, ...] | None = None
         if change.tally is not None:
@@ -576,8 +562,8 @@ class PgStorage(PgInstances, RecordsMixin):
                 " VALUES ($1, $2, $3, $4)",
                 game_id,
                 tally.deal_index,
-                _dumps(list(tally.points)),
-                _dumps(list(tally.penalties)),
+                dumps(list(tally.points)),
+                dumps(list(tally.penalties)),
             )
             seats = await self._seats(conn, game_id)
             if len(tally.penalties) != len(seats):
@@ -595,7 +581,7 @@ class PgStorage(PgInstances, RecordsMixin):
                 seats = await self._seats(conn, game_id)
             winners = change.winners
             if winners is None and old_winners is not None:
-                winners = _loads_ints(f"games row {game_id}", "winners", old_winners)
+                winners = loads_ints(f"games row {game_id}", "winners", old_winners)
             won = set(winners or ())
             await self._add_stats(
                 conn,
@@ -612,13 +598,13 @@ class PgStorage(PgInstances, RecordsMixin):
 
     async def _seats(self, conn: Conn, game_id: int) -> tuple[Seat, ...]:
         rows = await conn.fetch(
-            f"SELECT {_SEAT_COLUMNS} FROM seats WHERE game_id = $1 ORDER BY seat", game_id
+            f"SELECT {SEAT_COLUMNS} FROM seats WHERE game_id = $1 ORDER BY seat", game_id
         )
-        return tuple(_seat(row) for row in rows)
+        return tuple(seat_row(row) for row in rows)
 
     async def _write_seats(self, conn: Conn, game_id: int, seats: Iterable[Seat]) -> None:
         await conn.executemany(
-            sql(f"INSERT INTO seats ({_SEAT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+            sql(f"INSERT INTO seats ({SEAT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"),
             [
                 (game_id, s.seat, s.user_id, s.bot_level, s.name, int(s.away), s.autoplayed)
                 for s in seats
@@ -640,24 +626,6 @@ class PgStorage(PgInstances, RecordsMixin):
             ),
             [(chat_id, s.user_id, s.name, d, p, sp, sw) for s, d, p, sp, sw in rows],
         )
-
-    async def _write_outbox(
-        self, conn: Conn, ops: Iterable[OutboxOp], now: float, game_id: int | None = None
-    ) -> None:
-        rows = []
-        for op in ops:
-            if op.method not in OUTBOX_METHODS:
-                raise StorageError(f"unknown outbox method {op.method!r}")
-            game = op.game_id if op.game_id is not None else game_id
-            rows.append((op.chat_id, op.method, _dumps(op.payload), game, op.role, now, now))
-        if rows:
-            await conn.executemany(
-                sql(
-                    "INSERT INTO outbox (chat_id, method, payload, game_id, role, not_before,"
-                    " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                ),
-                rows,
-            )
 
     async def due_deadlines(self, now: float) -> list[Game]:
         async with self._conn() as conn:
@@ -687,12 +655,14 @@ class PgStorage(PgInstances, RecordsMixin):
         result = []
         for row in rows:
             where = f"deals row (game {game_id}, deal {row[0]})"
-            deck = _loads(where, "deck", row[2])
+            deck = loads(where, "deck", row[2])
             if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
                 raise CorruptRecordError(f"{where}: column deck must hold a list of card codes")
             result.append(
                 DealStart(
-                    _int(where, "deal_index", row[0]), _int(where, "dealer", row[1]), tuple(deck)
+                    int_column(where, "deal_index", row[0]),
+                    int_column(where, "dealer", row[1]),
+                    tuple(deck),
                 )
             )
         return result
@@ -706,7 +676,7 @@ class PgStorage(PgInstances, RecordsMixin):
         trip) for an instance whose cached game another instance has moved on."""
         async with self._conn() as conn:
             rows = await conn.fetch(
-                f"SELECT games.{_GAME_COLUMNS}, {_SEAT_COLUMNS}, m.versions, m.deals, m.moves"
+                f"SELECT games.{GAME_COLUMNS}, {SEAT_COLUMNS}, m.versions, m.deals, m.moves"
                 " FROM games LEFT JOIN seats ON seats.game_id = games.id,"
                 " LATERAL (SELECT array_agg(version ORDER BY version) AS versions,"
                 " array_agg(deal_index ORDER BY version) AS deals,"
@@ -723,7 +693,7 @@ class PgStorage(PgInstances, RecordsMixin):
         if len(versions or ()) != game.version - version:
             return None
         return game, [
-            _logged_move(game_id, row)
+            move_row(game_id, row)
             for row in zip(versions or (), deals or (), moves or (), strict=True)
         ]
 
@@ -732,7 +702,7 @@ class PgStorage(PgInstances, RecordsMixin):
             "SELECT version, deal_index, move FROM moves WHERE game_id = $1 ORDER BY version",
             game_id,
         )
-        return [_logged_move(game_id, row) for row in rows]
+        return [move_row(game_id, row) for row in rows]
 
     async def tallies(self, game_id: int) -> list[DealTally]:
         async with self._conn() as conn:
@@ -746,9 +716,9 @@ class PgStorage(PgInstances, RecordsMixin):
             where = f"tallies row (game {game_id}, deal {row[0]})"
             result.append(
                 DealTally(
-                    _int(where, "deal_index", row[0]),
-                    _loads_ints(where, "points", row[1]),
-                    _loads_ints(where, "penalties", row[2]),
+                    int_column(where, "deal_index", row[0]),
+                    loads_ints(where, "points", row[1]),
+                    loads_ints(where, "penalties", row[2]),
                 )
             )
         return result
@@ -787,7 +757,7 @@ class PgStorage(PgInstances, RecordsMixin):
         for row in rows:
             where = f"stats row (chat {chat_id}, user {row[0]})"
             counts = [
-                _int(where, col, v)
+                int_column(where, col, v)
                 for col, v in zip(
                     ("series_played", "series_won", "deals_played", "penalties"),
                     list(row)[2:],
@@ -795,120 +765,11 @@ class PgStorage(PgInstances, RecordsMixin):
                 )
             ]
             result.append(
-                UserStats(_int(where, "user_id", row[0]), _str(where, "name", row[1]), *counts)
-            )
-        return result
-
-    # --- messages the games own ----------------------------------------------
-
-    async def set_message(self, game_id: int, role: str, chat_id: int, message_id: int) -> None:
-        p = Params()
-        await self._write_one(
-            p,
-            "INSERT INTO messages (game_id, role, chat_id, message_id)"
-            f" VALUES ({p(game_id)}, {p(role)}, {p(chat_id)}, {p(message_id)})"
-            " ON CONFLICT (game_id, role) DO UPDATE SET chat_id = excluded.chat_id,"
-            " message_id = excluded.message_id",
-        )
-
-    async def get_message(self, game_id: int, role: str) -> MessageRef | None:
-        async with self._conn() as conn:
-            row = await conn.fetchrow(
-                "SELECT game_id, role, chat_id, message_id FROM messages"
-                " WHERE game_id = $1 AND role = $2",
-                game_id,
-                role,
-            )
-        return None if row is None else _message(row)
-
-    async def game_messages(self, game_id: int) -> list[MessageRef]:
-        async with self._conn() as conn:
-            rows = await conn.fetch(
-                "SELECT game_id, role, chat_id, message_id FROM messages WHERE game_id = $1"
-                " ORDER BY role",
-                game_id,
-            )
-        return [_message(row) for row in rows]
-
-    async def forget_message(self, game_id: int, role: str) -> None:
-        p = Params()
-        await self._write_one(
-            p, f"DELETE FROM messages WHERE game_id = {p(game_id)} AND role = {p(role)}"
-        )
-
-    # --- outbox --------------------------------------------------------------
-
-    async def enqueue(self, ops: tuple[OutboxOp, ...]) -> None:
-        p = Params()
-        query = outbox_insert(p, ops, time.time(), None)
-        if query is not None:
-            await self._write_one(p, query)
-
-    async def pending(self, now: float, limit: int = 100) -> list[OutboxItem]:
-        async with self._conn() as conn:
-            rows = await conn.fetch(
-                f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE not_before <= $1 ORDER BY id LIMIT $2",
-                now,
-                limit,
-            )
-        return [_outbox_item(row) for row in rows]
-
-    async def outbox_heads(self, limit: int = 10_000) -> list[OutboxItem]:
-        async with self._conn() as conn:
-            rows = await conn.fetch(
-                f"SELECT {_OUTBOX_COLUMNS} FROM outbox WHERE id IN"
-                " (SELECT MIN(id) FROM outbox GROUP BY chat_id) ORDER BY id LIMIT $1",
-                limit,
-            )
-        return [_outbox_item(row) for row in rows]
-
-    async def outbox_done(self, item_id: int, message_id: int | None = None) -> None:
-        p = Params()
-        query = f"DELETE FROM outbox WHERE id = {p(item_id)}"
-        if message_id is not None:
-            # The message an op sent becomes its game's, in the same statement.
-            query = (
-                f"WITH sent AS ({query} RETURNING chat_id, game_id, role)"
-                " INSERT INTO messages (game_id, role, chat_id, message_id)"
-                f" SELECT game_id, role, chat_id, {p(message_id)}::bigint FROM sent"
-                " WHERE game_id IS NOT NULL AND role IS NOT NULL"
-                " ON CONFLICT (game_id, role) DO UPDATE SET chat_id = excluded.chat_id,"
-                " message_id = excluded.message_id"
-            )
-        await self._write_one(p, query)
-
-    async def outbox_retry(
-        self, item_id: int, not_before: float, error: str, *, count_attempt: bool = True
-    ) -> None:
-        p = Params()
-        await self._write_one(
-            p,
-            f"UPDATE outbox SET attempts = attempts + {p(1 if count_attempt else 0)},"
-            f" not_before = {p(not_before)}, last_error = {p(error)} WHERE id = {p(item_id)}",
-        )
-
-    async def outbox_drop_superseded(self) -> int:
-        async def body(conn: Conn) -> int:
-            return _count(
-                await conn.execute(
-                    "DELETE FROM outbox WHERE method = 'edit' AND game_id IS NOT NULL"
-                    " AND role IS NOT NULL AND id < (SELECT MAX(newer.id) FROM outbox AS newer"
-                    " WHERE newer.method = 'edit' AND newer.game_id = outbox.game_id"
-                    " AND newer.role = outbox.role)"
+                UserStats(
+                    int_column(where, "user_id", row[0]), str_column(where, "name", row[1]), *counts
                 )
             )
-
-        return await self._write(body)
-
-    async def outbox_size(self) -> int:
-        async with self._conn() as conn:
-            return int(await conn.fetchval("SELECT COUNT(*) FROM outbox"))
-
-    async def outbox_oldest(self) -> float | None:
-        """When the oldest pending outbox row was queued (for /metrics)."""
-        async with self._conn() as conn:
-            value = await conn.fetchval("SELECT MIN(created_at) FROM outbox")
-        return None if value is None else float(value)
+        return result
 
 
 async def _no_reset(conn: Conn) -> None:

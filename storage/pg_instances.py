@@ -19,27 +19,22 @@ from typing import Any, Final, TypeVar
 
 import asyncpg
 
-from storage.db import _dumps, _loads
 from storage.errors import CorruptRecordError
 from storage.models import GameState
 from storage.pg_migrations import LEADER_LOCK, OUTBOX_CHANNEL
-from storage.pg_writes import Params
+from storage.pg_writes import Conn, Params, rows_touched
+from storage.rows import dumps, loads
 
 logger = logging.getLogger(__name__)
 
 CONNECT_TIMEOUT: Final = 10.0
 _T = TypeVar("_T")
-Conn = Any
-
-
-def _count(status: str) -> int:
-    return int(status.rsplit(" ", 1)[-1])
 
 
 def _game_state(game_id: int, row: Any) -> GameState:
     where = f"game {game_id} state"
-    selections = _loads(where, "selections", row[3]) if row[3] is not None else {}
-    taps = _loads(where, "taps", row[4]) if row[4] is not None else {}
+    selections = loads(where, "selections", row[3]) if row[3] is not None else {}
+    taps = loads(where, "taps", row[4]) if row[4] is not None else {}
     if not isinstance(selections, dict) or not isinstance(taps, dict):
         raise CorruptRecordError(f"{where}: selections and taps must be objects")
     try:
@@ -194,7 +189,7 @@ class PgInstances:
             )
         if cards is None:
             return []
-        value = _loads(f"selections row (game {game_id}, user {user_id})", "cards", cards)
+        value = loads(f"selections row (game {game_id}, user {user_id})", "cards", cards)
         if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
             raise CorruptRecordError(f"selections row (game {game_id}): not a list of cards")
         return value
@@ -206,7 +201,7 @@ class PgInstances:
         await self._write_one(
             p,
             "INSERT INTO selections (game_id, user_id, version, cards)"
-            f" VALUES ({p(game_id)}, {p(user_id)}, {p(version)}, {p(_dumps(cards))})"
+            f" VALUES ({p(game_id)}, {p(user_id)}, {p(version)}, {p(dumps(cards))})"
             " ON CONFLICT (game_id, user_id) DO UPDATE SET"
             " version = excluded.version, cards = excluded.cards",
         )
@@ -230,4 +225,6 @@ class PgInstances:
 
     async def prune_updates(self, before: float) -> int:
         async with self._conn() as conn:
-            return _count(await conn.execute("DELETE FROM updates WHERE handled_at < $1", before))
+            return rows_touched(
+                await conn.execute("DELETE FROM updates WHERE handled_at < $1", before)
+            )

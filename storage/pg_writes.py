@@ -1,4 +1,6 @@
-"""PostgreSQL writes as single statements: one round trip each, no BEGIN/COMMIT.
+"""PostgreSQL statements: ``?`` placeholders made ``$n`` (:func:`sql`), command tags
+read (:func:`rows_touched`), and writes as single statements: one round trip each, no
+BEGIN/COMMIT.
 
 A statement is atomic on its own, so a write that fits in one (CTEs chaining its parts)
 needs no transaction block: that saves the BEGIN and COMMIT round trips, and the update
@@ -9,18 +11,33 @@ statements per update.
 
 from __future__ import annotations
 
+import functools
+import re
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import asyncpg
 
-from storage.db import _GAME_COLUMNS, _SEAT_COLUMNS, _deadline_params, _dumps, _game, _seat
 from storage.errors import StorageError
 from storage.models import _UNSET, OUTBOX_METHODS, Deadline, Game, GameChange, OutboxOp, Seat
+from storage.rows import GAME_COLUMNS, SEAT_COLUMNS, deadline_params, dumps, game_row, seat_row
 from storage.updates import DuplicateUpdateError, UpdateClaim
 
-Conn = Any
+Conn = Any  # asyncpg.Connection / pool proxy; asyncpg ships no usable generic types
+
+
+@functools.lru_cache(maxsize=512)
+def sql(text: str) -> str:
+    """SQLite-style ``?`` placeholders to PostgreSQL's ``$1, $2, …`` (no ``?`` in literals)."""
+    counter = iter(range(1, 10_000))
+    return re.sub(r"\?", lambda _: f"${next(counter)}", text)
+
+
+def rows_touched(status: str) -> int:
+    """Rows touched, from asyncpg's command tag ("UPDATE 1", "DELETE 3", "INSERT 0 2")."""
+    return int(status.rsplit(" ", 1)[-1])
+
 
 _CLAIM_KEY = "updates_pkey"
 
@@ -47,7 +64,7 @@ def outbox_insert(
         if op.method not in OUTBOX_METHODS:
             raise StorageError(f"unknown outbox method {op.method!r}")
         game = op.game_id if op.game_id is not None else game_id
-        rows.append((op.chat_id, op.method, _dumps(op.payload), game, op.role))
+        rows.append((op.chat_id, op.method, dumps(op.payload), game, op.role))
     if not rows:
         return None
     chats, methods, payloads, games, roles = (list(column) for column in zip(*rows, strict=True))
@@ -113,7 +130,7 @@ async def commit_one(
     if change.deadline is not _UNSET:
         if change.deadline is not None and not isinstance(change.deadline, Deadline):
             raise TypeError(f"deadline must be a Deadline or None, not {change.deadline!r}")
-        seat, due, remind, reminded = _deadline_params(change.deadline)
+        seat, due, remind, reminded = deadline_params(change.deadline)
         sets.append(
             f"deadline_seat = {p(seat)}, deadline_due_at = {p(due)},"
             f" deadline_remind_at = {p(remind)}, deadline_reminded = {p(reminded)}"
@@ -124,7 +141,7 @@ async def commit_one(
     # version moved and updates nothing, so every CTE below (each joins g) writes nothing.
     ctes = [
         f"g AS (UPDATE games SET {', '.join(sets)} WHERE id = {p(game_id)}"
-        f" AND version = {p(expected)} RETURNING {_GAME_COLUMNS})"
+        f" AND version = {p(expected)} RETURNING {GAME_COLUMNS})"
     ]
     if claim is not None:
         ctes.append(
@@ -143,7 +160,7 @@ async def commit_one(
             f" AND NOT seats.seat = ANY({p(s[0])}::int[]))"
         )
         ctes.append(
-            f"seats_set AS (INSERT INTO seats ({_SEAT_COLUMNS})"
+            f"seats_set AS (INSERT INTO seats ({SEAT_COLUMNS})"
             f" SELECT g.id, x.s, x.u, x.b, x.n, x.a, x.ap FROM g, {seats_from}"
             " ON CONFLICT (game_id, seat) DO UPDATE SET user_id = excluded.user_id,"
             " bot_level = excluded.bot_level, name = excluded.name, away = excluded.away,"
@@ -154,13 +171,13 @@ async def commit_one(
         ctes.append(
             "deal AS (INSERT INTO deals (game_id, deal_index, dealer, deck)"
             f" SELECT g.id, {p(deal.deal_index)}::int, {p(deal.dealer)}::int,"
-            f" {p(_dumps(list(deal.deck)))}::text FROM g)"
+            f" {p(dumps(list(deal.deck)))}::text FROM g)"
         )
     if change.move is not None:
         ctes.append(
             "move AS (INSERT INTO moves (game_id, version, deal_index, move)"
             f" SELECT g.id, g.version, {p(change.move.deal_index)}::int,"
-            f" {p(_dumps(change.move.move))}::text FROM g)"
+            f" {p(dumps(change.move.move))}::text FROM g)"
         )
     outbox = outbox_insert(p, change.outbox, now, game_id, source="g, ")
     if outbox is not None:
@@ -169,7 +186,7 @@ async def commit_one(
     # ones (this statement's own writes are not visible to its outer SELECT).
     if seats_from is None:
         tail = (
-            f"SELECT g.*, {_SEAT_COLUMNS} FROM g LEFT JOIN seats ON seats.game_id = g.id"
+            f"SELECT g.*, {SEAT_COLUMNS} FROM g LEFT JOIN seats ON seats.game_id = g.id"
             " ORDER BY seats.seat"
         )
     else:
@@ -205,18 +222,18 @@ def _seat_arrays(seats: Sequence[Seat]) -> list[list[Any]]:
 def game_from_rows(rows: Iterable[Sequence[Any]]) -> list[Game]:
     """Games from rows of game columns then seat columns (NULLs: no seat), ordered by
     game id then seat."""
-    width = _GAME_COLUMNS.count(",") + 1
+    width = GAME_COLUMNS.count(",") + 1
     games: list[Game] = []
     current: list[Any] = []
     seats: list[Seat] = []
     for row in rows:
         values = list(row)
         if current and values[0] != current[0]:
-            games.append(_game(current, tuple(seats)))
+            games.append(game_row(current, tuple(seats)))
             seats = []
         current = values[:width]
         if values[width] is not None:
-            seats.append(_seat(values[width:]))
+            seats.append(seat_row(values[width:]))
     if current:
-        games.append(_game(current, tuple(seats)))
+        games.append(game_row(current, tuple(seats)))
     return games

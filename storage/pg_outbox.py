@@ -1,0 +1,154 @@
+"""Delivery state in PostgreSQL (mixed into :class:`storage.pg.PgStorage`): the durable
+outbox of Bot API calls and the ids of the messages each game owns, as
+storage/sqlite_outbox.py keeps them for SQLite. The contract is docs/storage-api.md's."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from typing import TYPE_CHECKING, TypeVar
+
+from storage.errors import StorageError
+from storage.models import OUTBOX_METHODS, MessageRef, OutboxItem, OutboxOp
+from storage.pg_instances import PgInstances
+from storage.pg_writes import Conn, Params, outbox_insert, rows_touched, sql
+from storage.rows import OUTBOX_COLUMNS, dumps, message_row, outbox_row
+
+_T = TypeVar("_T")
+
+
+class PgOutbox(PgInstances):
+    """The outbox and game-message methods of the PostgreSQL backend."""
+
+    if TYPE_CHECKING:  # provided by storage/pg.py's PgStorage
+
+        async def _write(self, body: Callable[[Conn], Awaitable[_T]]) -> _T: ...
+
+    # --- messages the games own ----------------------------------------------
+
+    async def set_message(self, game_id: int, role: str, chat_id: int, message_id: int) -> None:
+        p = Params()
+        await self._write_one(
+            p,
+            "INSERT INTO messages (game_id, role, chat_id, message_id)"
+            f" VALUES ({p(game_id)}, {p(role)}, {p(chat_id)}, {p(message_id)})"
+            " ON CONFLICT (game_id, role) DO UPDATE SET chat_id = excluded.chat_id,"
+            " message_id = excluded.message_id",
+        )
+
+    async def get_message(self, game_id: int, role: str) -> MessageRef | None:
+        async with self._conn() as conn:
+            row = await conn.fetchrow(
+                "SELECT game_id, role, chat_id, message_id FROM messages"
+                " WHERE game_id = $1 AND role = $2",
+                game_id,
+                role,
+            )
+        return None if row is None else message_row(row)
+
+    async def game_messages(self, game_id: int) -> list[MessageRef]:
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                "SELECT game_id, role, chat_id, message_id FROM messages WHERE game_id = $1"
+                " ORDER BY role",
+                game_id,
+            )
+        return [message_row(row) for row in rows]
+
+    async def forget_message(self, game_id: int, role: str) -> None:
+        p = Params()
+        await self._write_one(
+            p, f"DELETE FROM messages WHERE game_id = {p(game_id)} AND role = {p(role)}"
+        )
+
+    # --- outbox --------------------------------------------------------------
+
+    async def enqueue(self, ops: tuple[OutboxOp, ...]) -> None:
+        p = Params()
+        query = outbox_insert(p, ops, time.time(), None)
+        if query is not None:
+            await self._write_one(p, query)
+
+    async def pending(self, now: float, limit: int = 100) -> list[OutboxItem]:
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                f"SELECT {OUTBOX_COLUMNS} FROM outbox WHERE not_before <= $1 ORDER BY id LIMIT $2",
+                now,
+                limit,
+            )
+        return [outbox_row(row) for row in rows]
+
+    async def outbox_heads(self, limit: int = 10_000) -> list[OutboxItem]:
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                f"SELECT {OUTBOX_COLUMNS} FROM outbox WHERE id IN"
+                " (SELECT MIN(id) FROM outbox GROUP BY chat_id) ORDER BY id LIMIT $1",
+                limit,
+            )
+        return [outbox_row(row) for row in rows]
+
+    async def outbox_done(self, item_id: int, message_id: int | None = None) -> None:
+        p = Params()
+        query = f"DELETE FROM outbox WHERE id = {p(item_id)}"
+        if message_id is not None:
+            # The message an op sent becomes its game's, in the same statement.
+            query = (
+                f"WITH sent AS ({query} RETURNING chat_id, game_id, role)"
+                " INSERT INTO messages (game_id, role, chat_id, message_id)"
+                f" SELECT game_id, role, chat_id, {p(message_id)}::bigint FROM sent"
+                " WHERE game_id IS NOT NULL AND role IS NOT NULL"
+                " ON CONFLICT (game_id, role) DO UPDATE SET chat_id = excluded.chat_id,"
+                " message_id = excluded.message_id"
+            )
+        await self._write_one(p, query)
+
+    async def outbox_retry(
+        self, item_id: int, not_before: float, error: str, *, count_attempt: bool = True
+    ) -> None:
+        p = Params()
+        await self._write_one(
+            p,
+            f"UPDATE outbox SET attempts = attempts + {p(1 if count_attempt else 0)},"
+            f" not_before = {p(not_before)}, last_error = {p(error)} WHERE id = {p(item_id)}",
+        )
+
+    async def outbox_drop_superseded(self) -> int:
+        async def body(conn: Conn) -> int:
+            return rows_touched(
+                await conn.execute(
+                    "DELETE FROM outbox WHERE method = 'edit' AND game_id IS NOT NULL"
+                    " AND role IS NOT NULL AND id < (SELECT MAX(newer.id) FROM outbox AS newer"
+                    " WHERE newer.method = 'edit' AND newer.game_id = outbox.game_id"
+                    " AND newer.role = outbox.role)"
+                )
+            )
+
+        return await self._write(body)
+
+    async def outbox_size(self) -> int:
+        async with self._conn() as conn:
+            return int(await conn.fetchval("SELECT COUNT(*) FROM outbox"))
+
+    async def outbox_oldest(self) -> float | None:
+        """When the oldest pending outbox row was queued (for /metrics)."""
+        async with self._conn() as conn:
+            value = await conn.fetchval("SELECT MIN(created_at) FROM outbox")
+        return None if value is None else float(value)
+
+    async def _write_outbox(
+        self, conn: Conn, ops: Iterable[OutboxOp], now: float, game_id: int | None = None
+    ) -> None:
+        rows = []
+        for op in ops:
+            if op.method not in OUTBOX_METHODS:
+                raise StorageError(f"unknown outbox method {op.method!r}")
+            game = op.game_id if op.game_id is not None else game_id
+            rows.append((op.chat_id, op.method, dumps(op.payload), game, op.role, now, now))
+        if rows:
+            await conn.executemany(
+                sql(
+                    "INSERT INTO outbox (chat_id, method, payload, game_id, role, not_before,"
+                    " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                ),
+                rows,
+            )

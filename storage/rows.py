@@ -1,0 +1,199 @@
+"""Row encoding and decoding shared by both storage backends (SQLite and PostgreSQL).
+
+Every decoder checks each column's type and raises :class:`CorruptRecordError` naming
+the row and column, so a damaged record is reported clearly instead of surfacing as a
+stray ``TypeError`` in the bot.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, Final
+
+from storage.errors import CorruptRecordError
+from storage.models import (
+    GAME_STATUSES,
+    Chat,
+    Deadline,
+    Game,
+    LoggedMove,
+    MessageRef,
+    OutboxItem,
+    Seat,
+    User,
+)
+
+GAME_COLUMNS: Final = (
+    "id, chat_id, thread_id, status, rules, version, created_by, created_at, first_dealer,"
+    " deadline_seat, deadline_due_at, deadline_remind_at, deadline_reminded,"
+    " lobby_expires_at, winners"
+)
+SEAT_COLUMNS: Final = "game_id, seat, user_id, bot_level, name, away, autoplayed"
+OUTBOX_COLUMNS: Final = (
+    "id, chat_id, method, payload, game_id, role, attempts, not_before, created_at, last_error"
+)
+OPEN_GAMES: Final = "status IN ('lobby', 'playing')"
+
+
+def dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def loads(where: str, column: str, text: object) -> Any:
+    if not isinstance(text, str | bytes):
+        raise CorruptRecordError(f"{where}: column {column} holds {type(text).__name__}, not JSON")
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise CorruptRecordError(f"{where}: column {column} is not valid JSON ({exc})") from None
+
+
+def loads_dict(where: str, column: str, text: object) -> dict[str, Any]:
+    value = loads(where, column, text)
+    if not isinstance(value, dict):
+        raise CorruptRecordError(f"{where}: column {column} must hold a JSON object")
+    return value
+
+
+def loads_ints(where: str, column: str, text: object) -> tuple[int, ...]:
+    value = loads(where, column, text)
+    if not isinstance(value, list) or not all(type(v) is int for v in value):
+        raise CorruptRecordError(f"{where}: column {column} must hold a list of whole numbers")
+    return tuple(value)
+
+
+def int_column(where: str, column: str, value: object) -> int:
+    if type(value) is not int:
+        raise CorruptRecordError(f"{where}: column {column} must be a whole number, not {value!r}")
+    return value
+
+
+def opt_int_column(where: str, column: str, value: object) -> int | None:
+    return None if value is None else int_column(where, column, value)
+
+
+def float_column(where: str, column: str, value: object) -> float:
+    if type(value) not in (int, float):
+        raise CorruptRecordError(f"{where}: column {column} must be a number, not {value!r}")
+    return float(value)  # type: ignore[arg-type]
+
+
+def opt_float_column(where: str, column: str, value: object) -> float | None:
+    return None if value is None else float_column(where, column, value)
+
+
+def opt_str_column(where: str, column: str, value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise CorruptRecordError(f"{where}: column {column} must be text, not {value!r}")
+    return value
+
+
+def str_column(where: str, column: str, value: object) -> str:
+    text = opt_str_column(where, column, value)
+    if text is None:
+        raise CorruptRecordError(f"{where}: column {column} is missing")
+    return text
+
+
+def seat_row(row: Sequence[Any]) -> Seat:
+    where = f"seats row (game {row[0]}, seat {row[1]})"
+    return Seat(
+        seat=int_column(where, "seat", row[1]),
+        user_id=opt_int_column(where, "user_id", row[2]),
+        bot_level=opt_str_column(where, "bot_level", row[3]),
+        name=str_column(where, "name", row[4]),
+        away=bool(row[5]),
+        autoplayed=int_column(where, "autoplayed", row[6]),
+    )
+
+
+def game_row(row: Sequence[Any], seats: tuple[Seat, ...]) -> Game:
+    where = f"games row {row[0]}"
+    status = str_column(where, "status", row[3])
+    if status not in GAME_STATUSES:
+        raise CorruptRecordError(f"{where}: unknown status {status!r}")
+    deadline = None
+    if row[10] is not None:
+        deadline = Deadline(
+            seat=int_column(where, "deadline_seat", row[9]),
+            due_at=float_column(where, "deadline_due_at", row[10]),
+            remind_at=opt_float_column(where, "deadline_remind_at", row[11]),
+            reminded=bool(row[12]),
+        )
+    return Game(
+        id=int_column(where, "id", row[0]),
+        chat_id=int_column(where, "chat_id", row[1]),
+        thread_id=opt_int_column(where, "thread_id", row[2]),
+        status=status,
+        rules=loads_dict(where, "rules", row[4]),
+        version=int_column(where, "version", row[5]),
+        seats=seats,
+        created_by=int_column(where, "created_by", row[6]),
+        created_at=float_column(where, "created_at", row[7]),
+        first_dealer=opt_int_column(where, "first_dealer", row[8]),
+        deadline=deadline,
+        lobby_expires_at=opt_float_column(where, "lobby_expires_at", row[13]),
+        winners=None if row[14] is None else loads_ints(where, "winners", row[14]),
+    )
+
+
+def outbox_row(row: Sequence[Any]) -> OutboxItem:
+    where = f"outbox row {row[0]}"
+    return OutboxItem(
+        id=int_column(where, "id", row[0]),
+        chat_id=int_column(where, "chat_id", row[1]),
+        method=str_column(where, "method", row[2]),
+        stored_payload=str_column(where, "payload", row[3]),
+        game_id=opt_int_column(where, "game_id", row[4]),
+        role=opt_str_column(where, "role", row[5]),
+        attempts=int_column(where, "attempts", row[6]),
+        not_before=float_column(where, "not_before", row[7]),
+        created_at=float_column(where, "created_at", row[8]),
+        last_error=opt_str_column(where, "last_error", row[9]),
+    )
+
+
+def chat_row(row: Sequence[Any]) -> Chat:
+    where = f"chats row {row[0]}"
+    return Chat(
+        id=int_column(where, "id", row[0]),
+        title=str_column(where, "title", row[1]),
+        language=opt_str_column(where, "language", row[2]),
+        rules=loads_dict(where, "rules", row[3]),
+        migrated_to=opt_int_column(where, "migrated_to", row[4]),
+        stamp=int_column(where, "stamp", row[5]),
+    )
+
+
+def user_row(row: Sequence[Any]) -> User:
+    where = f"users row {row[0]}"
+    return User(
+        id=int_column(where, "id", row[0]),
+        name=str_column(where, "name", row[1]),
+        username=opt_str_column(where, "username", row[2]),
+        language=opt_str_column(where, "language", row[3]),
+        started=bool(row[4]),
+    )
+
+
+def move_row(game_id: int, row: Sequence[Any]) -> LoggedMove:
+    """A moves row (version, deal_index, move)."""
+    where = f"moves row (game {game_id}, version {row[0]})"
+    return LoggedMove(int_column(where, "deal_index", row[1]), loads_dict(where, "move", row[2]))
+
+
+def deadline_params(deadline: Deadline | None) -> tuple[object, ...]:
+    if deadline is None:
+        return (None, None, None, 0)
+    return (deadline.seat, deadline.due_at, deadline.remind_at, int(deadline.reminded))
+
+
+def message_row(row: Sequence[Any]) -> MessageRef:
+    where = f"messages row (game {row[0]}, role {row[1]})"
+    return MessageRef(
+        int_column(where, "game_id", row[0]),
+        str_column(where, "role", row[1]),
+        int_column(where, "chat_id", row[2]),
+        int_column(where, "message_id", row[3]),
+    )
