@@ -156,39 +156,16 @@ def likelihood(world: Sim, players: int, obs: Sequence[Observation], eps: float)
 class Sampler:
     """Draws worlds from the posterior: uniform worlds, accepted with their likelihood."""
 
-    def __init__(
-        self, view: PlayerView, eps: float | None, tries: int = 12, history: int = 0
-    ) -> None:
+    def __init__(self, view: PlayerView, eps: float | None, tries: int = 12) -> None:
         self.view = view
         self.eps = eps
         self.tries = tries
-        self.resample = history > 0
-        self.pool: list[Sim] | None = None
-        self.cum: list[float] = []
-        obs = None
-        if eps is not None and history > 0:
-            obs = history_observations(view, history, leads=True)
-        if obs is None:
-            obs = observations(view) if eps is not None else []
-        self.obs = obs
+        self.obs = observations(view) if eps is not None else []
 
     def __call__(self, rng: random.Random) -> Sim:
         world = sample_world(self.view, rng)
         if not self.obs or self.eps is None:
             return world
-        if self.resample:
-            # Sampling-importance-resampling: one pool of ``tries`` uniform worlds per
-            # decision, each draw one of them by its likelihood (many observations leave
-            # rejection nearly never accepting). Callers copy a world before playing it.
-            if self.pool is None:
-                self.pool = [world] + [sample_world(self.view, rng) for _ in range(self.tries - 1)]
-                weights = [likelihood(w, self.view.players, self.obs, self.eps) for w in self.pool]
-                total = 0.0
-                self.cum = []
-                for w in weights:
-                    total += w
-                    self.cum.append(total)
-            return rng.choices(self.pool, cum_weights=self.cum)[0]
         for _ in range(self.tries):
             if rng.random() < likelihood(world, self.view.players, self.obs, self.eps):
                 return world
@@ -424,9 +401,7 @@ def past_tricks(view: PlayerView, depth: int = 6) -> list[Trick] | None:
     return out[::-1] or None
 
 
-def history_observations(
-    view: PlayerView, max_drawn: int, leads: bool = False
-) -> list[Observation] | None:
+def history_observations(view: PlayerView, max_drawn: int) -> list[Observation] | None:
     """The other seats' answers on the table now and in the last tricks of the deal
     (:func:`past_tricks`), each with the cards that seat has played and drawn since
     (R10); answers after which a seat drew more than ``max_drawn`` cards tell little
@@ -435,9 +410,7 @@ def history_observations(
     if tricks is None:
         return None
     n = view.players
-    # the table now (with ``leads``, its lead too)
-    found = [o for o in observations(view) if (o.claim or leads) and not o.drawn]
-    stock_before = view.stock_size  # the stock before the trick looked at
+    found = [o for o in observations(view) if o.claim and not o.drawn]  # the table now
     later: dict[int, list[int]] = {}  # cards each seat played after the trick looked at
     for p in view.table:
         later.setdefault(p.seat, []).extend(c.index for c in p.cards)
@@ -445,26 +418,9 @@ def history_observations(
     for leader, _winner, plays, drew, beats in reversed(tricks):
         for s in range(n):
             drawn[s] += drew[s]
-        stock_before += sum(drew)
         if min(drawn[s] for s in range(n) if s != view.seat) > max_drawn:
             break
         claim = plays[0]
-        if leads and leader != view.seat and drawn[leader] <= max_drawn and stock_before >= n:
-            # Every hand was full (R10), so the lead limit was 3 (R6).
-            found.append(
-                Observation(
-                    leader,
-                    claim,
-                    None,
-                    (),
-                    0,
-                    n - 1,
-                    3,
-                    stock_before,
-                    tuple(later.get(leader, ())),
-                    drawn[leader],
-                )
-            )
         pts = sum(PTS[c] for c in claim)
         for j in range(1, n):
             seat = (leader + j) % n

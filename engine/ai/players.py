@@ -193,8 +193,6 @@ class StrongPlayer:
         infer: float = 0.0,
         infer_history: int = 0,
         halving: bool = False,
-        belief_history: int = 0,
-        belief_tries: int = 12,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.seed = seed
@@ -213,8 +211,6 @@ class StrongPlayer:
         self.infer = infer
         self.infer_history = infer_history
         self.halving = halving
-        self.belief_history = belief_history
-        self.belief_tries = belief_tries
         self.clock = clock
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
@@ -328,7 +324,7 @@ class StrongPlayer:
     def _sampler(self, view: PlayerView) -> Callable[[random.Random], Sim]:
         if self.infer:
             return PublicSampler(view, self.infer, history=self.infer_history)
-        return Sampler(view, self.belief, self.belief_tries, self.belief_history)
+        return Sampler(view, self.belief)
 
     def _prune(
         self, values: list[list[float]], active: list[int], dropped: dict[int, float]
