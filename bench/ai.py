@@ -17,7 +17,10 @@ weight M, endgame search E = minimax|off, belief B = none|eps, exact worlds
 X, pruning z Z; defaults 1, minimax, none, 0, 0); hard+NAME=VALUE+... (the hard level
 with StrongPlayer attributes changed, e.g. hard+worlds=60+rollout=informed). Benchmark-only opponents
 (``bench/opponents.py``): cautious, aggressive, randomish, and the plain Monte Carlo
-baseline mc:W (W worlds per decision) or mct:MS (MS milliseconds per decision).
+baseline mc:W (W worlds per decision) or mct:MS (MS milliseconds per decision); and two
+yardsticks handed the real deal, to measure what the hidden cards are worth: peek[:K]
+(hard seeing all, or K, cards of each other hand) and oracle (every card, the stock's
+order too, one greedy playout per move).
 
     .venv/bin/python bench/ai.py --only mc --stock both --pairs 300   # issue 13 goal
     .venv/bin/python bench/ai.py --only styles --pairs 100 --stock both
@@ -165,6 +168,8 @@ def play_deck(task: tuple[str, str, int, int, bool]) -> DeckResult:
             seat = deal.turn
             assert seat is not None
             legal = deal.legal_moves()
+            if getattr(seats[seat], "sees_deal", False):
+                seats[seat].deal = deal  # type: ignore[attr-defined]  # the oracle's yardstick
             t0 = time.perf_counter()
             move = seats[seat].choose(deal.view(seat), legal)
             spent = time.perf_counter() - t0

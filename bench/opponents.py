@@ -16,19 +16,27 @@ policy; these opponents let ``bench/ai.py`` measure every level against several 
   rollout policy, best mean utility wins. No belief model, no pruning, no endgame
   solver.
 
-Every opponent decides from the seat's view and the legal moves only.
+Every opponent decides from the seat's view and the legal moves only, except two
+measuring sticks that are not players: they are handed the real deal, to show what
+the hidden cards are worth (bench/RESULTS-ai.md, issue 13 seventh pass):
+
+- ``peek`` / ``peek:K``: the ``hard`` level seeing all (or K) cards of each other hand;
+  it still samples the rest and the stock's order;
+- ``oracle``: sees every card and the stock's order, and plays each move out greedily
+  for every seat in that one world.
 """
 
 from __future__ import annotations
 
+import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from engine.ai import GreedyPlayer, Player, canonical, policy
-from engine.ai.players import decision_rng, utility
-from engine.ai.sim import sample_world
+from engine.ai.players import HARD_WORLDS, StrongPlayer, decision_rng, strong_player, utility
+from engine.ai.sim import Sim, build_world, sample_world, unseen_for
 from engine.cards import Suit
-from engine.deal import Move, PlayerView
+from engine.deal import Deal, Move, PlayerView
 
 
 def _cost(move: Move, trump: Suit) -> tuple[int, int, int]:
@@ -118,6 +126,85 @@ class PlainMonteCarlo:
         return moves[max(range(len(moves)), key=lambda i: (totals[i], -i))]
 
 
+def true_world(deal: Deal, view: PlayerView) -> Sim:
+    """The fast simulator's copy of the real ``deal`` (hidden hands and stock order too)."""
+    unseen, known = unseen_for(view)
+    sim = build_world(view, unseen, known)
+    # Each hand in the order its seat's view lists it, since greedy breaks ties by hand
+    # order (cards drawn in a playout are appended, so after a draw a tie may still
+    # break otherwise than in the real deal: the oracle's foresight is near, not exact).
+    sim.hands = [[c.index for c in deal.view(s).hand] for s in range(deal.players)]
+    sim.stock = [c.index for c in reversed(deal._stock)]  # Sim draws from the end
+    return sim
+
+
+class OraclePlayer:
+    """Sees the real deal, the stock's order too (``deal`` is set before each decision),
+    and plays each move out greedily for every seat in that one world: a ceiling, not a
+    player. Against greedy it foresees every reply; against anyone else it trusts a
+    model of them that is wrong."""
+
+    sees_deal = True
+
+    def __init__(self) -> None:
+        self.deal: Deal | None = None
+
+    def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        moves = canonical(legal)
+        if len(moves) == 1 or self.deal is None:
+            return moves[0]
+        world = true_world(self.deal, view)
+        values = []
+        for move in moves:
+            sim = world.copy()
+            sim.play(tuple(sorted(c.index for c in move.cards)), move.beat)
+            policy.playout(sim)
+            values.append(utility(sim.points, view.seat, 1.0))
+        return moves[max(range(len(moves)), key=lambda i: (values[i], -i))]
+
+
+class PeekingPlayer(StrongPlayer):
+    """The ``hard`` level, except that it sees ``known`` cards of each other hand (4:
+    the whole hand; which ones, the decision's seeded choice) and samples only the rest
+    and the stock's order: a ceiling, not a player."""
+
+    sees_deal = True
+
+    def __init__(self, seed: int = 0, known: int = 4) -> None:
+        base = strong_player(seed, HARD_WORLDS)
+        super().__init__(
+            seed,
+            worlds=base.worlds,
+            belief=base.belief,
+            exact_worlds=base.exact_worlds,
+            prune=base.prune,
+        )
+        self.known = known
+        self.deal: Deal | None = None
+
+    def _sampler(self, view: PlayerView) -> Callable[[random.Random], Sim]:
+        deal = self.deal
+        assert deal is not None
+        unseen, public = unseen_for(view)
+        choice = decision_rng(self.seed + 1, view)
+        seen: dict[int, list[int]] = {}
+        for seat in range(view.players):
+            if seat != view.seat:
+                shown = list(public.get(seat, ()))
+                rest = sorted(c.index for c in deal.hand(seat) if c.index not in shown)
+                choice.shuffle(rest)
+                seen[seat] = shown + rest[: self.known]
+        peeked = {c for cards in seen.values() for c in cards}
+        hidden = [c for c in unseen if c not in peeked]
+
+        def draw(rng: random.Random) -> Sim:
+            order = list(hidden)
+            rng.shuffle(order)
+            return build_world(view, order, seen)
+
+        return draw
+
+
 STYLES = ("greedy", "cautious", "aggressive", "randomish")
 
 
@@ -133,6 +220,11 @@ def make_opponent(spec: str, seed: int) -> Player | None:
         return GreedyPlayer(seed, noise=0.35)
     if spec.startswith("mc:"):
         return PlainMonteCarlo(seed, worlds=int(spec.split(":")[1]))
+    if spec == "peek" or spec.startswith("peek:"):
+        # peek[:K]: hard seeing K cards of each other hand (default all 4)
+        return PeekingPlayer(seed, int(spec.split(":")[1]) if ":" in spec else 4)
+    if spec == "oracle":
+        return OraclePlayer()
     if spec.startswith("mct:"):
         return PlainMonteCarlo(seed, time_limit=float(spec.split(":")[1]) / 1000.0)
     return None
