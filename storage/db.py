@@ -1,8 +1,8 @@
 """The :class:`Storage` facade: one long-lived aiosqlite connection, typed repositories.
 
-Rows are decoded by storage/rows.py (shared with the PostgreSQL backend); the outbox and
-the games' message ids are in storage/sqlite_outbox.py, stats and history in
-storage/records.py (both mixed in).
+Rows are decoded by storage/rows.py (shared with the PostgreSQL backend). Mixed in:
+chats and users (storage/sqlite_chats.py), the outbox and the games' message ids
+(storage/sqlite_outbox.py), stats and history (storage/records.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ from storage.migrations import SCHEMA_VERSION, migrate, refuse_newer, schema_ver
 from storage.models import (
     _UNSET,
     GAME_STATUSES,
-    Chat,
     Deadline,
     DealStart,
     DealTally,
@@ -40,7 +39,6 @@ from storage.models import (
     LoggedMove,
     OutboxOp,
     Seat,
-    User,
     UserStats,
 )
 from storage.records import (
@@ -56,7 +54,6 @@ from storage.rows import (
     GAME_COLUMNS,
     OPEN_GAMES,
     SEAT_COLUMNS,
-    chat_row,
     deadline_params,
     dumps,
     game_row,
@@ -66,8 +63,8 @@ from storage.rows import (
     move_row,
     seat_row,
     str_column,
-    user_row,
 )
+from storage.sqlite_chats import SqliteChats
 from storage.sqlite_outbox import SqliteOutbox
 from storage.updates import DuplicateUpdateError, pending_claim
 
@@ -109,7 +106,7 @@ def _all(conn: sqlite3.Connection, sql: str, params: Sequence[object] = ()) -> l
     return conn.execute(sql, params).fetchall()
 
 
-class Storage(SqliteOutbox, RecordsMixin):
+class Storage(SqliteChats, SqliteOutbox, RecordsMixin):
     """Everything the bot must not forget, in one SQLite file.
 
     All statements run on one aiosqlite connection, and each public method's whole
@@ -362,60 +359,7 @@ class Storage(SqliteOutbox, RecordsMixin):
 
         return await self._write(body)
 
-    # --- chats & users -------------------------------------------------------
-
-    async def upsert_chat(self, chat_id: int, title: str) -> Chat:
-        def body(conn: sqlite3.Connection) -> Chat | None:
-            conn.execute(
-                "INSERT INTO chats (id, title) VALUES (?, ?)"
-                " ON CONFLICT (id) DO UPDATE SET title = excluded.title,"
-                " stamp = chats.stamp + (chats.title IS NOT excluded.title)",
-                (chat_id, title),
-            )
-            chat = self._chat(conn, chat_id)
-            return chat
-
-        chat = await self._write(body)
-        assert chat is not None
-        return chat
-
-    async def get_chat(self, chat_id: int) -> Chat | None:
-        def body(conn: sqlite3.Connection) -> Chat | None:
-            return self._chat(conn, chat_id)
-
-        return await self._read(body)
-
-    def _chat(self, conn: sqlite3.Connection, chat_id: int) -> Chat | None:
-        rows = list(
-            _all(
-                conn,
-                "SELECT id, title, language, rules, migrated_to, stamp FROM chats WHERE id = ?",
-                (chat_id,),
-            )
-        )
-        return chat_row(rows[0]) if rows else None
-
-    async def set_chat_language(self, chat_id: int, language: str) -> None:
-        def body(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                "INSERT INTO chats (id, language) VALUES (?, ?)"
-                " ON CONFLICT (id) DO UPDATE SET language = excluded.language,"
-                " stamp = chats.stamp + 1",
-                (chat_id, language),
-            )
-
-        await self._write(body)
-
-    async def set_chat_rules(self, chat_id: int, rules: dict[str, Any]) -> None:
-        def body(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                "INSERT INTO chats (id, rules) VALUES (?, ?)"
-                " ON CONFLICT (id) DO UPDATE SET rules = excluded.rules,"
-                " stamp = chats.stamp + 1",
-                (chat_id, dumps(rules)),
-            )
-
-        await self._write(body)
+    # --- a chat that moved (chats and users themselves: the Chats mixin) ------
 
     async def migrate_chat(self, old_id: int, new_id: int) -> None:
         """A group became a supergroup: its games, messages, pending outbox and stats follow.
@@ -465,49 +409,6 @@ class Storage(SqliteOutbox, RecordsMixin):
                 f"cannot move chat {old_id} to {new_id}: both have an open game in the same"
                 f" thread ({exc})"
             ) from exc
-
-    async def upsert_user(
-        self, user_id: int, name: str, username: str | None, language: str | None
-    ) -> User:
-        def body(conn: sqlite3.Connection) -> User | None:
-            conn.execute(
-                "INSERT INTO users (id, name, username, language) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (id) DO UPDATE SET name = excluded.name,"
-                " username = excluded.username, language = excluded.language",
-                (user_id, name, username, language),
-            )
-            user = self._user(conn, user_id)
-            return user
-
-        user = await self._write(body)
-        assert user is not None
-        return user
-
-    async def get_user(self, user_id: int) -> User | None:
-        def body(conn: sqlite3.Connection) -> User | None:
-            return self._user(conn, user_id)
-
-        return await self._read(body)
-
-    def _user(self, conn: sqlite3.Connection, user_id: int) -> User | None:
-        rows = list(
-            _all(
-                conn,
-                "SELECT id, name, username, language, started FROM users WHERE id = ?",
-                (user_id,),
-            )
-        )
-        return user_row(rows[0]) if rows else None
-
-    async def set_user_started(self, user_id: int, started: bool) -> None:
-        def body(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                "INSERT INTO users (id, name, started) VALUES (?, '', ?)"
-                " ON CONFLICT (id) DO UPDATE SET started = excluded.started",
-                (user_id, int(started)),
-            )
-
-        await self._write(body)
 
     # --- games ---------------------------------------------------------------
 

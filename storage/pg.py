@@ -14,7 +14,8 @@ Differences that matter:
 - a trigger NOTIFYs the sender, wherever it runs, of every outbox row queued.
 
 Instance coordination (locks, election, shared selections, update ids) is in
-storage/pg_instances.py, the outbox and the games' message ids in storage/pg_outbox.py.
+storage/pg_instances.py, chats and users in storage/pg_chats.py, the outbox and the
+games' message ids in storage/pg_outbox.py.
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ from storage.errors import (
 from storage.models import (
     _UNSET,
     GAME_STATUSES,
-    Chat,
     Deadline,
     DealStart,
     DealTally,
@@ -47,9 +47,9 @@ from storage.models import (
     LoggedMove,
     OutboxOp,
     Seat,
-    User,
     UserStats,
 )
+from storage.pg_chats import PgChats
 from storage.pg_instances import CONNECT_TIMEOUT
 from storage.pg_migrations import PG_SCHEMA_VERSION, pg_migrate
 from storage.pg_outbox import PgOutbox
@@ -75,7 +75,6 @@ from storage.rows import (
     GAME_COLUMNS,
     OPEN_GAMES,
     SEAT_COLUMNS,
-    chat_row,
     deadline_params,
     dumps,
     int_column,
@@ -84,7 +83,6 @@ from storage.rows import (
     move_row,
     seat_row,
     str_column,
-    user_row,
 )
 from storage.updates import DuplicateUpdateError, pending_claim
 
@@ -99,7 +97,7 @@ def redact(url: str) -> str:
     return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", url)
 
 
-class PgStorage(PgOutbox, RecordsMixin):
+class PgStorage(PgChats, PgOutbox, RecordsMixin):
     """Everything the bot must not forget, in a PostgreSQL database shared by instances."""
 
     shared: Final = True  # other processes change games too: caches must be checked
@@ -189,63 +187,7 @@ class PgStorage(PgOutbox, RecordsMixin):
             return await self._write(lambda conn: _run_job(conn, job))
         return await self._read(lambda conn: _run_job(conn, job))
 
-    # --- chats & users -------------------------------------------------------
-
-    async def upsert_chat(self, chat_id: int, title: str) -> Chat:
-        async def body(conn: Conn) -> Chat | None:
-            await conn.execute(
-                sql(
-                    "INSERT INTO chats (id, title) VALUES (?, ?)"
-                    " ON CONFLICT (id) DO UPDATE SET title = excluded.title,"
-                    " stamp = chats.stamp + (chats.title IS DISTINCT FROM excluded.title)::int"
-                ),
-                chat_id,
-                title,
-            )
-            return await self._chat(conn, chat_id)
-
-        chat = await self._write(body)
-        assert chat is not None
-        return chat
-
-    async def get_chat(self, chat_id: int) -> Chat | None:
-        async with self._conn() as conn:
-            return await self._chat(conn, chat_id)
-
-    async def _chat(self, conn: Conn, chat_id: int) -> Chat | None:
-        row = await conn.fetchrow(
-            sql("SELECT id, title, language, rules, migrated_to, stamp FROM chats WHERE id = ?"),
-            chat_id,
-        )
-        return None if row is None else chat_row(row)
-
-    async def set_chat_language(self, chat_id: int, language: str) -> None:
-        async def body(conn: Conn) -> None:
-            await conn.execute(
-                sql(
-                    "INSERT INTO chats (id, language) VALUES (?, ?)"
-                    " ON CONFLICT (id) DO UPDATE SET language = excluded.language,"
-                    " stamp = chats.stamp + 1"
-                ),
-                chat_id,
-                language,
-            )
-
-        await self._write(body)
-
-    async def set_chat_rules(self, chat_id: int, rules: dict[str, Any]) -> None:
-        async def body(conn: Conn) -> None:
-            await conn.execute(
-                sql(
-                    "INSERT INTO chats (id, rules) VALUES (?, ?)"
-                    " ON CONFLICT (id) DO UPDATE SET rules = excluded.rules,"
-                    " stamp = chats.stamp + 1"
-                ),
-                chat_id,
-                dumps(rules),
-            )
-
-        await self._write(body)
+    # --- a chat that moved (chats and users themselves: the Chats mixin) ------
 
     async def migrate_chat(self, old_id: int, new_id: int) -> None:
         """As :meth:`storage.db.Storage.migrate_chat`."""
@@ -298,50 +240,6 @@ class PgStorage(PgOutbox, RecordsMixin):
                 f"cannot move chat {old_id} to {new_id}: both have an open game in the same"
                 f" thread ({exc})"
             ) from exc
-
-    async def upsert_user(
-        self, user_id: int, name: str, username: str | None, language: str | None
-    ) -> User:
-        async def body(conn: Conn) -> User | None:
-            await conn.execute(
-                sql(
-                    "INSERT INTO users (id, name, username, language) VALUES (?, ?, ?, ?)"
-                    " ON CONFLICT (id) DO UPDATE SET name = excluded.name,"
-                    " username = excluded.username, language = excluded.language"
-                ),
-                user_id,
-                name,
-                username,
-                language,
-            )
-            return await self._user(conn, user_id)
-
-        user = await self._write(body)
-        assert user is not None
-        return user
-
-    async def get_user(self, user_id: int) -> User | None:
-        async with self._conn() as conn:
-            return await self._user(conn, user_id)
-
-    async def _user(self, conn: Conn, user_id: int) -> User | None:
-        row = await conn.fetchrow(
-            sql("SELECT id, name, username, language, started FROM users WHERE id = ?"), user_id
-        )
-        return None if row is None else user_row(row)
-
-    async def set_user_started(self, user_id: int, started: bool) -> None:
-        async def body(conn: Conn) -> None:
-            await conn.execute(
-                sql(
-                    "INSERT INTO users (id, name, started) VALUES (?, '', ?)"
-                    " ON CONFLICT (id) DO UPDATE SET started = excluded.started"
-                ),
-                user_id,
-                int(started),
-            )
-
-        await self._write(body)
 
     # --- games ---------------------------------------------------------------
 

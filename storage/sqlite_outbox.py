@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from storage.errors import StorageError
@@ -14,10 +14,6 @@ from storage.models import OUTBOX_METHODS, MessageRef, OutboxItem, OutboxOp
 from storage.rows import OUTBOX_COLUMNS, dumps, message_row, outbox_row
 
 _T = TypeVar("_T")
-
-
-def _all(conn: sqlite3.Connection, sql: str, params: Sequence[object] = ()) -> list[Any]:
-    return conn.execute(sql, params).fetchall()
 
 
 class SqliteOutbox:
@@ -50,12 +46,11 @@ class SqliteOutbox:
     async def get_message(self, game_id: int, role: str) -> MessageRef | None:
         def body(conn: sqlite3.Connection) -> list[Any]:
             rows = list(
-                _all(
-                    conn,
+                conn.execute(
                     "SELECT game_id, role, chat_id, message_id FROM messages"
                     " WHERE game_id = ? AND role = ?",
                     (game_id, role),
-                )
+                ).fetchall()
             )
             return rows
 
@@ -64,12 +59,11 @@ class SqliteOutbox:
 
     async def game_messages(self, game_id: int) -> list[MessageRef]:
         def body(conn: sqlite3.Connection) -> list[Any]:
-            rows = _all(
-                conn,
+            rows = conn.execute(
                 "SELECT game_id, role, chat_id, message_id FROM messages WHERE game_id = ?"
                 " ORDER BY role",
                 (game_id,),
-            )
+            ).fetchall()
             return rows
 
         rows = await self._read(body)
@@ -91,11 +85,10 @@ class SqliteOutbox:
 
     async def pending(self, now: float, limit: int = 100) -> list[OutboxItem]:
         def body(conn: sqlite3.Connection) -> list[Any]:
-            rows = _all(
-                conn,
+            rows = conn.execute(
                 f"SELECT {OUTBOX_COLUMNS} FROM outbox WHERE not_before <= ? ORDER BY id LIMIT ?",
                 (now, limit),
-            )
+            ).fetchall()
             return rows
 
         rows = await self._read(body)
@@ -109,12 +102,11 @@ class SqliteOutbox:
         """
 
         def body(conn: sqlite3.Connection) -> list[Any]:
-            rows = _all(
-                conn,
+            rows = conn.execute(
                 f"SELECT {OUTBOX_COLUMNS} FROM outbox WHERE id IN"
                 " (SELECT MIN(id) FROM outbox GROUP BY chat_id) ORDER BY id LIMIT ?",
                 (limit,),
-            )
+            ).fetchall()
             return rows
 
         rows = await self._read(body)
@@ -129,11 +121,10 @@ class SqliteOutbox:
 
         def body(conn: sqlite3.Connection) -> None:
             rows = list(
-                _all(
-                    conn,
+                conn.execute(
                     "DELETE FROM outbox WHERE id = ? RETURNING chat_id, game_id, role",
                     (item_id,),
-                )
+                ).fetchall()
             )
             if not rows:
                 return  # already done (e.g. a retried worker): nothing to record twice
@@ -174,7 +165,7 @@ class SqliteOutbox:
 
     async def outbox_size(self) -> int:
         def body(conn: sqlite3.Connection) -> Any:
-            (row,) = _all(conn, "SELECT COUNT(*) FROM outbox")
+            (row,) = conn.execute("SELECT COUNT(*) FROM outbox").fetchall()
             return row
 
         row = await self._read(body)
@@ -182,7 +173,9 @@ class SqliteOutbox:
 
     async def outbox_oldest(self) -> float | None:
         """When the oldest pending outbox row was queued (for /metrics)."""
-        rows = await self._read(lambda conn: _all(conn, "SELECT MIN(created_at) FROM outbox"))
+        rows = await self._read(
+            lambda conn: conn.execute("SELECT MIN(created_at) FROM outbox").fetchall()
+        )
         return None if rows[0][0] is None else float(rows[0][0])
 
     def _write_outbox(
