@@ -168,7 +168,8 @@ class StrongPlayer:
 
     ``halving``: instead of ``prune``, successive halving over the moves with the same
     number of playouts (:meth:`_halving`): clear decisions spend few worlds on their
-    bad moves, close ones compare the last two moves on the most worlds.
+    bad moves, close ones compare the last two moves on the most worlds. Not with
+    ``time_limit``: its rounds split a budget known in advance.
 
     ``worlds`` bounds the samples per decision; ``time_limit`` (seconds), when set, stops
     earlier, which makes decisions depend on machine speed; leave it ``None`` when
