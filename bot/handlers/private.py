@@ -70,6 +70,13 @@ async def group_only(message: Message, service: GameService) -> None:
     raise UserError("error.group_only")
 
 
+async def settings_here(message: Message, service: GameService) -> None:
+    """A private chat has no games and speaks its user's Telegram language, so its
+    /settings and /language say where a game's settings are instead."""
+    t = await chat_texts(service, message)
+    await reply(service, message, t("settings.private"))
+
+
 async def choose_language(
     query: CallbackQuery, callback_data: LangCb, service: GameService
 ) -> None:
@@ -88,6 +95,9 @@ def make_router() -> Router:
     router.message.register(start_in_group, CommandStart())
     router.message.register(help_, Command("help"))
     router.message.register(rules, Command("rules"))
+    router.message.register(
+        settings_here, Command("settings", "language"), F.chat.type == "private"
+    )
     router.message.register(
         group_only,
         Command("newgame", "join", "addbot", "leave", "cancel", "score"),

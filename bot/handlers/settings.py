@@ -75,7 +75,7 @@ async def settings_command(
     message: Message, command: CommandObject, service: GameService, bot: Bot
 ) -> None:
     """``/settings`` opens the menu; ``/settings pictures on|off`` still works as typed
-    (admins), so nobody's habit or script breaks."""
+    (admins), so nobody's habit or script breaks. (In a private chat: private.py.)"""
     if (command.args or "").strip():
         await pictures_command(message, command, service, bot)
         return
@@ -97,6 +97,8 @@ async def settings_button(
     if callback_data.game:
         await _lobby_button(query, message, callback_data, service)
         return
+    if message.chat.type == "private":  # no menu is drawn there: a forged tap
+        raise UserError("error.group_only")
     if not await is_admin(bot, message.chat, query.from_user.id):
         raise UserError("admin.only")
     chat_id, title = message.chat.id, chat_title(message.chat)

@@ -9,7 +9,7 @@ from pathlib import Path
 from storage import Storage
 from tests.e2e.harness import new_fake, open_game, running_bot
 from tests.e2e.test_stats import last_reply, roomy_chatter
-from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram
+from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 TITLE = "Пики & Трефы <3"
 
@@ -156,3 +156,37 @@ async def test_settings_are_for_admins_survive_a_restart_and_never_touch_a_runni
             await fake.wait_for(lambda: "Настройки чата" in menu.text)
             assert "Набор: Пары 2×2" in menu.text and "без таймера" in menu.text
         assert fake.invalid_requests == []
+
+
+async def test_a_private_chat_points_settings_and_language_to_the_groups(tmp_path: Path) -> None:
+    """A private chat has no games and speaks its user's Telegram language: /settings
+    and /language there say where a game's settings are; a forged tap of the group
+    menu in it changes nothing."""
+    db = tmp_path / "bot.sqlite3"
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice = fake.add_user("Alice <b>&", language_code="en")
+        boris = fake.add_user("Борис", language_code="ru")
+        async with running_bot(fake, db, default_language="ru"):
+            await alice.start_bot()
+            await boris.start_bot()
+
+            def told(user: FakeUser, needle: str) -> list[FakeMessage]:
+                return [m for m in user.dm.bot_messages() if needle in (m.text or "")]
+
+            for count, command in enumerate(("/settings", "/language"), 1):
+                await alice.send(alice.dm, command)
+                await boris.send(boris.dm, command)
+                await fake.wait_for(lambda: len(told(alice, "send /settings there")) == count)
+                await fake.wait_for(
+                    lambda: len(told(boris, "отправьте /settings в группе")) == count
+                )
+            said = told(alice, "send /settings there")
+            assert not any(m.buttons for m in said)
+            answer = await (await alice.tap_raw(said[0], "st:0:set:teams:pairs")).wait()
+            assert answer.text == "This works in a group chat."
+            answer = await (await alice.tap_raw(said[0], "lang:ru")).wait()
+            assert answer.text == "This works in a group chat."
+        assert fake.invalid_requests == []
+    chat_rules, _ = await stored_rules(db, alice.id)
+    assert chat_rules == {}  # the forged tap stored no rules for the private chat
