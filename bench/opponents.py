@@ -20,8 +20,9 @@ Every opponent decides from the seat's view and the legal moves only, except two
 measuring sticks that are not players: they are handed the real deal, to show what
 the hidden cards are worth (bench/RESULTS-ai.md, issue 13 seventh pass):
 
-- ``peek`` / ``peek:K``: the ``hard`` level seeing all (or K) cards of each other hand;
-  it still samples the rest and the stock's order;
+- ``peek`` / ``peek:K`` / ``peek:K:S``: the ``hard`` level seeing all (or K) cards of
+  each other hand (with S: only once at most S cards are left in the stock); it still
+  samples the rest and the stock's order;
 - ``oracle``: sees every card and the stock's order, and plays each move out greedily
   for every seat in that one world.
 """
@@ -170,7 +171,7 @@ class PeekingPlayer(StrongPlayer):
 
     sees_deal = True
 
-    def __init__(self, seed: int = 0, known: int = 4) -> None:
+    def __init__(self, seed: int = 0, known: int = 4, late: int | None = None) -> None:
         base = strong_player(seed, HARD_WORLDS)
         super().__init__(
             seed,
@@ -180,11 +181,14 @@ class PeekingPlayer(StrongPlayer):
             prune=base.prune,
         )
         self.known = known
+        self.late = late  # peek only with at most this many cards left in the stock
         self.deal: Deal | None = None
 
     def _sampler(self, view: PlayerView) -> Callable[[random.Random], Sim]:
         deal = self.deal
         assert deal is not None
+        if self.late is not None and view.stock_size > self.late:
+            return super()._sampler(view)
         unseen, public = unseen_for(view)
         choice = decision_rng(self.seed + 1, view)
         seen: dict[int, list[int]] = {}
@@ -221,8 +225,10 @@ def make_opponent(spec: str, seed: int) -> Player | None:
     if spec.startswith("mc:"):
         return PlainMonteCarlo(seed, worlds=int(spec.split(":")[1]))
     if spec == "peek" or spec.startswith("peek:"):
-        # peek[:K]: hard seeing K cards of each other hand (default all 4)
-        return PeekingPlayer(seed, int(spec.split(":")[1]) if ":" in spec else 4)
+        # peek[:K[:S]]: hard seeing K cards of each other hand (default all 4); with S,
+        # only once at most S cards are left in the stock
+        parts = [int(x) for x in spec.split(":")[1:]]
+        return PeekingPlayer(seed, *parts)
     if spec == "oracle":
         return OraclePlayer()
     if spec.startswith("mct:"):
