@@ -1,8 +1,10 @@
 """The :class:`Storage` facade: one long-lived aiosqlite connection, typed repositories.
 
-Rows are decoded by storage/rows.py (shared with the PostgreSQL backend). Mixed in:
-chats and users (storage/sqlite_chats.py), the outbox and the games' message ids
-(storage/sqlite_outbox.py), stats and history (storage/records.py).
+Here: the connection, transactions, games and their versioned commits. Rows are decoded
+by storage/rows.py (shared with the PostgreSQL backend). Mixed in: chats and users
+(storage/sqlite_chats.py), a game's move log, tallies, record and a chat's stats
+(storage/sqlite_history.py), the outbox and the games' message ids
+(storage/sqlite_outbox.py), series records, ratings and history (storage/records.py).
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from typing import Any, Final, TypeAlias, TypeVar
 import aiosqlite
 
 from storage.errors import (
-    CorruptRecordError,
     GameExistsError,
     GameNotFoundError,
     StaleVersionError,
@@ -31,22 +32,17 @@ from storage.models import (
     _UNSET,
     GAME_STATUSES,
     Deadline,
-    DealStart,
-    DealTally,
     Game,
     GameChange,
     GameState,
-    LoggedMove,
     OutboxOp,
     Seat,
-    UserStats,
 )
 from storage.records import (
     Job,
     RecordsMixin,
     Step,
     finishing_series,
-    game_record,
     migrate_records,
     record_series,
 )
@@ -57,14 +53,11 @@ from storage.rows import (
     deadline_params,
     dumps,
     game_row,
-    int_column,
-    loads,
     loads_ints,
-    move_row,
     seat_row,
-    str_column,
 )
 from storage.sqlite_chats import SqliteChats
+from storage.sqlite_history import SqliteHistory
 from storage.sqlite_outbox import SqliteOutbox
 from storage.updates import DuplicateUpdateError, pending_claim
 
@@ -106,7 +99,7 @@ def _all(conn: sqlite3.Connection, sql: str, params: Sequence[object] = ()) -> l
     return conn.execute(sql, params).fetchall()
 
 
-class Storage(SqliteChats, SqliteOutbox, RecordsMixin):
+class Storage(SqliteChats, SqliteHistory, SqliteOutbox, RecordsMixin):
     """Everything the bot must not forget, in one SQLite file.
 
     All statements run on one aiosqlite connection, and each public method's whole
@@ -698,154 +691,6 @@ class Storage(SqliteChats, SqliteOutbox, RecordsMixin):
             return self._games(conn, "status = 'lobby' AND lobby_expires_at <= ?", (now,))
 
         return await self._read(body)
-
-    # --- move log / records --------------------------------------------------
-
-    async def deals(self, game_id: int) -> list[DealStart]:
-        def body(conn: sqlite3.Connection) -> list[DealStart]:
-            return self._deals(conn, game_id)
-
-        return await self._read(body)
-
-    def _deals(self, conn: sqlite3.Connection, game_id: int) -> list[DealStart]:
-        rows = _all(
-            conn,
-            "SELECT deal_index, dealer, deck FROM deals WHERE game_id = ? ORDER BY deal_index",
-            (game_id,),
-        )
-        result = []
-        for row in rows:
-            where = f"deals row (game {game_id}, deal {row[0]})"
-            deck = loads(where, "deck", row[2])
-            if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
-                raise CorruptRecordError(f"{where}: column deck must hold a list of card codes")
-            result.append(
-                DealStart(
-                    int_column(where, "deal_index", row[0]),
-                    int_column(where, "dealer", row[1]),
-                    tuple(deck),
-                )
-            )
-        return result
-
-    async def moves(self, game_id: int) -> list[LoggedMove]:
-        def body(conn: sqlite3.Connection) -> list[LoggedMove]:
-            return self._moves(conn, game_id)
-
-        return await self._read(body)
-
-    async def catch_up(self, game_id: int, version: int) -> tuple[Game, list[LoggedMove]] | None:
-        """The game and the moves logged after ``version``, in one snapshot; None if the
-        game is gone or some change since was not a move (a copy at ``version`` cannot
-        be brought up to date by replaying moves)."""
-
-        def body(conn: sqlite3.Connection) -> tuple[Game, list[LoggedMove]] | None:
-            game = self._game(conn, game_id)
-            if game is None:
-                return None
-            rows = _all(
-                conn,
-                "SELECT version, deal_index, move FROM moves WHERE game_id = ? AND version > ?"
-                " ORDER BY version",
-                (game_id, version),
-            )
-            if len(rows) != game.version - version:
-                return None
-            return game, [move_row(game_id, row) for row in rows]
-
-        return await self._read(body)
-
-    def _moves(self, conn: sqlite3.Connection, game_id: int) -> list[LoggedMove]:
-        rows = _all(
-            conn,
-            "SELECT version, deal_index, move FROM moves WHERE game_id = ? ORDER BY version",
-            (game_id,),
-        )
-        return [move_row(game_id, row) for row in rows]
-
-    async def tallies(self, game_id: int) -> list[DealTally]:
-        def body(conn: sqlite3.Connection) -> list[Any]:
-            rows = _all(
-                conn,
-                "SELECT deal_index, points, penalties FROM tallies WHERE game_id = ?"
-                " ORDER BY deal_index",
-                (game_id,),
-            )
-            return rows
-
-        rows = await self._read(body)
-        result = []
-        for row in rows:
-            where = f"tallies row (game {game_id}, deal {row[0]})"
-            result.append(
-                DealTally(
-                    int_column(where, "deal_index", row[0]),
-                    loads_ints(where, "points", row[1]),
-                    loads_ints(where, "penalties", row[2]),
-                )
-            )
-        return result
-
-    async def export_record(self, game_id: int) -> dict[str, Any]:
-        """The game as its engine's record (``burkozel-record/1`` or ``bura-record/1``) (``engine.replay`` accepts it).
-
-        Deals, moves and the game row are read in one transaction, so the record is a
-        consistent snapshot even while another process is committing.
-        """
-
-        def body(conn: sqlite3.Connection) -> tuple[Game, list[DealStart], list[LoggedMove]]:
-            game = self._game(conn, game_id)
-            if game is None:
-                raise GameNotFoundError(f"no game {game_id}")
-            deals = self._deals(conn, game_id)
-            moves = self._moves(conn, game_id)
-            return game, deals, moves
-
-        game, deals, moves = await self._read(body)
-        by_deal: dict[int, list[dict[str, Any]]] = {d.deal_index: [] for d in deals}
-        for move in moves:
-            if move.deal_index not in by_deal:
-                raise CorruptRecordError(
-                    f"game {game_id}: a move belongs to deal {move.deal_index}, which has no deck"
-                )
-            by_deal[move.deal_index].append(move.move)
-        return game_record(game, deals, by_deal)
-
-    # --- stats ---------------------------------------------------------------
-
-    async def chat_stats(self, chat_id: int) -> list[UserStats]:
-        """Per-user statistics of a chat: most series won first, then fewest penalties."""
-
-        def body(conn: sqlite3.Connection) -> list[Any]:
-            rows = _all(
-                conn,
-                "SELECT s.user_id, COALESCE(NULLIF(u.name, ''), s.name), s.series_played,"
-                " s.series_won, s.deals_played, s.penalties"
-                " FROM stats s LEFT JOIN users u ON u.id = s.user_id WHERE s.chat_id = ?"
-                " ORDER BY s.series_won DESC, s.penalties ASC, s.user_id",
-                (chat_id,),
-            )
-            return rows
-
-        rows = await self._read(body)
-        result = []
-        for row in rows:
-            where = f"stats row (chat {chat_id}, user {row[0]})"
-            result.append(
-                UserStats(
-                    int_column(where, "user_id", row[0]),
-                    str_column(where, "name", row[1]),
-                    *(
-                        int_column(where, col, v)
-                        for col, v in zip(
-                            ("series_played", "series_won", "deals_played", "penalties"),
-                            row[2:],
-                            strict=True,
-                        )
-                    ),
-                )
-            )
-        return result
 
 
 def _claimed(update_id: int, body: _Body[_T], conn: sqlite3.Connection) -> _T:

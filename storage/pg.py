@@ -14,8 +14,9 @@ Differences that matter:
 - a trigger NOTIFYs the sender, wherever it runs, of every outbox row queued.
 
 Instance coordination (locks, election, shared selections, update ids) is in
-storage/pg_instances.py, chats and users in storage/pg_chats.py, the outbox and the
-games' message ids in storage/pg_outbox.py.
+storage/pg_instances.py, chats and users in storage/pg_chats.py, a game's move log,
+tallies, record and a chat's stats in storage/pg_history.py, the outbox and the games'
+message ids in storage/pg_outbox.py.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from typing import Any, Final, TypeVar
 import asyncpg
 
 from storage.errors import (
-    CorruptRecordError,
     GameExistsError,
     GameNotFoundError,
     StaleVersionError,
@@ -40,16 +40,13 @@ from storage.models import (
     _UNSET,
     GAME_STATUSES,
     Deadline,
-    DealStart,
-    DealTally,
     Game,
     GameChange,
-    LoggedMove,
     OutboxOp,
     Seat,
-    UserStats,
 )
 from storage.pg_chats import PgChats
+from storage.pg_history import PgHistory
 from storage.pg_instances import CONNECT_TIMEOUT
 from storage.pg_migrations import PG_SCHEMA_VERSION, pg_migrate
 from storage.pg_outbox import PgOutbox
@@ -67,7 +64,6 @@ from storage.records import (
     RecordsMixin,
     Step,
     finishing_series,
-    game_record,
     migrate_records,
     record_series,
 )
@@ -77,12 +73,8 @@ from storage.rows import (
     SEAT_COLUMNS,
     deadline_params,
     dumps,
-    int_column,
-    loads,
     loads_ints,
-    move_row,
     seat_row,
-    str_column,
 )
 from storage.updates import DuplicateUpdateError, pending_claim
 
@@ -97,7 +89,7 @@ def redact(url: str) -> str:
     return re.sub(r"://([^:/@]+):[^@]*@", r"://\1:***@", url)
 
 
-class PgStorage(PgChats, PgOutbox, RecordsMixin):
+class PgStorage(PgChats, PgHistory, PgOutbox, RecordsMixin):
     """Everything the bot must not forget, in a PostgreSQL database shared by instances."""
 
     shared: Final = True  # other processes change games too: caches must be checked
@@ -538,136 +530,6 @@ class PgStorage(PgChats, PgOutbox, RecordsMixin):
     async def expired_lobbies(self, now: float) -> list[Game]:
         async with self._conn() as conn:
             return await self._games(conn, "status = 'lobby' AND lobby_expires_at <= ?", now)
-
-    # --- move log / records --------------------------------------------------
-
-    async def deals(self, game_id: int) -> list[DealStart]:
-        async with self._conn() as conn:
-            return await self._deals(conn, game_id)
-
-    async def _deals(self, conn: Conn, game_id: int) -> list[DealStart]:
-        rows = await conn.fetch(
-            "SELECT deal_index, dealer, deck FROM deals WHERE game_id = $1 ORDER BY deal_index",
-            game_id,
-        )
-        result = []
-        for row in rows:
-            where = f"deals row (game {game_id}, deal {row[0]})"
-            deck = loads(where, "deck", row[2])
-            if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
-                raise CorruptRecordError(f"{where}: column deck must hold a list of card codes")
-            result.append(
-                DealStart(
-                    int_column(where, "deal_index", row[0]),
-                    int_column(where, "dealer", row[1]),
-                    tuple(deck),
-                )
-            )
-        return result
-
-    async def moves(self, game_id: int) -> list[LoggedMove]:
-        async with self._conn() as conn:
-            return await self._moves(conn, game_id)
-
-    async def catch_up(self, game_id: int, version: int) -> tuple[Game, list[LoggedMove]] | None:
-        """As :meth:`storage.db.Storage.catch_up`: one statement (one snapshot, one round
-        trip) for an instance whose cached game another instance has moved on."""
-        async with self._conn() as conn:
-            rows = await conn.fetch(
-                f"SELECT games.{GAME_COLUMNS}, {SEAT_COLUMNS}, m.versions, m.deals, m.moves"
-                " FROM games LEFT JOIN seats ON seats.game_id = games.id,"
-                " LATERAL (SELECT array_agg(version ORDER BY version) AS versions,"
-                " array_agg(deal_index ORDER BY version) AS deals,"
-                " array_agg(move ORDER BY version) AS moves"
-                " FROM moves WHERE game_id = games.id AND version > $2) AS m"
-                " WHERE games.id = $1 ORDER BY seats.seat",
-                game_id,
-                version,
-            )
-        if not rows:
-            return None
-        (game,) = game_from_rows(row[:-3] for row in rows)
-        versions, deals, moves = rows[0][-3:]
-        if len(versions or ()) != game.version - version:
-            return None
-        return game, [
-            move_row(game_id, row)
-            for row in zip(versions or (), deals or (), moves or (), strict=True)
-        ]
-
-    async def _moves(self, conn: Conn, game_id: int) -> list[LoggedMove]:
-        rows = await conn.fetch(
-            "SELECT version, deal_index, move FROM moves WHERE game_id = $1 ORDER BY version",
-            game_id,
-        )
-        return [move_row(game_id, row) for row in rows]
-
-    async def tallies(self, game_id: int) -> list[DealTally]:
-        async with self._conn() as conn:
-            rows = await conn.fetch(
-                "SELECT deal_index, points, penalties FROM tallies WHERE game_id = $1"
-                " ORDER BY deal_index",
-                game_id,
-            )
-        result = []
-        for row in rows:
-            where = f"tallies row (game {game_id}, deal {row[0]})"
-            result.append(
-                DealTally(
-                    int_column(where, "deal_index", row[0]),
-                    loads_ints(where, "points", row[1]),
-                    loads_ints(where, "penalties", row[2]),
-                )
-            )
-        return result
-
-    async def export_record(self, game_id: int) -> dict[str, Any]:
-        """The game as its engine's record (``burkozel-record/1`` or ``bura-record/1``), read in one snapshot."""
-
-        async def body(conn: Conn) -> tuple[Game, list[DealStart], list[LoggedMove]]:
-            game = await self._game(conn, game_id)
-            if game is None:
-                raise GameNotFoundError(f"no game {game_id}")
-            return game, await self._deals(conn, game_id), await self._moves(conn, game_id)
-
-        game, deals, moves = await self._read(body)
-        by_deal: dict[int, list[dict[str, Any]]] = {d.deal_index: [] for d in deals}
-        for move in moves:
-            if move.deal_index not in by_deal:
-                raise CorruptRecordError(
-                    f"game {game_id}: a move belongs to deal {move.deal_index}, which has no deck"
-                )
-            by_deal[move.deal_index].append(move.move)
-        return game_record(game, deals, by_deal)
-
-    # --- stats ---------------------------------------------------------------
-
-    async def chat_stats(self, chat_id: int) -> list[UserStats]:
-        async with self._conn() as conn:
-            rows = await conn.fetch(
-                "SELECT s.user_id, COALESCE(NULLIF(u.name, ''), s.name), s.series_played,"
-                " s.series_won, s.deals_played, s.penalties"
-                " FROM stats s LEFT JOIN users u ON u.id = s.user_id WHERE s.chat_id = $1"
-                " ORDER BY s.series_won DESC, s.penalties ASC, s.user_id",
-                chat_id,
-            )
-        result = []
-        for row in rows:
-            where = f"stats row (chat {chat_id}, user {row[0]})"
-            counts = [
-                int_column(where, col, v)
-                for col, v in zip(
-                    ("series_played", "series_won", "deals_played", "penalties"),
-                    list(row)[2:],
-                    strict=True,
-                )
-            ]
-            result.append(
-                UserStats(
-                    int_column(where, "user_id", row[0]), str_column(where, "name", row[1]), *counts
-                )
-            )
-        return result
 
 
 async def _no_reset(conn: Conn) -> None:

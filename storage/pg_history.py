@@ -1,0 +1,164 @@
+"""A game's history in PostgreSQL (mixed into :class:`storage.pg.PgStorage`), as
+storage/sqlite_history.py keeps it for SQLite. The contract is docs/storage-api.md's."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from storage.errors import CorruptRecordError, GameNotFoundError
+from storage.models import DealStart, DealTally, Game, LoggedMove, UserStats
+from storage.pg_instances import PgInstances
+from storage.pg_writes import Conn, game_from_rows
+from storage.records import game_record
+from storage.rows import (
+    GAME_COLUMNS,
+    SEAT_COLUMNS,
+    int_column,
+    loads,
+    loads_ints,
+    move_row,
+    str_column,
+)
+
+_T = TypeVar("_T")
+
+
+class PgHistory(PgInstances):
+    """The move log, tallies, records and stats methods of the PostgreSQL backend."""
+
+    if TYPE_CHECKING:  # provided by storage/pg.py's PgStorage
+
+        async def _read(self, body: Callable[[Conn], Awaitable[_T]]) -> _T: ...
+
+        async def _game(self, conn: Conn, game_id: int) -> Game | None: ...
+
+    # --- move log / records --------------------------------------------------
+
+    async def deals(self, game_id: int) -> list[DealStart]:
+        async with self._conn() as conn:
+            return await self._deals(conn, game_id)
+
+    async def _deals(self, conn: Conn, game_id: int) -> list[DealStart]:
+        rows = await conn.fetch(
+            "SELECT deal_index, dealer, deck FROM deals WHERE game_id = $1 ORDER BY deal_index",
+            game_id,
+        )
+        result = []
+        for row in rows:
+            where = f"deals row (game {game_id}, deal {row[0]})"
+            deck = loads(where, "deck", row[2])
+            if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
+                raise CorruptRecordError(f"{where}: column deck must hold a list of card codes")
+            result.append(
+                DealStart(
+                    int_column(where, "deal_index", row[0]),
+                    int_column(where, "dealer", row[1]),
+                    tuple(deck),
+                )
+            )
+        return result
+
+    async def moves(self, game_id: int) -> list[LoggedMove]:
+        async with self._conn() as conn:
+            return await self._moves(conn, game_id)
+
+    async def catch_up(self, game_id: int, version: int) -> tuple[Game, list[LoggedMove]] | None:
+        """As :meth:`storage.db.Storage.catch_up`: one statement (one snapshot, one round
+        trip) for an instance whose cached game another instance has moved on."""
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                f"SELECT games.{GAME_COLUMNS}, {SEAT_COLUMNS}, m.versions, m.deals, m.moves"
+                " FROM games LEFT JOIN seats ON seats.game_id = games.id,"
+                " LATERAL (SELECT array_agg(version ORDER BY version) AS versions,"
+                " array_agg(deal_index ORDER BY version) AS deals,"
+                " array_agg(move ORDER BY version) AS moves"
+                " FROM moves WHERE game_id = games.id AND version > $2) AS m"
+                " WHERE games.id = $1 ORDER BY seats.seat",
+                game_id,
+                version,
+            )
+        if not rows:
+            return None
+        (game,) = game_from_rows(row[:-3] for row in rows)
+        versions, deals, moves = rows[0][-3:]
+        if len(versions or ()) != game.version - version:
+            return None
+        return game, [
+            move_row(game_id, row)
+            for row in zip(versions or (), deals or (), moves or (), strict=True)
+        ]
+
+    async def _moves(self, conn: Conn, game_id: int) -> list[LoggedMove]:
+        rows = await conn.fetch(
+            "SELECT version, deal_index, move FROM moves WHERE game_id = $1 ORDER BY version",
+            game_id,
+        )
+        return [move_row(game_id, row) for row in rows]
+
+    async def tallies(self, game_id: int) -> list[DealTally]:
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                "SELECT deal_index, points, penalties FROM tallies WHERE game_id = $1"
+                " ORDER BY deal_index",
+                game_id,
+            )
+        result = []
+        for row in rows:
+            where = f"tallies row (game {game_id}, deal {row[0]})"
+            result.append(
+                DealTally(
+                    int_column(where, "deal_index", row[0]),
+                    loads_ints(where, "points", row[1]),
+                    loads_ints(where, "penalties", row[2]),
+                )
+            )
+        return result
+
+    async def export_record(self, game_id: int) -> dict[str, Any]:
+        """The game as its engine's record (``burkozel-record/1`` or ``bura-record/1``), read in one snapshot."""
+
+        async def body(conn: Conn) -> tuple[Game, list[DealStart], list[LoggedMove]]:
+            game = await self._game(conn, game_id)
+            if game is None:
+                raise GameNotFoundError(f"no game {game_id}")
+            return game, await self._deals(conn, game_id), await self._moves(conn, game_id)
+
+        game, deals, moves = await self._read(body)
+        by_deal: dict[int, list[dict[str, Any]]] = {d.deal_index: [] for d in deals}
+        for move in moves:
+            if move.deal_index not in by_deal:
+                raise CorruptRecordError(
+                    f"game {game_id}: a move belongs to deal {move.deal_index}, which has no deck"
+                )
+            by_deal[move.deal_index].append(move.move)
+        return game_record(game, deals, by_deal)
+
+    # --- stats ---------------------------------------------------------------
+
+    async def chat_stats(self, chat_id: int) -> list[UserStats]:
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                "SELECT s.user_id, COALESCE(NULLIF(u.name, ''), s.name), s.series_played,"
+                " s.series_won, s.deals_played, s.penalties"
+                " FROM stats s LEFT JOIN users u ON u.id = s.user_id WHERE s.chat_id = $1"
+                " ORDER BY s.series_won DESC, s.penalties ASC, s.user_id",
+                chat_id,
+            )
+        result = []
+        for row in rows:
+            where = f"stats row (chat {chat_id}, user {row[0]})"
+            counts = [
+                int_column(where, col, v)
+                for col, v in zip(
+                    ("series_played", "series_won", "deals_played", "penalties"),
+                    list(row)[2:],
+                    strict=True,
+                )
+            ]
+            result.append(
+                UserStats(
+                    int_column(where, "user_id", row[0]), str_column(where, "name", row[1]), *counts
+                )
+            )
+        return result

@@ -1,0 +1,169 @@
+"""A game's history in SQLite (mixed into :class:`storage.db.Storage`): its deals and
+move log, the catch-up a cache needs, the deal tallies, the exported record, and a
+chat's stats. The contract is docs/storage-api.md's."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from storage.errors import CorruptRecordError, GameNotFoundError
+from storage.models import DealStart, DealTally, Game, LoggedMove, UserStats
+from storage.records import game_record
+from storage.rows import int_column, loads, loads_ints, move_row, str_column
+
+_T = TypeVar("_T")
+
+
+class SqliteHistory:
+    """The move log, tallies, records and stats methods of the SQLite backend."""
+
+    if TYPE_CHECKING:  # provided by storage/db.py's Storage
+
+        async def _read(self, body: Callable[[sqlite3.Connection], _T]) -> _T: ...
+
+        def _game(self, conn: sqlite3.Connection, game_id: int) -> Game | None: ...
+
+    # --- move log / records --------------------------------------------------
+
+    async def deals(self, game_id: int) -> list[DealStart]:
+        def body(conn: sqlite3.Connection) -> list[DealStart]:
+            return self._deals(conn, game_id)
+
+        return await self._read(body)
+
+    def _deals(self, conn: sqlite3.Connection, game_id: int) -> list[DealStart]:
+        rows = conn.execute(
+            "SELECT deal_index, dealer, deck FROM deals WHERE game_id = ? ORDER BY deal_index",
+            (game_id,),
+        ).fetchall()
+        result = []
+        for row in rows:
+            where = f"deals row (game {game_id}, deal {row[0]})"
+            deck = loads(where, "deck", row[2])
+            if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
+                raise CorruptRecordError(f"{where}: column deck must hold a list of card codes")
+            result.append(
+                DealStart(
+                    int_column(where, "deal_index", row[0]),
+                    int_column(where, "dealer", row[1]),
+                    tuple(deck),
+                )
+            )
+        return result
+
+    async def moves(self, game_id: int) -> list[LoggedMove]:
+        def body(conn: sqlite3.Connection) -> list[LoggedMove]:
+            return self._moves(conn, game_id)
+
+        return await self._read(body)
+
+    async def catch_up(self, game_id: int, version: int) -> tuple[Game, list[LoggedMove]] | None:
+        """The game and the moves logged after ``version``, in one snapshot; None if the
+        game is gone or some change since was not a move (a copy at ``version`` cannot
+        be brought up to date by replaying moves)."""
+
+        def body(conn: sqlite3.Connection) -> tuple[Game, list[LoggedMove]] | None:
+            game = self._game(conn, game_id)
+            if game is None:
+                return None
+            rows = conn.execute(
+                "SELECT version, deal_index, move FROM moves WHERE game_id = ? AND version > ?"
+                " ORDER BY version",
+                (game_id, version),
+            ).fetchall()
+            if len(rows) != game.version - version:
+                return None
+            return game, [move_row(game_id, row) for row in rows]
+
+        return await self._read(body)
+
+    def _moves(self, conn: sqlite3.Connection, game_id: int) -> list[LoggedMove]:
+        rows = conn.execute(
+            "SELECT version, deal_index, move FROM moves WHERE game_id = ? ORDER BY version",
+            (game_id,),
+        ).fetchall()
+        return [move_row(game_id, row) for row in rows]
+
+    async def tallies(self, game_id: int) -> list[DealTally]:
+        def body(conn: sqlite3.Connection) -> list[Any]:
+            rows = conn.execute(
+                "SELECT deal_index, points, penalties FROM tallies WHERE game_id = ?"
+                " ORDER BY deal_index",
+                (game_id,),
+            ).fetchall()
+            return rows
+
+        rows = await self._read(body)
+        result = []
+        for row in rows:
+            where = f"tallies row (game {game_id}, deal {row[0]})"
+            result.append(
+                DealTally(
+                    int_column(where, "deal_index", row[0]),
+                    loads_ints(where, "points", row[1]),
+                    loads_ints(where, "penalties", row[2]),
+                )
+            )
+        return result
+
+    async def export_record(self, game_id: int) -> dict[str, Any]:
+        """The game as its engine's record (``burkozel-record/1`` or ``bura-record/1``) (``engine.replay`` accepts it).
+
+        Deals, moves and the game row are read in one transaction, so the record is a
+        consistent snapshot even while another process is committing.
+        """
+
+        def body(conn: sqlite3.Connection) -> tuple[Game, list[DealStart], list[LoggedMove]]:
+            game = self._game(conn, game_id)
+            if game is None:
+                raise GameNotFoundError(f"no game {game_id}")
+            deals = self._deals(conn, game_id)
+            moves = self._moves(conn, game_id)
+            return game, deals, moves
+
+        game, deals, moves = await self._read(body)
+        by_deal: dict[int, list[dict[str, Any]]] = {d.deal_index: [] for d in deals}
+        for move in moves:
+            if move.deal_index not in by_deal:
+                raise CorruptRecordError(
+                    f"game {game_id}: a move belongs to deal {move.deal_index}, which has no deck"
+                )
+            by_deal[move.deal_index].append(move.move)
+        return game_record(game, deals, by_deal)
+
+    # --- stats ---------------------------------------------------------------
+
+    async def chat_stats(self, chat_id: int) -> list[UserStats]:
+        """Per-user statistics of a chat: most series won first, then fewest penalties."""
+
+        def body(conn: sqlite3.Connection) -> list[Any]:
+            rows = conn.execute(
+                "SELECT s.user_id, COALESCE(NULLIF(u.name, ''), s.name), s.series_played,"
+                " s.series_won, s.deals_played, s.penalties"
+                " FROM stats s LEFT JOIN users u ON u.id = s.user_id WHERE s.chat_id = ?"
+                " ORDER BY s.series_won DESC, s.penalties ASC, s.user_id",
+                (chat_id,),
+            ).fetchall()
+            return rows
+
+        rows = await self._read(body)
+        result = []
+        for row in rows:
+            where = f"stats row (chat {chat_id}, user {row[0]})"
+            result.append(
+                UserStats(
+                    int_column(where, "user_id", row[0]),
+                    str_column(where, "name", row[1]),
+                    *(
+                        int_column(where, col, v)
+                        for col, v in zip(
+                            ("series_played", "series_won", "deals_played", "penalties"),
+                            row[2:],
+                            strict=True,
+                        )
+                    ),
+                )
+            )
+        return result
