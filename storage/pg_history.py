@@ -6,20 +6,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from storage.errors import CorruptRecordError, GameNotFoundError
+from storage.errors import GameNotFoundError
 from storage.models import DealStart, DealTally, Game, LoggedMove, UserStats
 from storage.pg_instances import PgInstances
 from storage.pg_writes import Conn, game_from_rows
 from storage.records import game_record
-from storage.rows import (
-    GAME_COLUMNS,
-    SEAT_COLUMNS,
-    int_column,
-    loads,
-    loads_ints,
-    move_row,
-    str_column,
-)
+from storage.rows import GAME_COLUMNS, SEAT_COLUMNS, deal_row, move_row, stats_row, tally_row
 
 _T = TypeVar("_T")
 
@@ -44,20 +36,7 @@ class PgHistory(PgInstances):
             "SELECT deal_index, dealer, deck FROM deals WHERE game_id = $1 ORDER BY deal_index",
             game_id,
         )
-        result = []
-        for row in rows:
-            where = f"deals row (game {game_id}, deal {row[0]})"
-            deck = loads(where, "deck", row[2])
-            if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
-                raise CorruptRecordError(f"{where}: column deck must hold a list of card codes")
-            result.append(
-                DealStart(
-                    int_column(where, "deal_index", row[0]),
-                    int_column(where, "dealer", row[1]),
-                    tuple(deck),
-                )
-            )
-        return result
+        return [deal_row(game_id, row) for row in rows]
 
     async def moves(self, game_id: int) -> list[LoggedMove]:
         async with self._conn() as conn:
@@ -103,17 +82,7 @@ class PgHistory(PgInstances):
                 " ORDER BY deal_index",
                 game_id,
             )
-        result = []
-        for row in rows:
-            where = f"tallies row (game {game_id}, deal {row[0]})"
-            result.append(
-                DealTally(
-                    int_column(where, "deal_index", row[0]),
-                    loads_ints(where, "points", row[1]),
-                    loads_ints(where, "penalties", row[2]),
-                )
-            )
-        return result
+        return [tally_row(game_id, row) for row in rows]
 
     async def export_record(self, game_id: int) -> dict[str, Any]:
         """The game as its engine's record (``burkozel-record/1`` or ``bura-record/1``), read in one snapshot."""
@@ -125,14 +94,7 @@ class PgHistory(PgInstances):
             return game, await self._deals(conn, game_id), await self._moves(conn, game_id)
 
         game, deals, moves = await self._read(body)
-        by_deal: dict[int, list[dict[str, Any]]] = {d.deal_index: [] for d in deals}
-        for move in moves:
-            if move.deal_index not in by_deal:
-                raise CorruptRecordError(
-                    f"game {game_id}: a move belongs to deal {move.deal_index}, which has no deck"
-                )
-            by_deal[move.deal_index].append(move.move)
-        return game_record(game, deals, by_deal)
+        return game_record(game, deals, moves)
 
     # --- stats ---------------------------------------------------------------
 
@@ -145,20 +107,4 @@ class PgHistory(PgInstances):
                 " ORDER BY s.series_won DESC, s.penalties ASC, s.user_id",
                 chat_id,
             )
-        result = []
-        for row in rows:
-            where = f"stats row (chat {chat_id}, user {row[0]})"
-            counts = [
-                int_column(where, col, v)
-                for col, v in zip(
-                    ("series_played", "series_won", "deals_played", "penalties"),
-                    list(row)[2:],
-                    strict=True,
-                )
-            ]
-            result.append(
-                UserStats(
-                    int_column(where, "user_id", row[0]), str_column(where, "name", row[1]), *counts
-                )
-            )
-        return result
+        return [stats_row(chat_id, row) for row in rows]

@@ -23,6 +23,7 @@ from storage.models import (
     DealStart,
     Game,
     GameChange,
+    LoggedMove,
     PlayerRecord,
     Rating,
     SeatResult,
@@ -389,11 +390,19 @@ class RecordsMixin:
 
 
 def game_record(
-    game: Game, deals: Sequence[DealStart], by_deal: dict[int, list[dict[str, Any]]]
+    game: Game, deals: Sequence[DealStart], moves: Sequence[LoggedMove]
 ) -> dict[str, Any]:
     """The game as its engine's record: ``bura-record/1`` for a rule set naming Bura
     (``{"game": "bura", ...}``, as ``stats.summary.game_of`` tells), else
-    ``burkozel-record/1``; ``rules`` holds the engine's switches only."""
+    ``burkozel-record/1``; ``rules`` holds the engine's switches only. Each move goes to
+    its deal; a move of a deal with no deck is a corrupt record."""
+    by_deal: dict[int, list[dict[str, Any]]] = {d.deal_index: [] for d in deals}
+    for move in moves:
+        if move.deal_index not in by_deal:
+            raise CorruptRecordError(
+                f"game {game.id}: a move belongs to deal {move.deal_index}, which has no deck"
+            )
+        by_deal[move.deal_index].append(move.move)
     rules = {k: v for k, v in game.rules.items() if k != "game"}
     bura = game.rules.get("game") == "bura"
     return {

@@ -16,12 +16,15 @@ from storage.models import (
     GAME_STATUSES,
     Chat,
     Deadline,
+    DealStart,
+    DealTally,
     Game,
     LoggedMove,
     MessageRef,
     OutboxItem,
     Seat,
     User,
+    UserStats,
 )
 
 GAME_COLUMNS: Final = (
@@ -181,6 +184,41 @@ def move_row(game_id: int, row: Sequence[Any]) -> LoggedMove:
     """A moves row (version, deal_index, move)."""
     where = f"moves row (game {game_id}, version {row[0]})"
     return LoggedMove(int_column(where, "deal_index", row[1]), loads_dict(where, "move", row[2]))
+
+
+def deal_row(game_id: int, row: Sequence[Any]) -> DealStart:
+    """A deals row (deal_index, dealer, deck)."""
+    where = f"deals row (game {game_id}, deal {row[0]})"
+    deck = loads(where, "deck", row[2])
+    if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
+        raise CorruptRecordError(f"{where}: column deck must hold a list of card codes")
+    return DealStart(
+        int_column(where, "deal_index", row[0]), int_column(where, "dealer", row[1]), tuple(deck)
+    )
+
+
+def tally_row(game_id: int, row: Sequence[Any]) -> DealTally:
+    """A tallies row (deal_index, points, penalties)."""
+    where = f"tallies row (game {game_id}, deal {row[0]})"
+    return DealTally(
+        int_column(where, "deal_index", row[0]),
+        loads_ints(where, "points", row[1]),
+        loads_ints(where, "penalties", row[2]),
+    )
+
+
+def stats_row(chat_id: int, row: Sequence[Any]) -> UserStats:
+    """A stats row (user_id, name, series_played, series_won, deals_played, penalties)."""
+    where = f"stats row (chat {chat_id}, user {row[0]})"
+    counts = (
+        int_column(where, col, v)
+        for col, v in zip(
+            ("series_played", "series_won", "deals_played", "penalties"), list(row)[2:], strict=True
+        )
+    )
+    return UserStats(
+        int_column(where, "user_id", row[0]), str_column(where, "name", row[1]), *counts
+    )
 
 
 def deadline_params(deadline: Deadline | None) -> tuple[object, ...]:

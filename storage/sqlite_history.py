@@ -8,10 +8,10 @@ import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from storage.errors import CorruptRecordError, GameNotFoundError
+from storage.errors import GameNotFoundError
 from storage.models import DealStart, DealTally, Game, LoggedMove, UserStats
 from storage.records import game_record
-from storage.rows import int_column, loads, loads_ints, move_row, str_column
+from storage.rows import deal_row, move_row, stats_row, tally_row
 
 _T = TypeVar("_T")
 
@@ -38,20 +38,7 @@ class SqliteHistory:
             "SELECT deal_index, dealer, deck FROM deals WHERE game_id = ? ORDER BY deal_index",
             (game_id,),
         ).fetchall()
-        result = []
-        for row in rows:
-            where = f"deals row (game {game_id}, deal {row[0]})"
-            deck = loads(where, "deck", row[2])
-            if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
-                raise CorruptRecordError(f"{where}: column deck must hold a list of card codes")
-            result.append(
-                DealStart(
-                    int_column(where, "deal_index", row[0]),
-                    int_column(where, "dealer", row[1]),
-                    tuple(deck),
-                )
-            )
-        return result
+        return [deal_row(game_id, row) for row in rows]
 
     async def moves(self, game_id: int) -> list[LoggedMove]:
         def body(conn: sqlite3.Connection) -> list[LoggedMove]:
@@ -96,17 +83,7 @@ class SqliteHistory:
             return rows
 
         rows = await self._read(body)
-        result = []
-        for row in rows:
-            where = f"tallies row (game {game_id}, deal {row[0]})"
-            result.append(
-                DealTally(
-                    int_column(where, "deal_index", row[0]),
-                    loads_ints(where, "points", row[1]),
-                    loads_ints(where, "penalties", row[2]),
-                )
-            )
-        return result
+        return [tally_row(game_id, row) for row in rows]
 
     async def export_record(self, game_id: int) -> dict[str, Any]:
         """The game as its engine's record (``burkozel-record/1`` or ``bura-record/1``) (``engine.replay`` accepts it).
@@ -124,14 +101,7 @@ class SqliteHistory:
             return game, deals, moves
 
         game, deals, moves = await self._read(body)
-        by_deal: dict[int, list[dict[str, Any]]] = {d.deal_index: [] for d in deals}
-        for move in moves:
-            if move.deal_index not in by_deal:
-                raise CorruptRecordError(
-                    f"game {game_id}: a move belongs to deal {move.deal_index}, which has no deck"
-                )
-            by_deal[move.deal_index].append(move.move)
-        return game_record(game, deals, by_deal)
+        return game_record(game, deals, moves)
 
     # --- stats ---------------------------------------------------------------
 
@@ -149,21 +119,4 @@ class SqliteHistory:
             return rows
 
         rows = await self._read(body)
-        result = []
-        for row in rows:
-            where = f"stats row (chat {chat_id}, user {row[0]})"
-            result.append(
-                UserStats(
-                    int_column(where, "user_id", row[0]),
-                    str_column(where, "name", row[1]),
-                    *(
-                        int_column(where, col, v)
-                        for col, v in zip(
-                            ("series_played", "series_won", "deals_played", "penalties"),
-                            row[2:],
-                            strict=True,
-                        )
-                    ),
-                )
-            )
-        return result
+        return [stats_row(chat_id, row) for row in rows]
