@@ -18,10 +18,10 @@ X, pruning z Z; defaults 1, minimax, none, 0, 0); hard+NAME=VALUE+... (the hard 
 with StrongPlayer attributes changed, e.g. hard+worlds=60+rollout=informed). Benchmark-only opponents
 (``bench/opponents.py``): cautious, aggressive, randomish, and the plain Monte Carlo
 baseline mc:W (W worlds per decision) or mct:MS (MS milliseconds per decision); and two
-yardsticks handed the real deal, to measure what the hidden cards are worth: peek[:K[:S]]
-(hard seeing all, or K, cards of each other hand; with S, only once at most S cards
-are left in the stock) and oracle (every card, the stock's
-order too, one greedy playout per move).
+yardsticks handed the real deal, to measure what the hidden cards are worth:
+peek[:K[:S]] (hard seeing all, or K, cards of each other hand; with S, only once at
+most S cards are left in the stock) and oracle (every card, the stock's order too, one
+greedy playout per move).
 
     .venv/bin/python bench/ai.py --only mc --stock both --pairs 300   # issue 13 goal
     .venv/bin/python bench/ai.py --only styles --pairs 100 --stock both
