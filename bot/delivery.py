@@ -192,9 +192,14 @@ class DeliveryWorker:
             # limit holds the sends back, look only when several may go together
             # (a few tens of ms later), not at every wake-up (issue 9: CPU per update).
             return wait
+        # A chat with a send in flight is left alone for this whole step, even if the send
+        # finishes while the reads below wait: its rows as read may hold the one just
+        # delivered (marked done only after Telegram answered), which would go twice.
+        # Its end wakes the sender, and the next step reads the chat afresh.
+        busy = set(self._in_flight)
         self.stats.coalesced += await self.storage.outbox_drop_superseded()
         items = await self._drop_cancelled_pings(
-            await self.storage.pending(self.wall_clock(), limit=500)
+            await self.storage.pending(self.wall_clock(), limit=500), busy
         )
         heads = await self.storage.outbox_heads()
         # The clocks are read after the last await: the buckets must count the moment the
@@ -220,7 +225,7 @@ class DeliveryWorker:
             else:
                 first.setdefault(head.chat_id, head)
         for chat_id, item in first.items():
-            if chat_id in self._in_flight:
+            if chat_id in self._in_flight or chat_id in busy:
                 continue
             ready = max(self._bucket(chat_id).ready_at(now), self._global.ready_at(now))
             if ready > now:
@@ -233,7 +238,9 @@ class DeliveryWorker:
             task.add_done_callback(functools.partial(self._done, chat_id))
         return max(0.01, next_at - now)
 
-    async def _drop_cancelled_pings(self, items: list[OutboxItem]) -> list[OutboxItem]:
+    async def _drop_cancelled_pings(
+        self, items: list[OutboxItem], busy: set[int]
+    ) -> list[OutboxItem]:
         """A pending ping "send" followed by the next ping's "delete" cancel out: neither
         needs to go. So a player who gets several turns while their chat is paced sees one
         ping, not a backlog of them (pings are delete + send, which edits cannot coalesce).
@@ -242,7 +249,7 @@ class DeliveryWorker:
         dropped: set[int] = set()
         for item in items:
             role = item.role
-            if role is None or not role.startswith("ping:") or item.chat_id in self._in_flight:
+            if role is None or not role.startswith("ping:") or item.chat_id in busy:
                 continue
             stack = stacks.setdefault((item.chat_id, item.game_id, role), [])
             if item.method == "delete" and stack and stack[-1].method == "send":

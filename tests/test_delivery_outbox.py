@@ -127,3 +127,59 @@ async def test_a_stop_that_comes_with_a_wake_up_still_stops_the_sender(tmp_path:
             worker.wake.set()
             await asyncio.wait({task}, timeout=2)
         await storage.close()
+
+
+class SlowHeadsStorage(CountingStorage):
+    """Lets the test run something while a step waits for its second read."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.during_heads: Any = None
+
+    async def outbox_heads(self) -> list[OutboxItem]:
+        if self.during_heads is not None:
+            await self.during_heads()
+        heads: list[OutboxItem] = await self.inner.outbox_heads()
+        return heads
+
+
+async def test_a_message_that_is_delivered_while_a_step_reads_the_outbox_is_sent_once(
+    tmp_path: Path,
+) -> None:
+    """A step read the pending rows (the one in flight among them), and the send in flight
+    finished before the step's next read returned: the step took its stale copy of that
+    row for the chat's next message and sent it again (a player saw «Hi!» twice)."""
+    storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
+    try:
+        await storage.enqueue(
+            (OutboxOp(1, "send", {"text": "Hi!"}), OutboxOp(1, "send", {"text": "Commands"}))
+        )
+        slow = SlowHeadsStorage(storage)
+        worker = _worker(slow, FAST, Clock())
+        release = asyncio.Event()
+        sent: list[str] = []
+
+        async def send(item: OutboxItem) -> int | None:
+            await release.wait()
+            sent.append(item.payload["text"])
+            return None
+
+        worker._send = send  # type: ignore[method-assign]
+        await worker.step()  # «Hi!» goes out and waits for Telegram's answer
+        assert list(worker._in_flight) == [1]
+
+        async def finish_the_send() -> None:
+            release.set()
+            await asyncio.gather(*worker._in_flight.values())
+
+        slow.during_heads = finish_the_send
+        await worker.step()
+        slow.during_heads = None
+        for _ in range(5):
+            await worker.step()
+            if worker._in_flight:
+                await asyncio.gather(*worker._in_flight.values())
+        assert sent == ["Hi!", "Commands"]
+        assert await storage.outbox_size() == 0
+    finally:
+        await storage.close()
