@@ -30,6 +30,7 @@ from aiohttp import web
 
 from bot import metrics
 from bot.attachments import Attachments
+from bot.chat_order import ChatOrderMiddleware
 from bot.config import Settings, split_listen
 from bot.delivery import DeliveryWorker, Limits
 from bot.handlers import build_router
@@ -165,6 +166,7 @@ class App:
             )
             await register_commands(bot, settings.default_language)
             dispatcher = Dispatcher(service=service)
+            dispatcher.update.outer_middleware(ChatOrderMiddleware())
             # Webhook mode re-delivers what an instance died on: each update applied once.
             # (Polling keeps its behaviour: a restart re-reads unconfirmed updates, whose
             # taps carry versions and are refused as stale.)

@@ -55,3 +55,31 @@ async def test_language_switches_the_chat_to_english_and_back(tmp_path: Path) ->
                 lambda: any("Команды" in (m.text or "") for m in group.bot_messages())
             )
         assert fake.invalid_requests == []
+
+
+async def test_a_chats_updates_are_answered_in_the_order_they_were_sent(tmp_path: Path) -> None:
+    """Commands sent in a burst (Start, then at once /help and /rules) get their answers in
+    that order, in a private chat as in a group; polling hands each update to a task of
+    its own, and /start writes to the database before it answers."""
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice = fake.add_user("Alice <b>&", language_code="en")
+        bob = fake.add_user("Bob", language_code="en")
+        group = fake.add_group("Friends & <co>", members=[alice, bob])
+        async with running_bot(fake, tmp_path / "bot.sqlite3"):
+            await bob.send(group, "/rules")  # a group's second command in a row is not
+            await bob.send(group, "/help")  # delayed by the chatter limit
+            for _ in range(3):
+                await alice.start_bot()
+                await alice.send(alice.dm, "/help")
+                await alice.send(alice.dm, "/rules")
+            await fake.wait_for(lambda: len(alice.dm.bot_messages()) == 9)
+            await fake.wait_for(lambda: len(group.bot_messages()) == 2)
+            private = [m.text or "" for m in alice.dm.bot_messages()]
+            public = [m.text or "" for m in group.bot_messages()]
+            help_text, rules_text = private[1], private[2]
+            assert "/newgame" in help_text and "Burkozel" in rules_text
+            assert all(t not in (help_text, rules_text) for t in private[::3])  # greetings
+            assert private[1::3] == [help_text] * 3 and private[2::3] == [rules_text] * 3
+            assert "Burkozel" in public[0] and "/newgame" in public[1]
+        assert fake.invalid_requests == []
