@@ -16,7 +16,7 @@ from itertools import combinations, permutations
 from statistics import fmean, pstdev
 from typing import Protocol
 
-from engine.ai import informed, policy, tree
+from engine.ai import informed, policy
 from engine.ai.belief import PublicSampler, Sampler, likelihood
 from engine.ai.house import HouseSearch, house_move
 from engine.ai.sim import SUIT_INDEX, Sim, build_world, sample_world, unseen_for, view_table
@@ -194,9 +194,6 @@ class StrongPlayer:
         infer: float = 0.0,
         infer_history: int = 0,
         halving: bool = False,
-        tree: float = 0.0,
-        explore: float = 2.0,
-        tree_greedy: bool = False,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.seed = seed
@@ -215,9 +212,6 @@ class StrongPlayer:
         self.infer = infer
         self.infer_history = infer_history
         self.halving = halving
-        self.tree = tree
-        self.explore = explore
-        self.tree_greedy = tree_greedy
         self.clock = clock
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
@@ -247,23 +241,6 @@ class StrongPlayer:
                 sampled = [draw(rng) for _ in range(self.solve_samples)]
                 return self.solve_worlds(view, moves, sampled)
         options = [_option(m) for m in moves]
-        if self.tree:
-            n, weight = view.players, self.margin_weight
-
-            def utilities(sim: Sim) -> list[float]:
-                return [utility(sim.points, s, weight) for s in range(n)]
-
-            budget = int(self.tree * self.worlds * len(options))
-            visits = tree.search(
-                options,
-                self._sampler(view),
-                utilities,
-                rng,
-                budget,
-                self.explore,
-                bool(self.tree_greedy),
-            )
-            return [float(v) for v in visits]
         values: list[list[float]] = [[] for _ in options]
         active = list(range(len(options)))
         dropped: dict[int, float] = {}
