@@ -1,6 +1,6 @@
 """PostgreSQL statements: ``?`` placeholders made ``$n`` (:func:`sql`), command tags
-read (:func:`rows_touched`), and writes as single statements: one round trip each, no
-BEGIN/COMMIT.
+read (:func:`rows_touched`), a storage/records.py job run on a connection
+(:func:`run_job`), and writes as single statements: one round trip each, no BEGIN/COMMIT.
 
 A statement is atomic on its own, so a write that fits in one (CTEs chaining its parts)
 needs no transaction block: that saves the BEGIN and COMMIT round trips, and the update
@@ -15,16 +15,19 @@ import functools
 import re
 import time
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 
 from storage.errors import StorageError
 from storage.models import _UNSET, OUTBOX_METHODS, Deadline, Game, GameChange, OutboxOp, Seat
+from storage.records import Job, Step
 from storage.rows import GAME_COLUMNS, SEAT_COLUMNS, deadline_params, dumps, game_row, seat_row
 from storage.updates import DuplicateUpdateError, UpdateClaim
 
 Conn = Any  # asyncpg.Connection / pool proxy; asyncpg ships no usable generic types
+
+_T = TypeVar("_T")
 
 
 @functools.lru_cache(maxsize=512)
@@ -237,3 +240,20 @@ def game_from_rows(rows: Iterable[Sequence[Any]]) -> list[Game]:
     if current:
         games.append(game_row(current, tuple(seats)))
     return games
+
+
+async def run_job(conn: Conn, job: Job[_T]) -> _T:
+    """Run a storage/records.py job's statements on ``conn`` (inside the caller's
+    transaction), sending each one's rows back."""
+    try:
+        step: Step = next(job)
+        while True:
+            if step.many:
+                await conn.executemany(sql(step.sql), step.params)
+                rows: list[Any] = []
+            else:
+                rows = [tuple(r) for r in await conn.fetch(sql(step.sql), *step.params)]
+            step = job.send(rows)
+    except StopIteration as done:
+        result: _T = done.value
+        return result
