@@ -154,6 +154,10 @@ class DeliveryWorker:
     async def run(self) -> None:
         """Drain the outbox until cancelled."""
         while not self._stopping:
+            # Cleared before the step, not after it: a wake-up that comes while the step
+            # reads the outbox (a send finished, a commit queued more) starts the next
+            # step at once instead of being lost until the step's delay runs out.
+            self.wake.clear()
             try:
                 delay = await self.step()
             except asyncio.CancelledError:
@@ -161,7 +165,6 @@ class DeliveryWorker:
             except Exception:
                 log.exception("delivery step failed; retrying shortly")
                 delay = 1.0
-            self.wake.clear()
             # asyncio.timeout, not wait_for: Python 3.11's wait_for drops a cancel that
             # comes as the wake-up does, and this loop (and the bot's shutdown) then ran on.
             with contextlib.suppress(TimeoutError):

@@ -10,6 +10,7 @@ backlog is longest when the bot is busiest, and each wake-up used to read all of
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -182,4 +183,58 @@ async def test_a_message_that_is_delivered_while_a_step_reads_the_outbox_is_sent
         assert sent == ["Hi!", "Commands"]
         assert await storage.outbox_size() == 0
     finally:
+        await storage.close()
+
+
+async def test_a_send_that_ends_during_a_step_starts_the_next_step_at_once(
+    tmp_path: Path,
+) -> None:
+    """A send that finishes while a step reads the outbox wakes the sender; that wake-up
+    is not lost: the next step starts without waiting out the step's delay (here 30 s),
+    so the chat's next message goes now."""
+    storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
+    await storage.enqueue(
+        (OutboxOp(1, "send", {"text": "Hi!"}), OutboxOp(1, "send", {"text": "Commands"}))
+    )
+    slow = SlowHeadsStorage(storage)
+    worker = _worker(slow, FAST, Clock())
+    release = asyncio.Event()
+    sent: list[str] = []
+
+    async def send(item: OutboxItem) -> int | None:
+        await release.wait()
+        sent.append(item.payload["text"])
+        return None
+
+    async def finish_the_send() -> None:
+        slow.during_heads = None
+        release.set()
+        await asyncio.gather(*worker._in_flight.values())
+
+    plain_step = worker.step
+
+    async def step() -> float:
+        await plain_step()
+        return 30.0
+
+    worker._send = send  # type: ignore[method-assign]
+    worker.step = step  # type: ignore[method-assign]
+    task = asyncio.create_task(worker.run())
+    try:
+        for _ in range(100):  # the first step: «Hi!» is in flight
+            if worker._in_flight:
+                break
+            await asyncio.sleep(0.01)
+        slow.during_heads = finish_the_send
+        worker.wake.set()  # a commit elsewhere: a step that finds «Hi!» in flight
+        for _ in range(250):
+            if len(sent) == 2:
+                break
+            await asyncio.sleep(0.02)
+        assert sent == ["Hi!", "Commands"]
+    finally:
+        await worker.stop()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
         await storage.close()
