@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import asyncpg
 
 from storage.errors import GameExistsError, GameNotFoundError, StaleVersionError, StorageError
-from storage.models import _UNSET, GAME_STATUSES, Deadline, Game, GameChange, OutboxOp, Seat
+from storage.models import Game, GameChange, OutboxOp, Seat
 from storage.pg_instances import PgInstances
 from storage.pg_writes import Conn, commit_one, game_from_rows, run_job, simple_change, sql
 from storage.records import finishing_series, record_series
@@ -19,8 +19,8 @@ from storage.rows import (
     GAME_COLUMNS,
     OPEN_GAMES,
     SEAT_COLUMNS,
-    deadline_params,
     dumps,
+    game_updates,
     loads_ints,
     seat_row,
 )
@@ -191,35 +191,7 @@ class PgGames(PgInstances):
         old_status, chat_id, old_winners = before
         new_version = expected + 1
 
-        sets: list[str] = []
-        params: list[object] = []
-        if change.status is not None:
-            if change.status not in GAME_STATUSES:
-                raise StorageError(f"unknown game status {change.status!r}")
-            sets.append("status = ?")
-            params.append(change.status)
-        if change.first_dealer is not None:
-            sets.append("first_dealer = ?")
-            params.append(change.first_dealer)
-        if change.deadline is not _UNSET:
-            if change.deadline is not None and not isinstance(change.deadline, Deadline):
-                raise TypeError(f"deadline must be a Deadline or None, not {change.deadline!r}")
-            sets.append(
-                "deadline_seat = ?, deadline_due_at = ?, deadline_remind_at = ?,"
-                " deadline_reminded = ?"
-            )
-            params.extend(deadline_params(change.deadline))
-        if change.lobby_expires_at is not _UNSET:
-            sets.append("lobby_expires_at = ?")
-            params.append(change.lobby_expires_at)
-        if change.winners is not None:
-            sets.append("winners = ?")
-            params.append(dumps(list(change.winners)))
-        if change.rules is not None:
-            if old_status != "lobby":
-                raise StorageError(f"game {game_id} has started: its rules cannot change")
-            sets.append("rules = ?")
-            params.append(dumps(change.rules))
+        sets, params = game_updates(game_id, change, old_status)
         if sets:
             await conn.execute(
                 sql(f"UPDATE games SET {', '.join(sets)} WHERE id = ?"), *params, game_id

@@ -1,4 +1,5 @@
-"""Row encoding and decoding shared by both storage backends (SQLite and PostgreSQL).
+"""Row encoding and decoding shared by both storage backends (SQLite and PostgreSQL),
+and the games columns a change sets (:func:`game_updates`).
 
 Every decoder checks each column's type and raises :class:`CorruptRecordError` naming
 the row and column, so a damaged record is reported clearly instead of surfacing as a
@@ -11,14 +12,16 @@ import json
 from collections.abc import Sequence
 from typing import Any, Final
 
-from storage.errors import CorruptRecordError
+from storage.errors import CorruptRecordError, StorageError
 from storage.models import (
+    _UNSET,
     GAME_STATUSES,
     Chat,
     Deadline,
     DealStart,
     DealTally,
     Game,
+    GameChange,
     LoggedMove,
     MessageRef,
     OutboxItem,
@@ -225,6 +228,43 @@ def deadline_params(deadline: Deadline | None) -> tuple[object, ...]:
     if deadline is None:
         return (None, None, None, 0)
     return (deadline.seat, deadline.due_at, deadline.remind_at, int(deadline.reminded))
+
+
+def game_updates(
+    game_id: int, change: GameChange, old_status: str
+) -> tuple[list[str], list[object]]:
+    """The games columns ``change`` sets, as ``column = ?`` texts (literals: only the
+    values are parameters) and their values; checks what the row cannot (a known status,
+    a Deadline, rules only while the game is in the lobby)."""
+    sets: list[str] = []
+    params: list[object] = []
+    if change.status is not None:
+        if change.status not in GAME_STATUSES:
+            raise StorageError(f"unknown game status {change.status!r}")
+        sets.append("status = ?")
+        params.append(change.status)
+    if change.first_dealer is not None:
+        sets.append("first_dealer = ?")
+        params.append(change.first_dealer)
+    if change.deadline is not _UNSET:
+        if change.deadline is not None and not isinstance(change.deadline, Deadline):
+            raise TypeError(f"deadline must be a Deadline or None, not {change.deadline!r}")
+        sets.append(
+            "deadline_seat = ?, deadline_due_at = ?, deadline_remind_at = ?, deadline_reminded = ?"
+        )
+        params.extend(deadline_params(change.deadline))
+    if change.lobby_expires_at is not _UNSET:
+        sets.append("lobby_expires_at = ?")
+        params.append(change.lobby_expires_at)
+    if change.winners is not None:
+        sets.append("winners = ?")
+        params.append(dumps(list(change.winners)))
+    if change.rules is not None:
+        if old_status != "lobby":
+            raise StorageError(f"game {game_id} has started: its rules cannot change")
+        sets.append("rules = ?")
+        params.append(dumps(change.rules))
+    return sets, params
 
 
 def message_row(row: Sequence[Any]) -> MessageRef:
