@@ -144,46 +144,58 @@ class SlowHeadsStorage(CountingStorage):
         return heads
 
 
+class TwoMessagesToOneChat:
+    """«Hi!» and «Commands» queued for one chat; each send waits for ``release`` (Telegram's
+    answer), and ``finish_the_send`` lets the send in flight end, as a step's read hook."""
+
+    def __init__(self, storage: Any) -> None:
+        self.storage = storage
+        self.slow = SlowHeadsStorage(storage)
+        self.worker = _worker(self.slow, FAST, Clock())
+        self.release = asyncio.Event()
+        self.sent: list[str] = []
+        self.worker._send = self.send  # type: ignore[method-assign]
+
+    @classmethod
+    async def open(cls, tmp_path: Path) -> TwoMessagesToOneChat:
+        storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
+        await storage.enqueue(
+            (OutboxOp(1, "send", {"text": "Hi!"}), OutboxOp(1, "send", {"text": "Commands"}))
+        )
+        return cls(storage)
+
+    async def send(self, item: OutboxItem) -> int | None:
+        await self.release.wait()
+        self.sent.append(item.payload["text"])
+        return None
+
+    async def finish_the_send(self) -> None:
+        self.slow.during_heads = None
+        self.release.set()
+        await asyncio.gather(*self.worker._in_flight.values())
+
+
 async def test_a_message_that_is_delivered_while_a_step_reads_the_outbox_is_sent_once(
     tmp_path: Path,
 ) -> None:
     """A step read the pending rows (the one in flight among them), and the send in flight
     finished before the step's next read returned: the step took its stale copy of that
     row for the chat's next message and sent it again (a player saw «Hi!» twice)."""
-    storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
+    chat = await TwoMessagesToOneChat.open(tmp_path)
+    worker = chat.worker
     try:
-        await storage.enqueue(
-            (OutboxOp(1, "send", {"text": "Hi!"}), OutboxOp(1, "send", {"text": "Commands"}))
-        )
-        slow = SlowHeadsStorage(storage)
-        worker = _worker(slow, FAST, Clock())
-        release = asyncio.Event()
-        sent: list[str] = []
-
-        async def send(item: OutboxItem) -> int | None:
-            await release.wait()
-            sent.append(item.payload["text"])
-            return None
-
-        worker._send = send  # type: ignore[method-assign]
         await worker.step()  # «Hi!» goes out and waits for Telegram's answer
         assert list(worker._in_flight) == [1]
-
-        async def finish_the_send() -> None:
-            release.set()
-            await asyncio.gather(*worker._in_flight.values())
-
-        slow.during_heads = finish_the_send
+        chat.slow.during_heads = chat.finish_the_send
         await worker.step()
-        slow.during_heads = None
         for _ in range(5):
             await worker.step()
             if worker._in_flight:
                 await asyncio.gather(*worker._in_flight.values())
-        assert sent == ["Hi!", "Commands"]
-        assert await storage.outbox_size() == 0
+        assert chat.sent == ["Hi!", "Commands"]
+        assert await chat.storage.outbox_size() == 0
     finally:
-        await storage.close()
+        await chat.storage.close()
 
 
 async def test_a_send_that_ends_during_a_step_starts_the_next_step_at_once(
@@ -192,32 +204,14 @@ async def test_a_send_that_ends_during_a_step_starts_the_next_step_at_once(
     """A send that finishes while a step reads the outbox wakes the sender; that wake-up
     is not lost: the next step starts without waiting out the step's delay (here 30 s),
     so the chat's next message goes now."""
-    storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
-    await storage.enqueue(
-        (OutboxOp(1, "send", {"text": "Hi!"}), OutboxOp(1, "send", {"text": "Commands"}))
-    )
-    slow = SlowHeadsStorage(storage)
-    worker = _worker(slow, FAST, Clock())
-    release = asyncio.Event()
-    sent: list[str] = []
-
-    async def send(item: OutboxItem) -> int | None:
-        await release.wait()
-        sent.append(item.payload["text"])
-        return None
-
-    async def finish_the_send() -> None:
-        slow.during_heads = None
-        release.set()
-        await asyncio.gather(*worker._in_flight.values())
-
+    chat = await TwoMessagesToOneChat.open(tmp_path)
+    worker = chat.worker
     plain_step = worker.step
 
     async def step() -> float:
         await plain_step()
         return 30.0
 
-    worker._send = send  # type: ignore[method-assign]
     worker.step = step  # type: ignore[method-assign]
     task = asyncio.create_task(worker.run())
     try:
@@ -225,16 +219,16 @@ async def test_a_send_that_ends_during_a_step_starts_the_next_step_at_once(
             if worker._in_flight:
                 break
             await asyncio.sleep(0.01)
-        slow.during_heads = finish_the_send
+        chat.slow.during_heads = chat.finish_the_send
         worker.wake.set()  # a commit elsewhere: a step that finds «Hi!» in flight
         for _ in range(250):
-            if len(sent) == 2:
+            if len(chat.sent) == 2:
                 break
             await asyncio.sleep(0.02)
-        assert sent == ["Hi!", "Commands"]
+        assert chat.sent == ["Hi!", "Commands"]
     finally:
         await worker.stop()
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-        await storage.close()
+        await chat.storage.close()
