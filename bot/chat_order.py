@@ -53,5 +53,5 @@ class ChatOrderMiddleware(BaseMiddleware):
                 self._chats[chat.id] = (lock, users - 1)
 
     def busy_chats(self) -> int:
-        """Chats with an update being handled or waiting (for tests and metrics)."""
+        """Chats with an update being handled or waiting (an idle chat keeps no lock)."""
         return len(self._chats)
