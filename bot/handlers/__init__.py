@@ -14,6 +14,7 @@ def build_router() -> Router:
         stats.make_router(),
         settings.make_router(),
         play.make_router(),
+        private.make_fallback_router(),
         errors.make_router(),
     )
     return root

@@ -89,6 +89,20 @@ async def choose_language(
     await query.answer(texts(callback_data.code).alert("language.set"))
 
 
+async def not_understood(message: Message, service: GameService) -> None:
+    """A private message no command or button takes (text, a sticker, an unknown
+    command): say what the bot does answer instead of keeping silent."""
+    t = await chat_texts(service, message)
+    await reply(service, message, t("private.not_understood"))
+
+
+def make_fallback_router() -> Router:
+    """Included after every other router: only what none of them took reaches it."""
+    router = Router(name=f"{__name__}.fallback")
+    router.message.register(not_understood, F.chat.type == "private")
+    return router
+
+
 def make_router() -> Router:
     router = Router(name=__name__)
     router.message.register(start, CommandStart(), F.chat.type == "private")

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 import random
 from pathlib import Path
 
@@ -82,4 +83,39 @@ async def test_a_chats_updates_are_answered_in_the_order_they_were_sent(tmp_path
             assert all(t not in (help_text, rules_text) for t in private[::3])  # greetings
             assert private[1::3] == [help_text] * 3 and private[2::3] == [rules_text] * 3
             assert "Burkozel" in public[0] and "/newgame" in public[1]
+        assert fake.invalid_requests == []
+
+
+async def test_a_private_message_the_bot_does_not_take_gets_a_pointer_not_silence(
+    tmp_path: Path,
+) -> None:
+    """Text or an unknown command in the private chat is answered with what the bot does
+    answer (in the user's language); the commands still work there, and a group's own
+    chatter gets no answer."""
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice = fake.add_user("Alice <b>&", language_code="en")
+        boris = fake.add_user("Борис 😀", language_code="ru")
+        group = fake.add_group("Друзья & <co>", members=[alice, boris])
+        async with running_bot(fake, tmp_path / "bot.sqlite3", default_language="ru"):
+            await alice.start_bot()
+            await boris.start_bot()
+            await alice.send(alice.dm, "hi! how do I play?")
+            await alice.send(alice.dm, "/frobnicate")
+            await boris.send(boris.dm, "привет")
+            await alice.send(alice.dm, "/stats")
+            await alice.send(group, "good game, everyone")
+            await alice.send(group, "/frobnicate")
+            await boris.send(group, "/help")  # a command the group does answer
+            await fake.wait_for(lambda: len(group.bot_messages()) == 1)
+            await fake.wait_for(lambda: len(alice.dm.bot_messages()) == 4)
+            await fake.wait_for(lambda: len(boris.dm.bot_messages()) == 2)
+            said = [m.text or "" for m in alice.dm.bot_messages()[1:]]
+            assert said[0] == said[1]
+            assert said[0].startswith("I answer buttons and commands") and "/newgame" in said[0]
+            assert "Alice <b>&" in said[2]  # /stats still answered, not the pointer
+            assert (boris.dm.bot_messages()[1].text or "").startswith("Я отвечаю на кнопки")
+            assert "/newgame" in (group.bot_messages()[0].text or "")
+            await asyncio.sleep(0.5)  # nothing more comes to the group
+            assert len(group.bot_messages()) == 1
         assert fake.invalid_requests == []
