@@ -112,9 +112,14 @@ async def test_a_private_message_the_bot_does_not_take_gets_a_pointer_not_silenc
             await fake.wait_for(lambda: len(boris.dm.bot_messages()) == 2)
             said = [m.text or "" for m in alice.dm.bot_messages()[1:]]
             assert said[0] == said[1]
-            assert said[0].startswith("I don’t understand that: I answer my buttons and commands") and "/newgame" in said[0]
+            assert (
+                said[0].startswith("I don’t understand that: I answer my buttons and commands")
+                and "/newgame" in said[0]
+            )
             assert "Alice <b>&" in said[2]  # /stats still answered, not the pointer
-            assert (boris.dm.bot_messages()[1].text or "").startswith("Этого я не понимаю: я отвечаю на свои кнопки")
+            assert (boris.dm.bot_messages()[1].text or "").startswith(
+                "Этого я не понимаю: я отвечаю на свои кнопки"
+            )
             assert "/newgame" in (group.bot_messages()[0].text or "")
             await asyncio.sleep(0.5)  # nothing more comes to the group
             assert len(group.bot_messages()) == 1
