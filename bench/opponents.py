@@ -94,6 +94,18 @@ class AggressivePlayer:
         return min(moves, key=lambda m: _cost(m, trump))
 
 
+def playout_values(world: Sim, moves: Sequence[Move], seat: int) -> list[float]:
+    """Each move played in ``world`` and the deal finished greedily for every seat: its
+    utility for ``seat`` (margin weight 1)."""
+    values = []
+    for move in moves:
+        sim = world.copy()
+        sim.play(tuple(sorted(c.index for c in move.cards)), move.beat)
+        policy.playout(sim)
+        values.append(utility(sim.points, seat, 1.0))
+    return values
+
+
 class PlainMonteCarlo:
     """Plain determinized Monte Carlo with greedy rollouts (the baseline of issue 13)."""
 
@@ -107,17 +119,12 @@ class PlainMonteCarlo:
         if len(moves) == 1:
             return moves[0]
         rng = decision_rng(self.seed, view)
-        options = [(tuple(sorted(c.index for c in m.cards)), m.beat) for m in moves]
         totals = [0.0] * len(moves)
         start = time.perf_counter()
         done = 0
         while True:
-            world = sample_world(view, rng)
-            for i, option in enumerate(options):
-                sim = world.copy()
-                sim.play(*option)
-                policy.playout(sim)
-                totals[i] += utility(sim.points, view.seat, 1.0)
+            values = playout_values(sample_world(view, rng), moves, view.seat)
+            totals = [t + v for t, v in zip(totals, values, strict=True)]
             done += 1
             if self.time_limit is not None:
                 if time.perf_counter() - start >= self.time_limit:
@@ -154,13 +161,7 @@ class OraclePlayer:
         moves = canonical(legal)
         if len(moves) == 1 or self.deal is None:
             return moves[0]
-        world = true_world(self.deal, view)
-        values = []
-        for move in moves:
-            sim = world.copy()
-            sim.play(tuple(sorted(c.index for c in move.cards)), move.beat)
-            policy.playout(sim)
-            values.append(utility(sim.points, view.seat, 1.0))
+        values = playout_values(true_world(self.deal, view), moves, view.seat)
         return moves[max(range(len(moves)), key=lambda i: (values[i], -i))]
 
 
