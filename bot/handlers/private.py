@@ -32,12 +32,8 @@ async def start(message: Message, command: CommandObject, service: GameService) 
     await reply(service, message, "\n".join(t(key) for key in answers))
 
 
-async def start_in_group(message: Message, service: GameService) -> None:
-    t = await chat_texts(service, message)
-    await reply(service, message, t("help.text"))
-
-
 async def help_(message: Message, service: GameService) -> None:
+    """/help anywhere, and /start in a group (Start there means "what can you do")."""
     t = await chat_texts(service, message)
     await reply(service, message, t("help.text"))
 
@@ -106,7 +102,7 @@ def make_fallback_router() -> Router:
 def make_router() -> Router:
     router = Router(name=__name__)
     router.message.register(start, CommandStart(), F.chat.type == "private")
-    router.message.register(start_in_group, CommandStart())
+    router.message.register(help_, CommandStart())
     router.message.register(help_, Command("help"))
     router.message.register(rules, Command("rules"))
     router.message.register(
