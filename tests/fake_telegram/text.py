@@ -30,6 +30,20 @@ def bad_request(text: str) -> ApiError:
     return ApiError(400, f"Bad Request: {text}")
 
 
+def int_or_none(value: Any) -> int | None:
+    """A request's integer field as Telegram reads it (a number or its digits)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
 def _utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
