@@ -19,7 +19,7 @@ import engine
 from bot.chat_settings import ChatSettings
 from bot.games.burkozel import BEAT_OF_KIND, BURKOZEL
 from bot.i18n import texts
-from bot.service import GameService, UserInfo
+from bot.service import GameService, UserError, UserInfo
 from engine.cards import Card
 from storage import Backend, Game, GameChange, OutboxItem, open_storage
 from tests.test_engine_support import build_deck
@@ -316,3 +316,44 @@ async def test_a_deal_ended_by_the_other_instance_is_caught_up_not_rebuilt(table
         assert engine.to_record(live.series) == engine.to_record(replay)
         assert live.game == await store.get_game(table.game_id)
     assert crossed >= 2
+
+
+async def test_a_reminder_leaves_the_keyboard_good_on_its_instance_and_redraws_for_others(
+    table: Table,
+) -> None:
+    """A reminder is a commit of the deadline only: the hand the player is looking at,
+    drawn before it, still plays through the instance that made it. Another instance
+    would reload the game and know only its latest version, so with a shared database
+    the reminder also redraws the hands. A keyboard from before a move is out of date."""
+    a, b = table.services
+    store = table.stores[0]
+    await table.move(a)  # A has the game in memory
+    now = await table.to_act()
+    assert now is not None
+    stored, deal, user = now
+    drawn_at = stored.version
+    assert stored.deadline is not None and stored.deadline.remind_at is not None
+    await table.drain()
+    table.now[0] = stored.deadline.remind_at + 1  # reminded, not yet due
+    await a.tick()
+    reminded = await store.get_game(table.game_id)
+    assert reminded is not None and reminded.deadline is not None
+    assert reminded.deadline.reminded and reminded.version == drawn_at + 1
+    roles = {item.role for item in await table.drain()}
+    assert {f"hand:{ANN.id}", f"hand:{BOB.id}"} <= roles
+    move = table.rng.choice(deal.legal_moves())
+    codes = ".".join(c.code() for c in sorted(move.cards))
+    await a.play(table.game_id, user, drawn_at, KIND_OF_BEAT[move.beat], codes)
+    moved = await store.get_game(table.game_id)
+    assert moved is not None and moved.version == drawn_at + 2
+    logged = engine.from_record(await store.export_record(table.game_id))
+    assert len(logged.deals[0].history) == len(deal.history) + 1  # the player's move
+    after = await table.to_act()
+    assert after is not None
+    _, deal, user = after
+    move = table.rng.choice(deal.legal_moves())
+    codes = ".".join(c.code() for c in sorted(move.cards))
+    for service in (a, b):
+        with pytest.raises(UserError) as refused:
+            await service.play(table.game_id, user, drawn_at + 1, KIND_OF_BEAT[move.beat], codes)
+        assert refused.value.key == "error.stale"

@@ -7,12 +7,16 @@ from pathlib import Path
 
 from storage import Storage
 from tests.e2e.harness import (
+    PLAYED,
+    cards_in,
+    hand_cards,
     hand_message,
     is_my_turn,
     new_fake,
     open_game,
     play_one_move,
     running_bot,
+    whose_turn,
 )
 
 
@@ -54,6 +58,46 @@ async def test_an_idle_player_is_reminded_autoplayed_then_marked_away(tmp_path: 
             assert not next(s for s in game.seats if s.name == "Alice").away
         finally:
             await storage.close()
+
+
+async def test_a_reminder_leaves_the_hand_the_player_is_looking_at_playable(
+    tmp_path: Path,
+) -> None:
+    """A reminder changes nothing in the game: a card tapped on the keyboard drawn before
+    it plays (or selects), instead of «This keyboard is out of date» and a second tap.
+    (The tap is sent with the old button's data, as it is when the player taps before
+    any redraw could reach them.)"""
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice, bob = fake.add_user("Alice"), fake.add_user("Bob")
+        group = fake.add_group("Friends", members=[alice, bob])
+        async with running_bot(fake, tmp_path / "bot.sqlite3", turn_timeout_seconds=9):
+            await open_game(fake, group, [alice, bob])
+            player = await fake.wait_for(lambda: whose_turn([alice, bob], group))
+            hand = hand_message(player, group)
+            assert hand is not None
+            card = hand.buttons[0][0]
+            await fake.wait_for(
+                lambda: any("left for your move" in t for t in player.dm.all_texts()),
+                timeout=15,
+                description="the reminder (at two thirds of the turn's 9 s)",
+            )
+            assert card.callback_data is not None
+            answer = await (await player.tap_raw(hand, card.callback_data)).wait(timeout=5)
+            assert not answer.show_alert, answer.text
+            if answer.text == PLAYED:
+                await fake.wait_for(
+                    lambda: not hand_cards(player, group) & cards_in(card.text),
+                    description="the card to leave the hand",
+                )
+            else:
+                await fake.wait_for(
+                    lambda: any(
+                        b.text.startswith("✅")
+                        for b in (hand_message(player, group) or hand).buttons[0]
+                    ),
+                    description="the card to be selected",
+                )
 
 
 async def test_a_game_where_every_human_is_away_is_abandoned(tmp_path: Path) -> None:
