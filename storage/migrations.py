@@ -240,6 +240,13 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     # 4: a chat's stamp, bumped by every change of its title, language or settings (as
     # PostgreSQL's migration 4, where instances check their cached games against it).
     ("ALTER TABLE chats ADD COLUMN stamp INTEGER NOT NULL DEFAULT 0",),
+    # 5: the version of a game's last change of more than its deadline (Game.state_version):
+    # a keyboard drawn since is current, so a reminder does not make it out of date. Games
+    # already stored count from their version (their older keyboards stay out of date).
+    (
+        "ALTER TABLE games ADD COLUMN state_version INTEGER NOT NULL DEFAULT 0",
+        "UPDATE games SET state_version = version",
+    ),
 )
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any, Final
 
@@ -86,6 +86,9 @@ class Game:
     deadline: Deadline | None
     lobby_expires_at: float | None
     winners: tuple[int, ...] | None  # seats, set when finished
+    # The version of the last commit that changed more than the deadline (a move, a deal,
+    # the seats, the status): a hand's keyboard drawn at this version or later is current.
+    state_version: int = 0
 
 
 @dataclass(frozen=True)
@@ -268,6 +271,11 @@ class GameChange:
     outbox: tuple[OutboxOp, ...] = ()
     # With status 'finished': recorded, and ratings updated, in the same transaction.
     series_end: SeriesEnd | None = None
+
+    def only_deadline(self) -> bool:
+        """Moves the turn's deadline (and sends messages) and changes nothing else: a
+        reminder, a computer letting a chance pass. It keeps ``Game.state_version``."""
+        return replace(self, deadline=_UNSET, outbox=()) == GameChange()
 
 
 @dataclass(frozen=True)

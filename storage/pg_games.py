@@ -191,7 +191,7 @@ class PgGames(PgInstances):
         old_status, chat_id, old_winners = before
         new_version = expected + 1
 
-        sets, params = game_updates(game_id, change, old_status)
+        sets, params = game_updates(game_id, change, old_status, new_version)
         if sets:
             await conn.execute(
                 sql(f"UPDATE games SET {', '.join(sets)} WHERE id = ?"), *params, game_id

@@ -11,7 +11,15 @@ from storage.models import DealStart, DealTally, Game, LoggedMove, UserStats
 from storage.pg_instances import PgInstances
 from storage.pg_writes import Conn, game_from_rows
 from storage.records import game_record
-from storage.rows import GAME_COLUMNS, SEAT_COLUMNS, deal_row, move_row, stats_row, tally_row
+from storage.rows import (
+    GAME_COLUMNS,
+    SEAT_COLUMNS,
+    deal_row,
+    move_row,
+    only_moves_since,
+    stats_row,
+    tally_row,
+)
 
 _T = TypeVar("_T")
 
@@ -61,7 +69,7 @@ class PgHistory(PgInstances):
             return None
         (game,) = game_from_rows(row[:-3] for row in rows)
         versions, deals, moves = rows[0][-3:]
-        if len(versions or ()) != game.version - version:
+        if not only_moves_since(version, list(versions or ()), game):
             return None
         return game, [
             move_row(game_id, row)

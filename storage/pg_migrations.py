@@ -320,6 +320,26 @@ PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         END $$
         """,
     ),
+    # 5: as SQLite's migration 5 (Game.state_version: a reminder does not make a keyboard
+    # out of date). The selections made since the game last changed stay selected.
+    (
+        "ALTER TABLE games ADD COLUMN state_version INTEGER NOT NULL DEFAULT 0",
+        "UPDATE games SET state_version = version",
+        """
+        CREATE OR REPLACE FUNCTION game_state(p_game BIGINT) RETURNS TABLE (
+            s_version INTEGER, s_chat_id BIGINT, s_stamp BIGINT, s_selections TEXT, s_taps TEXT
+        ) LANGUAGE sql AS $$
+            SELECT g.version, g.chat_id, COALESCE(c.stamp, 0),
+                (SELECT json_object_agg(s.user_id, s.cards::json) FROM selections s
+                 WHERE s.game_id = g.id
+                 AND s.version BETWEEN g.state_version AND g.version)::text,
+                (SELECT json_object_agg(t.user_id, t.at) FROM taps t
+                 WHERE t.game_id = g.id)::text
+            FROM games g LEFT JOIN chats c ON c.id = g.chat_id
+            WHERE g.id = p_game
+        $$
+        """,
+    ),
 )
 
 PG_SCHEMA_VERSION: Final = len(PG_MIGRATIONS)

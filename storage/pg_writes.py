@@ -128,6 +128,8 @@ async def commit_one(
     p = Params()
     now = time.time()
     sets = ["version = version + 1", f"updated_at = {p(now)}"]
+    if not change.only_deadline():
+        sets.append(f"state_version = {p(expected + 1)}")
     if change.first_dealer is not None:
         sets.append(f"first_dealer = {p(change.first_dealer)}")
     if change.deadline is not _UNSET:

@@ -33,7 +33,7 @@ from storage.models import (
 GAME_COLUMNS: Final = (
     "id, chat_id, thread_id, status, rules, version, created_by, created_at, first_dealer,"
     " deadline_seat, deadline_due_at, deadline_remind_at, deadline_reminded,"
-    " lobby_expires_at, winners"
+    " lobby_expires_at, winners, state_version"
 )
 SEAT_COLUMNS: Final = "game_id, seat, user_id, bot_level, name, away, autoplayed"
 OUTBOX_COLUMNS: Final = (
@@ -141,6 +141,7 @@ def game_row(row: Sequence[Any], seats: tuple[Seat, ...]) -> Game:
         deadline=deadline,
         lobby_expires_at=opt_float_column(where, "lobby_expires_at", row[13]),
         winners=None if row[14] is None else loads_ints(where, "winners", row[14]),
+        state_version=int_column(where, "state_version", row[15]),
     )
 
 
@@ -231,13 +232,16 @@ def deadline_params(deadline: Deadline | None) -> tuple[object, ...]:
 
 
 def game_updates(
-    game_id: int, change: GameChange, old_status: str
+    game_id: int, change: GameChange, old_status: str, new_version: int
 ) -> tuple[list[str], list[object]]:
     """The games columns ``change`` sets, as ``column = ?`` texts (literals: only the
     values are parameters) and their values; checks what the row cannot (a known status,
     a Deadline, rules only while the game is in the lobby)."""
     sets: list[str] = []
     params: list[object] = []
+    if not change.only_deadline():
+        sets.append("state_version = ?")
+        params.append(new_version)
     if change.status is not None:
         if change.status not in GAME_STATUSES:
             raise StorageError(f"unknown game status {change.status!r}")
@@ -265,6 +269,17 @@ def game_updates(
         sets.append("rules = ?")
         params.append(dumps(change.rules))
     return sets, params
+
+
+def only_moves_since(version: int, move_versions: list[int], game: Game) -> bool:
+    """Whether every commit after ``version`` up to ``game`` is a logged move (at
+    ``move_versions``, in order) or, after the last move, a change of the deadline alone:
+    then a copy of the game at ``version`` is brought up to date by playing the moves."""
+    moved_to = version + len(move_versions)
+    return (
+        move_versions == list(range(version + 1, moved_to + 1))
+        and game.state_version <= moved_to <= game.version
+    )
 
 
 def message_row(row: Sequence[Any]) -> MessageRef:

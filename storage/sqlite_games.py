@@ -209,7 +209,7 @@ class SqliteGames:
             )
         new_version = expected + 1
 
-        sets, params = game_updates(game_id, change, old_status)
+        sets, params = game_updates(game_id, change, old_status, new_version)
         if sets:
             # Column names are literals above; only values are parameters.
             conn.execute(f"UPDATE games SET {', '.join(sets)} WHERE id = ?", (*params, game_id))

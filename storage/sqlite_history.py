@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from storage.errors import GameNotFoundError
 from storage.models import DealStart, DealTally, Game, LoggedMove, UserStats
 from storage.records import game_record
-from storage.rows import deal_row, move_row, stats_row, tally_row
+from storage.rows import deal_row, move_row, only_moves_since, stats_row, tally_row
 
 _T = TypeVar("_T")
 
@@ -48,8 +48,9 @@ class SqliteHistory:
 
     async def catch_up(self, game_id: int, version: int) -> tuple[Game, list[LoggedMove]] | None:
         """The game and the moves logged after ``version``, in one snapshot; None if the
-        game is gone or some change since was not a move (a copy at ``version`` cannot
-        be brought up to date by replaying moves)."""
+        game is gone or some change since was neither a move nor, after the last of them,
+        a change of the deadline alone (a copy at ``version`` cannot be brought up to date
+        by replaying moves)."""
 
         def body(conn: sqlite3.Connection) -> tuple[Game, list[LoggedMove]] | None:
             game = self._game(conn, game_id)
@@ -60,7 +61,7 @@ class SqliteHistory:
                 " ORDER BY version",
                 (game_id, version),
             ).fetchall()
-            if len(rows) != game.version - version:
+            if not only_moves_since(version, [row[0] for row in rows], game):
                 return None
             return game, [move_row(game_id, row) for row in rows]
 

@@ -286,6 +286,36 @@ async def test_commit_round_trips_every_field_of_a_change(db: Backend) -> None:
     assert await db.active_games() == []
 
 
+async def test_state_version_follows_every_change_but_a_deadline_alone(db: Backend) -> None:
+    """Game.state_version (a hand's keyboard drawn since is current): a move, a start or
+    a seat change sets it to the new version; a reminder (the deadline and its messages
+    alone) keeps it. Catching up from a version before such a reminder takes the moves
+    logged since; from before a change of more than the deadline it cannot (None)."""
+    game = await db.create_game(-5, None, {}, 11, SEATS, None)
+    assert game.state_version == 0
+    started = await db.commit(
+        game.id, 0, GameChange(status="playing", first_dealer=0, new_deal=DealStart(0, 0, DECK))
+    )
+    assert (started.version, started.state_version) == (1, 1)
+    move = {"seat": 0, "cards": [DECK[0]]}
+    moved = await db.commit(
+        game.id, 1, GameChange(move=LoggedMove(0, move), deadline=Deadline(2, 500.0, 450.0))
+    )
+    assert (moved.version, moved.state_version) == (2, 2)
+    ping = OutboxOp(12, "send", {"text": "hurry"}, game.id, "ping:12")
+    reminded = await db.commit(
+        game.id, 2, GameChange(deadline=Deadline(2, 500.0, 450.0, True), outbox=(ping,))
+    )
+    assert (reminded.version, reminded.state_version) == (3, 2)
+    assert await db.get_game(game.id) == reminded
+    assert await db.catch_up(game.id, 2) == (reminded, [])
+    assert await db.catch_up(game.id, 1) == (reminded, [LoggedMove(0, move)])
+    assert await db.catch_up(game.id, 0) is None  # the start logged no move
+    reseated = await db.commit(game.id, 3, GameChange(seats=reminded.seats))
+    assert (reseated.version, reseated.state_version) == (4, 4)
+    assert await db.catch_up(game.id, 2) is None
+
+
 async def test_stale_version_is_refused_and_changes_nothing(db: Backend) -> None:
     game = await db.create_game(-5, None, {}, 11, SEATS, None)
     game = await db.commit(game.id, 0, GameChange(status="playing", new_deal=DealStart(0, 0, DECK)))

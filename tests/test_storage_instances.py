@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from storage import GameChange, PgStorage, Seat, Storage, open_storage
+from storage import Deadline, GameChange, PgStorage, Seat, Storage, open_storage
 
 SEATS = (Seat(0, 11, None, "Ann"), Seat(1, 12, None, "Bob"))
 
@@ -85,7 +85,8 @@ async def test_the_lock_reads_what_a_cached_game_depends_on_outside_its_row(
         await a.upsert_chat(-5, "Renamed")  # the same title: nothing changed
         state = await b.game_state(game.id)
         assert state is not None and state.chat_stamp == stamps[-1]
-        # Selections count at the game's version only; taps of seated players only.
+        # Selections count from the game's last change (state_version) to its version
+        # only; taps of seated players only.
         await a.set_selection(game.id, 11, 0, ["AS"])
         await a.set_selection(game.id, 12, 7, ["KS"])
         async with a.game_lock(game.id, tapper=11, at=100.0):
@@ -96,6 +97,11 @@ async def test_the_lock_reads_what_a_cached_game_depends_on_outside_its_row(
             assert state is not None
             assert state.selections == {11: ["AS"]}
             assert state.taps == {11: 100.0}
+        # A reminder (a commit of the deadline alone) keeps the selections made before it.
+        await a.commit(game.id, 0, GameChange(deadline=Deadline(0, 500.0, None)))
+        async with b.game_lock(game.id) as state:
+            assert state is not None and state.version == 1
+            assert state.selections == {11: ["AS"]}
         await a.migrate_chat(-5, -1005)
         state = await b.game_state(game.id)
         assert state is not None and state.chat_id == -1005

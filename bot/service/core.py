@@ -14,7 +14,7 @@ import logging
 import random
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from bot import metrics, render
@@ -27,7 +27,6 @@ from bot.i18n import Texts, texts
 from engine import Card, CardCodeError, EngineError
 from engine.games import game_named
 from storage import (
-    UNSET,
     Backend,
     Chat,
     DealStart,
@@ -101,16 +100,6 @@ class LiveGame:
     unpinged: set[int] = field(default_factory=set)
     # (deal number, moment, seat): a computer let an out-of-turn chance pass then.
     declined: set[tuple[int, int, int]] = field(default_factory=set)
-    # The version of the last commit that changed the game itself (a move, a deal, the
-    # seats): a keyboard drawn at this version or later still plays. A commit that only
-    # moves a deadline (a reminder, a computer letting a chance pass) keeps it, so a tap
-    # on the hand the player is looking at is not refused for a change they cannot see.
-    # -1: the game's version when loaded (its history is not known).
-    state_version: int = -1
-
-    def __post_init__(self) -> None:
-        if self.state_version < 0:
-            self.state_version = self.game.version
 
     @property
     def t(self) -> Texts:
@@ -127,12 +116,6 @@ class LiveGame:
 
 def _markup(markup: render.Keyboard | None) -> dict[str, Any] | None:
     return markup
-
-
-def _only_deadline(change: GameChange) -> bool:
-    """A commit that moves the turn's deadline and sends messages, and changes nothing a
-    hand's buttons depend on."""
-    return replace(change, deadline=UNSET, outbox=()) == GameChange()
 
 
 class ServiceCore:
@@ -293,7 +276,6 @@ class ServiceCore:
             log.warning("game %s: cannot catch up from its move log; reloading", game.id)
             return False  # the series may be half-moved: the caller drops it
         live.game = game
-        live.state_version = game.version  # every version caught up with is a move
         return True
 
     async def language_of(self, chat_id: int) -> str:
@@ -367,8 +349,6 @@ class ServiceCore:
             self._live.pop(live.game.id, None)
             raise
         live.game = game
-        if not _only_deadline(change):
-            live.state_version = game.version
         if change.move is not None:
             metrics.MOVES.inc()
         if game.status not in OPEN:

@@ -199,7 +199,7 @@ class TableFlow(ServiceCore):
             raise UserError("error.not_seated")
         if live.game.status != "playing" or live.series is None:
             raise UserError("error.game_over")
-        if not live.state_version <= version <= live.game.version:
+        if not live.game.state_version <= version <= live.game.version:
             # A keyboard from before the last move: redraw the current one so the next tap
             # works. (One drawn before a reminder only is as good as the current one.)
             await self.storage.enqueue((self.hand_op(live, seat),))

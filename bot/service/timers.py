@@ -10,7 +10,7 @@ from dataclasses import replace
 from bot.chat_settings import NO_TIMER_REMINDER
 from bot.service.core import LiveGame, UserError
 from bot.service.table import TableFlow
-from storage import Deadline, GameChange, OutboxOp
+from storage import Deadline, GameChange
 
 # Action keys (``BotGame.action_json``) that are a player's own call, never taken for a
 # human by auto-play: a show (C1/C2, D6/D8), an out-of-turn lead, a declaration, даве.
@@ -43,7 +43,7 @@ class TimerFlow(TableFlow):
             if deal is None or deadline.seat not in ui.actors(deal):
                 fixed = self._deadline_for(live)
                 live.game = replace(live.game, deadline=fixed)
-                await self._commit(live, GameChange(deadline=fixed, outbox=self._redraws(live)))
+                await self._commit(live, GameChange(deadline=fixed))
                 return
             seat = live.game.seats[deadline.seat]
             human = seat.bot_level is None
@@ -55,7 +55,7 @@ class TimerFlow(TableFlow):
                 later = Deadline(seat.seat, now + NO_TIMER_REMINDER, None)
                 live.game = replace(live.game, deadline=later)
                 assert seat.user_id is not None
-                ops = (*self.ping(live, seat.user_id, text), *self._redraws(live))
+                ops = tuple(self.ping(live, seat.user_id, text))
                 await self._commit(live, GameChange(deadline=later, outbox=ops))
             elif deadline.due_at <= now:
                 # A player marked away is stood in for by a computer, if the chat (else the
@@ -79,15 +79,8 @@ class TimerFlow(TableFlow):
                 )
                 reminded = replace(deadline, reminded=True)
                 live.game = replace(live.game, deadline=reminded)
-                ops = (*self.ping(live, seat.user_id, text), *self._redraws(live))
+                ops = tuple(self.ping(live, seat.user_id, text))
                 await self._commit(live, GameChange(deadline=reminded, outbox=ops))
-
-    def _redraws(self, live: LiveGame) -> tuple[OutboxOp, ...]:
-        """The hands to redraw with a commit of the deadline alone. None here: the
-        keyboards the players see stay good (``LiveGame.state_version``). With a shared
-        database another instance that takes the next tap reloads the game and knows only
-        its latest version, so there the hands are redrawn with it, as before."""
-        return tuple(self._hand_ops(live)) if self.storage.shared else ()
 
     async def _out_of_turn(self, live: LiveGame, seat: int) -> None:
         """A computer that may act out of turn (a «Стоп!»): it acts, or lets the chance
@@ -106,4 +99,4 @@ class TimerFlow(TableFlow):
         live.declined.add((len(series.deals), ui.moment(deal), seat))
         fixed = self._deadline_for(live)
         live.game = replace(live.game, deadline=fixed)
-        await self._commit(live, GameChange(deadline=fixed, outbox=self._redraws(live)))
+        await self._commit(live, GameChange(deadline=fixed))
