@@ -79,6 +79,8 @@ class TimerFlow(TableFlow):
                 )
                 reminded = replace(deadline, reminded=True)
                 live.game = replace(live.game, deadline=reminded)
+                # A commit of the deadline alone leaves the hands' keyboards current
+                # (Game.state_version): the hand the player is looking at is not redrawn.
                 ops = tuple(self.ping(live, seat.user_id, text))
                 await self._commit(live, GameChange(deadline=reminded, outbox=ops))
 
