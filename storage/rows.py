@@ -277,8 +277,7 @@ def only_moves_since(version: int, move_versions: list[int], game: Game) -> bool
     then a copy of the game at ``version`` is brought up to date by playing the moves."""
     moved_to = version + len(move_versions)
     return (
-        move_versions == list(range(version + 1, moved_to + 1))
-        and game.state_version <= moved_to <= game.version
+        move_versions == list(range(version + 1, moved_to + 1)) and game.state_version <= moved_to
     )
 
 
