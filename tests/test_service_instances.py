@@ -143,8 +143,9 @@ class Table:
         assert user is not None
         return stored, deal, user
 
-    async def move(self, service: GameService) -> int | None:
-        """The player to act makes a random legal move through ``service``; their user id
+    async def move(self, service: GameService, drawn_at: int | None = None) -> int | None:
+        """The player to act makes a random legal move through ``service``, tapping a
+        keyboard drawn at ``drawn_at`` (default: the stored version); their user id
         (None: the series is over)."""
         now = await self.to_act()
         if now is None:
@@ -152,7 +153,8 @@ class Table:
         stored, deal, user = now
         move = self.rng.choice(deal.legal_moves())
         codes = ".".join(c.code() for c in sorted(move.cards))
-        await service.play(self.game_id, user, stored.version, KIND_OF_BEAT[move.beat], codes)
+        version = stored.version if drawn_at is None else drawn_at
+        await service.play(self.game_id, user, version, KIND_OF_BEAT[move.beat], codes)
         return user
 
     async def drain(self) -> list[OutboxItem]:
@@ -346,21 +348,14 @@ async def test_a_reminder_through_one_instance_leaves_the_keyboard_good_on_the_o
     sent = await table.drain()
     assert [i.role for i in sent if i.role and i.role.startswith("hand:")] == []
     assert any(i.role == f"ping:{user}" for i in sent)  # the reminder itself
-    move = table.rng.choice(deal.legal_moves())
-    codes = ".".join(c.code() for c in sorted(move.cards))
-    await b.play(table.game_id, user, drawn_at, KIND_OF_BEAT[move.beat], codes)
+    assert await table.move(b, drawn_at) == user
     assert b._live[table.game_id] is cached  # caught up, not rebuilt from the record
     moved = await store.get_game(table.game_id)
     assert moved is not None and moved.version == moved.state_version == drawn_at + 2
     logged = engine.from_record(await store.export_record(table.game_id))
     assert len(logged.deals[0].history) == len(deal.history) + 1  # the player's move
     assert engine.to_record(cached.series) == engine.to_record(logged)
-    after = await table.to_act()
-    assert after is not None
-    _, deal, user = after
-    move = table.rng.choice(deal.legal_moves())
-    codes = ".".join(c.code() for c in sorted(move.cards))
     for service in (a, b):
         with pytest.raises(UserError) as refused:
-            await service.play(table.game_id, user, drawn_at + 1, KIND_OF_BEAT[move.beat], codes)
+            await table.move(service, drawn_at + 1)
         assert refused.value.key == "error.stale"
