@@ -1,8 +1,14 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
+import warnings
 from pathlib import Path
+
+import pytest
+
+from bot import metrics
 
 from tests.e2e.harness import hand_message, new_fake, play_one_move, running_bot, whose_turn
 
@@ -125,3 +131,28 @@ async def test_a_private_message_the_bot_does_not_take_gets_a_pointer_not_silenc
             await asyncio.sleep(0.5)  # nothing more comes to the group
             assert len(group.bot_messages()) == 1
         assert fake.invalid_requests == []
+
+
+async def test_an_update_of_a_kind_the_bot_does_not_know_is_counted_and_passed_over(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Telegram adds update kinds over time: one that aiogram cannot name is counted as
+    "other" and passed over quietly (no traceback, no warning quoting the update), and the
+    next update is served as usual."""
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice = fake.add_user("Alice", language_code="en")
+        others_before = metrics.UPDATES.labels("other")._value.get()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            async with running_bot(fake, tmp_path / "bot.sqlite3"):
+                await alice.start_bot()
+                fake.future_update("hologram_call", {"text": "<b>hello</b>", "chat": {"id": 7}})
+                await alice.send(alice.dm, "/help")
+                await fake.wait_for(
+                    lambda: any("Commands" in (m.text or "") for m in alice.dm.bot_messages())
+                )
+                await fake.wait_updates_confirmed()
+        assert metrics.UPDATES.labels("other")._value.get() == others_before + 1
+        assert not [w for w in caught if "update type" in str(w.message)]
+        assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text

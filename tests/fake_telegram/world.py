@@ -93,6 +93,10 @@ class World:
         self._push_update("message", msg.to_api())
         return msg
 
+    def future_update(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """An update of a kind Telegram added after the bot's aiogram was released."""
+        return self._push_update(kind, payload)
+
     def block(self, user: FakeUser) -> None:
         """The user blocks the bot: further sends to their DM get 403."""
         if not user.blocked:
