@@ -19,7 +19,7 @@ async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: Game
         )
     except UserError as exc:
         await _drop_older_copy(query, callback_data.game, service, exc)
-        raise
+        raise _as_seen(query, exc) from None
     if played:
         await lean_api.answer(query, (await tap_texts(service, query)).alert("play.done"))
     else:
@@ -32,7 +32,7 @@ async def play_cards(query: CallbackQuery, callback_data: PlayCb, service: GameS
         await service.play(data.game, query.from_user.id, data.v, data.kind, data.cards)
     except UserError as exc:
         await _drop_older_copy(query, data.game, service, exc)
-        raise
+        raise _as_seen(query, exc) from None
     await lean_api.answer(query, (await tap_texts(service, query)).alert("play.done"))
 
 
@@ -53,6 +53,19 @@ async def confirm_cancel(
             (OutboxOp(message.chat.id, "delete", {"message_id": message.message_id}),)
         )
         service.outbox_ready.set()
+
+
+def _as_seen(query: CallbackQuery, error: UserError) -> UserError:
+    """The stale refusal promises a redraw, which changes what the player sees only if the
+    tapped message carries the old button. Telegram sends the message as it is now: when
+    it no longer carries the button (it was redrawn meanwhile, or the data was forged),
+    the redraw equals what is shown and nothing is sent, so the answer promises nothing."""
+    message = query.message
+    if error.key == "error.stale" and not (
+        isinstance(message, Message) and _carries(message, query.data)
+    ):
+        return UserError("error.stale_shown")
+    return error
 
 
 async def _drop_older_copy(

@@ -199,7 +199,9 @@ class TableFlow(ServiceCore):
             raise UserError("error.not_seated")
         if live.game.status != "playing" or live.series is None:
             raise UserError("error.game_over")
-        if not live.game.state_version <= version <= live.game.version:
+        if not 0 < version <= live.game.version:
+            raise UserError("error.forged")  # no keyboard was ever drawn at that version
+        if version < live.game.state_version:
             # A keyboard from before the last move: redraw the current one so the next tap
             # works. (One drawn before a reminder only is as good as the current one.)
             await self.storage.enqueue((self.hand_op(live, seat),))

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from bot import metrics
-
 from tests.e2e.harness import hand_message, new_fake, play_one_move, running_bot, whose_turn
 
 

@@ -268,5 +268,53 @@ async def test_pop_ups_speak_the_language_of_the_game_not_of_the_tappers_app(
             await play_one_move(fake, user, rng, group)
             other = bob if user is alice else alice
             answer = await (await other.tap_raw(hand_message(other, group), "t:1:999:AS")).wait()
+            assert answer.text == en.alert("error.forged"), answer.text
+        assert fake.invalid_requests == []
+
+
+async def test_a_refused_tap_promises_a_new_keyboard_only_when_one_is_sent(
+    tmp_path: Path,
+) -> None:
+    """Issue 27, bug 4: a version the game never had is "not valid" and redraws nothing; a
+    stale version forged on the current keyboard promises nothing (Telegram already shows
+    the current one); a real old keyboard, whose redraw is still on its way, gets the
+    promise, and the redraw comes."""
+    rng = random.Random(3)
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        anna, bob = fake.add_user(NAME, language_code="ru"), fake.add_user("Bob & <i>")
+        group = fake.add_group(TITLE, members=[anna, bob])
+        async with running_bot(fake, tmp_path / "bot.sqlite3") as app:
+            assert app.delivery is not None
+            await open_game(fake, group, [anna, bob])
+            en = texts("en")
+            await fake.wait_for(lambda: drained(app), timeout=30)
+            mover = await fake.wait_for(lambda: whose_turn([anna, bob], group))
+            other = bob if mover is anna else anna
+            hand = hand_message(other, group)
+            assert hand is not None
+            game = await the_game(app, group.id)
+            for version in (0, game.version + 1, 10**12):
+                shown = len(hand.history)
+                answer = await (await other.tap_raw(hand, f"t:{game.id}:{version}:AS")).wait()
+                assert answer.text == en.alert("error.forged"), (version, answer.text)
+                assert answer.show_alert
+            # The other player's chat has no slot for a few seconds (as after a 429).
+            clock = app.delivery.clock
+            app.delivery._bucket(other.dm.id).paused_until = clock() + 6
+            await play_one_move(fake, mover, rng, group)
+            # The other hand's redraw waits for its chat's next slot: its old keyboard is
+            # still what the player sees, so the promise is kept.
+            old_button = next(b for row in hand.buttons for b in row if b.callback_data)
+            assert hand_message(other, group) is hand and len(hand.history) == shown
+            answer = await (await other.tap(hand, data=old_button.callback_data)).wait()
             assert answer.text == en.alert("error.stale"), answer.text
+            await fake.wait_for(lambda: len(hand.history) > shown, timeout=15)
+            # The same old data forged once the current keyboard is shown: no promise.
+            assert old_button.callback_data not in [
+                b.callback_data for row in hand.buttons for b in row
+            ]
+            answer = await (await other.tap_raw(hand, old_button.callback_data or "")).wait()
+            assert answer.text == en.alert("error.stale_shown"), answer.text
+            assert await move_count(app, game.id) == 1
         assert fake.invalid_requests == []
