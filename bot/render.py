@@ -7,7 +7,8 @@ use only public information; hand renders use the one seat's own view.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from bot.callbacks import CancelCb, LangCb, LobbyCb, SettingsCb
@@ -134,6 +135,75 @@ def cancel_keyboard(t: Texts, game: Game) -> Keyboard:
 def again_keyboard(t: Texts, game: Game) -> Keyboard:
     data = LobbyCb(game=game.id, action="again").pack()
     return keyboard([[button(t("series.again"), data)]])
+
+
+@dataclass(frozen=True, slots=True)
+class Combination:
+    """A combination in one seat's hand: its ``kind`` (``bura``, ``moscow``,
+    ``small_moscow``, ``molodka``) and its ``cards``."""
+
+    seat: int
+    kind: str
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A бура or Москва shown (C1/C2, D6/D8): ``by`` showed it, ``winner``'s combination
+    won, and ``combinations`` (``by``'s first) are every one that counted at that moment:
+    one shown, every other in any hand counts as shown too (Part C "Precisely")."""
+
+    by: int
+    winner: int
+    combinations: tuple[Combination, ...]
+    trump: Suit
+
+
+def combinations_in(
+    hands: Sequence[Sequence[Card]], first: int, kind_of: Callable[[Sequence[Card]], str | None]
+) -> tuple[Combination, ...]:
+    """The combination (``kind_of``) of each hand that holds one, clockwise from seat
+    ``first``, its cards sorted."""
+    found = []
+    for step in range(len(hands)):
+        seat = (first + step) % len(hands)
+        kind = kind_of(hands[seat])
+        if kind is not None:
+            found.append(Combination(seat, kind, tuple(sorted(hands[seat]))))
+    return tuple(found)
+
+
+def shown_lines(t: Texts, seats: Sequence[Seat], shown: Shown) -> list[Html]:
+    """Who showed what, with the cards, and whose combination wins the deal."""
+
+    def line(key: str, combination: Combination) -> Html:
+        return t(
+            key,
+            name=seat_name(seats[combination.seat]),
+            combo=t(f"combo.{combination.kind}"),
+            cards=cards_text(combination.cards, shown.trump),
+        )
+
+    if len(shown.combinations) == 1:
+        return [line("show.wins", shown.combinations[0])]
+    lines = [line("show.shown", c) for c in shown.combinations]
+    return [*lines, t("show.higher", name=seat_name(seats[shown.winner]))]
+
+
+def dealt_lines(
+    t: Texts, seats: Sequence[Seat], combinations: Sequence[Combination], trump: Suit
+) -> list[Html]:
+    """D9: the combinations that void a deal straight from the deal, cards and all (the
+    deal is not played, so its hands are no secret)."""
+    return [
+        t(
+            "show.dealt",
+            name=seat_name(seats[c.seat]),
+            combo=t(f"combo.{c.kind}"),
+            cards=cards_text(c.cards, trump),
+        )
+        for c in combinations
+    ]
 
 
 def series_end_text(

@@ -100,8 +100,9 @@ def run(
             res = deal.result()
             write("")
             write(f"Deal {len(series.results)} over.")
-            if res.outcome != "played":
-                write(f"Ended by a show: {res.outcome}.")
+            if deal.shown_by is not None:  # C1/C2: whose combination won, and its cards
+                winner, shown = names[deal.shown_by], _cards(sorted(deal.hand(deal.shown_by)))
+                write(f"Ended by a show: {res.outcome} ({shown}) wins it for {winner}.")
             label = "credit" if rules.scoring == "winner_takes" else "penalty"
             for s in range(players):
                 write(f"  {names[s]}: {res.points[s]} points, +{res.penalties[s]} {label}")

@@ -123,7 +123,8 @@ def replay_deal(
 @dataclass(frozen=True, slots=True)
 class DealReport:
     """One deal of a replay. ``outcome`` (B6 on) and ``eliminated`` (B3) are ``None``
-    where those switches are off, and then left out of the JSON."""
+    where those switches are off, and then left out of the JSON. ``shown_by``, the seat
+    whose бура or Москва won the deal (C1/C2), is there only in a deal a show ended."""
 
     points: tuple[int, ...]
     penalties: tuple[int, ...] | None
@@ -131,6 +132,7 @@ class DealReport:
     complete: bool
     outcome: str | None = None
     eliminated: tuple[int, ...] | None = None
+    shown_by: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -143,6 +145,8 @@ class DealReport:
             data["outcome"] = self.outcome
         if self.eliminated is not None:
             data["eliminated"] = list(self.eliminated)
+        if self.shown_by is not None:
+            data["shown_by"] = self.shown_by
         return data
 
 
@@ -177,6 +181,7 @@ def report(series: Series) -> ReplayReport:
                     True,
                     res.outcome if combinations else None,
                     series.eliminated_after(d) if elimination else None,
+                    deal.shown_by,
                 )
             )
         else:

@@ -4,9 +4,9 @@ it; a closed discard (D3) stays face down to all but its owner; no points (D3)."
 
 from __future__ import annotations
 
-from bot.games.bura import hand_text, table_text
+from bot.games.bura import BURA, hand_text, table_text
 from bot.i18n import plain, texts
-from engine.bura.actions import Declare
+from engine.bura.actions import Declare, Show
 from engine.bura.rules import BuraRules
 from engine.bura.series import BuraSeries
 from tests.bura_support import answer, bura_deck, lead
@@ -59,3 +59,58 @@ def test_d3_r8_the_taken_trick_stays_on_every_screen_until_the_next_lead() -> No
     table, hands = screens(series)
     assert all("Trick to" not in screen for screen in (table, *hands))
     assert "10♠" not in table and "Your tricks: 7♠ 10♠" in hands[2]  # D3: the taker's pile
+
+
+def test_d6_d8_a_show_names_who_showed_whose_combination_won_and_their_cards() -> None:
+    """Issue 27 item 5, Bura's side: «X: бура!» named only the winner, without cards;
+    seat 1 shows its бура, seat 0's Москва counts at once and beats it (D8)."""
+    rules = BuraRules(molodka="off", moscow="on")
+    series = BuraSeries(2, rules, first_dealer=0)
+    series.start_deal(bura_deck(2, 0, ["AS AD 8S", "KC QC 7H"], "6C", stock="JC AH"), dealer=0)
+    for action in (lead(1, "7H"), answer(0, "8S", False), Show(1, "bura")):
+        series.apply(action)  # seat 1 draws J♣ (бура), seat 0 A♥ (Москва)
+    game = game_of(2)
+    told = plain(BURA.deal_end_text(T["en"], game, series, 0)).splitlines()
+    assert told[1:4] == [
+        "🃏 P1 <&>: бура! J♣★ Q♣★ K♣★",
+        "🃏 P0 <&>: Москва! A♠ A♥ A♦",
+        "P0 <&>: the higher combination — wins the deal.",
+    ]
+    ru = plain(BURA.deal_end_text(T["ru"], game, series, 0))
+    assert "P0 <&>: старшая комбинация — сдача выиграна." in ru
+
+
+def test_d6_a_lone_show_wins_in_one_line_with_its_cards() -> None:
+    series = BuraSeries(2, BuraRules(), first_dealer=0)
+    series.start_deal(bura_deck(2, 0, ["8S 9D 10D", "AC KC 7H"], "6C", stock="QC JD"), dealer=0)
+    for action in (lead(1, "7H"), answer(0, "8S", False), Declare(1, False), Show(1, "bura")):
+        series.apply(action)
+    game = game_of(2)
+    assert plain(BURA.deal_end_text(T["en"], game, series, 0)).splitlines()[1] == (
+        "🃏 P1 <&>: бура! Q♣★ K♣★ A♣★ — wins the deal."
+    )
+    assert plain(BURA.deal_end_text(T["ru"], game, series, 0)).splitlines()[1] == (
+        "🃏 P1 <&>: бура! Q♣★ K♣★ A♣★ — сдача выиграна."
+    )
+
+
+def test_d9_a_re_deal_names_each_dealt_combination_its_holder_and_its_cards() -> None:
+    """Issue 27 item 12: «Re-deal: a combination was dealt» said neither which nor whose;
+    the deal is void, so its combinations are shown to all (from the first hand dealt)."""
+    series = BuraSeries(3, BuraRules(moscow="on"), first_dealer=0)
+    deck = bura_deck(3, 0, ["6S 6H 6D", "7C 8C 9C", "KH AS 10D"], trump="QD")
+    series.start_deal(deck, dealer=0)
+    assert series.results[0].outcome == "void"
+    game = game_of(3)
+    told = plain(BURA.deal_end_text(T["en"], game, series, 0)).splitlines()
+    assert told[1:] == [
+        "Re-deal: a combination was dealt, the deal does not count.",
+        "🃏 P1 <&> — молодка: 7♣ 8♣ 9♣",
+        "🃏 P0 <&> — малая Москва: 6♠ 6♥ 6♦★",
+    ]
+    ru = plain(BURA.deal_end_text(T["ru"], game, series, 0)).splitlines()
+    assert ru[1:] == [
+        "Пересдача: на раздаче комбинация, сдача не в счёт.",
+        "🃏 P1 <&> — молодка: 7♣ 8♣ 9♣",
+        "🃏 P0 <&> — малая Москва: 6♠ 6♥ 6♦★",
+    ]

@@ -114,3 +114,58 @@ def test_b1_the_group_table_shows_closed_discards_face_down() -> None:
     table = table_text(T, game_of(2, {"discards": "closed"}), series, turn_seconds=None)
     assert "🂠" in table
     assert all(card.pretty() not in table for card in discard.cards)
+
+
+def shown_series(hands: list[list[str]]) -> Series:
+    """Seat 0 leads 7♠ at the second trick and seat 1 shows its бура instead of answering."""
+    first = after_first_trick(hands, "6C", ON)
+    series = Series(len(hands), ON, first_dealer=len(hands) - 1)
+    series.start_deal(first.deck, len(hands) - 1)
+    for move in first.history:
+        series.apply(move)
+    series.apply(Move(0, parse_cards(["7S"])))
+    series.apply(Move(1, (), show="bura"))
+    return series
+
+
+def test_c1_a_show_is_told_in_the_deals_result_and_the_next_hands_with_its_cards() -> None:
+    """Issue 27 item 5: the result named nobody; it says who showed бура and its cards,
+    and the next deal's hands say how the deal before ended (until its first lead)."""
+    series = shown_series([PLAIN0, ["AC", "KC", "QC", "JC"]])
+    game = game_of(2, {"combinations": "on"})
+    wins = {
+        "en": "🃏 P1 <&>: бура! J♣★ Q♣★ K♣★ A♣★ — wins the deal.",
+        "ru": "🃏 P1 <&>: бура! J♣★ Q♣★ K♣★ A♣★ — сдача выиграна.",
+    }
+    for lang, line in wins.items():
+        result = plain(BURKOZEL.deal_end_text(texts(lang), game, series, 0)).splitlines()
+        assert result[1] == line  # right under «Deal 1 is over», above the penalties
+    series.start_deal(shuffled_deck(seed=3))
+    for lang, line in wins.items():
+        for seat in (0, 1):
+            hand = plain(
+                BURKOZEL.hand_text(texts(lang), game, "G", series, seat, turn_seconds=None)
+            )
+            ended = "Deal 1 ended with a show:" if lang == "en" else "Сдача 1 окончена показом:"
+            assert f"{ended}\n{line}\n" in hand
+    deal = series.deals[-1]
+    series.apply(deal.legal_moves()[0])  # the new deal's first lead: the old show is gone
+    hand = plain(BURKOZEL.hand_text(T, game, "G", series, 0, turn_seconds=None))
+    assert "бура!" not in hand and "Deal 1" not in hand
+
+
+def test_c2_moscow_held_elsewhere_beats_the_shown_bura_and_both_are_told() -> None:
+    """Part C "Precisely": a show makes every бура and Москва count at once; the result
+    names the one who showed, the Москва that beat it (cards and all) and its holder."""
+    moscow = ["AS", "AD", "AH", "AC"]
+    series = shown_series([PLAIN0, ["KC", "QC", "JC", "10C"], moscow])
+    game = game_of(3, {"combinations": "on"})
+    result = plain(BURKOZEL.deal_end_text(T, game, series, 0)).splitlines()
+    assert result[1:4] == [
+        "🃏 P1 <&>: бура! J♣★ Q♣★ K♣★ 10♣★",
+        "🃏 P2 <&>: Москва! A♠ A♥ A♦ A♣★",
+        "P2 <&>: the higher combination — wins the deal.",
+    ]
+    ru = plain(BURKOZEL.deal_end_text(texts("ru"), game, series, 0))
+    assert "P2 <&>: старшая комбинация — сдача выиграна." in ru
+    assert series.results[0].penalties == (6, 6, 0)  # C2: Москва's holder won

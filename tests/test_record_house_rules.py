@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from engine import Move, RecordError, RuleSet, from_record, replay, report, to_record
+from tests.test_burkozel_house_screens import shown_series
 from tests.test_cli import run
 from tests.test_engine_support import after_first_trick
 
@@ -38,9 +39,21 @@ def test_show_move_in_a_record_replays_with_outcome() -> None:
     assert out["deals"][0]["outcome"] == "bura"
     assert out["deals"][0]["penalties"] == [4, 0] and out["deals"][0]["complete"] is True
     assert out["deals"][0]["last_trick"] == 0 and out["totals"] == [4, 0]
+    assert out["deals"][0]["shown_by"] == 1  # whose combination won (C1)
     series = from_record(record)
     assert to_record(series) == record
     assert series.deals[0].history[-1] == Move(1, (), show="bura")
+
+
+def test_replay_names_the_seat_whose_moscow_beat_the_shown_bura() -> None:
+    """Issue 27 item 5: the record's move says who showed (seat 1's бура); the replay
+    says whose combination won the deal (seat 2's Москва, C2), and only where one did."""
+    moscow = ["AS", "AD", "AH", "AC"]
+    record = to_record(shown_series([["7S", "8D", "9D", "9H"], ["KC", "QC", "JC", "10C"], moscow]))
+    assert record["deals"][0]["moves"][-1] == {"seat": 1, "show": "bura"}
+    out = replay(json.loads(json.dumps(record))).to_json()
+    assert (out["deals"][0]["outcome"], out["deals"][0]["shown_by"]) == ("moscow", 2)
+    assert "shown_by" not in replay(record_with([])).to_json()["deals"][0]
 
 
 def test_incomplete_deal_outcome() -> None:

@@ -26,17 +26,22 @@ from bot.games.burkozel import trump_line
 from bot.i18n import Html, Texts
 from bot.render import (
     Keyboard,
+    Shown,
     button,
     card_text,
     cards_text,
+    combinations_in,
+    dealt_lines,
     keyboard,
     seat_name,
     series_end_text,
+    shown_lines,
     time_limit,
 )
 from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
 from engine.bura.ai import make_bura_player
 from engine.bura.ai.players import BuraGreedyPlayer
+from engine.bura.combos import dealt_combination, show_kind
 from engine.bura.deal import ANSWER, DAVE, DECLARE, LEAD, BuraDeal, TablePlay
 from engine.bura.record import from_record
 from engine.bura.rules import BuraRules
@@ -307,6 +312,16 @@ def hand_keyboard(
 # --- results in words --------------------------------------------------------------
 
 
+def shown_of(deal: BuraDeal) -> Shown | None:
+    """The бура or Москва that ended ``deal`` (D6/D8): the cards stay in the hands."""
+    result = deal.result()
+    if result.outcome not in ("bura", "moscow"):
+        return None
+    assert result.by is not None and result.winner is not None
+    found = combinations_in(deal.hands, result.by, lambda h: show_kind(h, deal.trump, deal.rules))
+    return Shown(result.by, result.winner, found, deal.trump)
+
+
 def deal_end_text(t: Texts, game: Game, series: BuraSeries, index: int) -> str:
     deal = series.deals[index]
     result = deal.result()
@@ -315,14 +330,23 @@ def deal_end_text(t: Texts, game: Game, series: BuraSeries, index: int) -> str:
     winner = seat_name(seats[result.winner]) if result.winner is not None else ""
     lines = [t("deal.over", deal=index + 1)]
     outcome = result.outcome
-    if outcome == "void":
-        lines.append(t("bura.void_run_out" if result.run_out else "bura.void_dealt"))
+    if outcome == "void" and result.run_out:
+        lines.append(t("bura.void_run_out"))
+    elif outcome == "void":  # D9: which combination, whose, and its cards
+        lines.append(t("bura.void_dealt"))
+        first = (deal.dealer + 1) % deal.players  # the first hand dealt (D1)
+        dealt = combinations_in(
+            deal.hands, first, lambda h: dealt_combination(h, deal.trump, deal.rules)
+        )
+        lines += dealt_lines(t, seats, dealt, deal.trump)
     elif outcome == "declared":
         lines.append(t("bura.declared", name=by, points=result.points[result.by or 0]))
     elif outcome == "false_declaration":
         lines.append(t("bura.false_declaration", name=by, points=result.points[result.by or 0]))
     elif outcome in ("bura", "moscow"):
-        lines.append(t(f"bura.shown_{outcome}", name=winner))
+        shown = shown_of(deal)
+        assert shown is not None
+        lines += shown_lines(t, seats, shown)
     elif outcome == "fold":
         loser = next(s for s in range(deal.players) if s != result.winner)
         lines.append(t("bura.folded", name=seat_name(seats[loser]), winner=winner))

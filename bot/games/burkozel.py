@@ -6,7 +6,7 @@ and then confirmed) and its deal results. The flows reach it through
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot import burkozel_house as house
 from bot.callbacks import card_data, play_data
@@ -22,12 +22,15 @@ from bot.games.base import (
 from bot.i18n import Html, Texts
 from bot.render import (
     Keyboard,
+    Shown,
     button,
     card_text,
     cards_text,
+    combinations_in,
     keyboard,
     seat_name,
     series_end_text,
+    shown_lines,
     time_limit,
 )
 from engine import (
@@ -46,11 +49,20 @@ from engine import (
 from engine.ai import make_player, safe_move
 from engine.ai.house import house_move
 from engine.bura.view import BuraView
+from engine.combinations import SHOWS, show_kind
 from engine.deal import TrickResult, covers
 from storage import Game, Seat
 
-# A deal's number, its last trick and its trump (★ marks that deal's trumps, not this one's).
-PreviousTrick = tuple[int, TrickResult, Suit]
+
+class PreviousTrick(NamedTuple):
+    """The deal before, while the current one has had no trick: its number, its last
+    trick, its trump (★ marks that deal's trumps, not this one's) and the бура or Москва
+    that ended it, if one did (C1/C2)."""
+
+    number: int
+    trick: TrickResult
+    trump: Suit
+    shown: Shown | None = None
 
 
 def play_text(t: Texts, play: Play, seats: Sequence[Seat], trump: Suit, claimant: bool) -> Html:
@@ -85,16 +97,19 @@ def _table_lines(
             lines.append("  " + play_text(t, play, seats, view.trump, claims))
         return lines
     trump = view.trump
+    lines = []
     if view.last_trick is not None:
         trick = view.last_trick
         header = t("table.last_trick", name=seat_name(seats[trick.winner]), points=trick.points)
     elif previous is not None:
-        number, trick, trump = previous
+        number, trick, trump, shown = previous
+        if shown is not None:  # C1/C2: how the deal before ended, with the cards shown
+            lines += [t("table.previous_show", deal=number), *shown_lines(t, seats, shown), ""]
         winner = seat_name(seats[trick.winner])
         header = t("table.previous_trick", deal=number, name=winner, points=trick.points)
     else:
         return [t("table.empty")]
-    lines = [header]
+    lines.append(header)
     for play in trick.plays:
         lines.append("  " + play_text(t, play, seats, trump, play.seat == trick.winner))
     return lines
@@ -106,8 +121,20 @@ def previous_trick(series: Series) -> PreviousTrick | None:
     if deal.last_trick is None and len(series.deals) > 1:
         before = series.deals[-2]
         last = before.last_trick
-        return None if last is None else (len(series.deals) - 1, last, before.trump)
+        if last is None:
+            return None
+        return PreviousTrick(len(series.deals) - 1, last, before.trump, shown_of(before))
     return None
+
+
+def shown_of(deal: Deal) -> Shown | None:
+    """The бура or Москва that ended ``deal`` (C1/C2): the cards stay in the hands."""
+    if deal.outcome not in SHOWS or deal.shown_by is None:
+        return None
+    by = deal.history[-1].seat  # the show; the deal ended with it
+    hands = [deal.hand(seat) for seat in range(deal.players)]
+    found = combinations_in(hands, by, lambda hand: show_kind(hand, deal.trump))
+    return Shown(by, deal.shown_by, found, deal.trump)
 
 
 def trump_line(t: Texts, view: PlayerView | BuraView) -> str:
@@ -339,6 +366,9 @@ def deal_end_text(
     series: Series | None = None,
 ) -> str:
     lines = [t("deal.over", deal=number)]
+    shown = shown_of(series.deals[number - 1]) if series is not None else None
+    if shown is not None:
+        lines += shown_lines(t, game.seats, shown)
     rules = series.rules if series is not None else None
     row_key = "deal.row_credits" if rules is not None and house.credits(rules) else "deal.row"
     for seat in game.seats:

@@ -50,15 +50,26 @@ def winning_show(hands: Sequence[Sequence[Card]], trump: Suit, rules: BuraRules)
     return max(holders, key=lambda s: max(c.rank for c in hands[s])), "bura"
 
 
+def show_kind(hand: Sequence[Card], trump: Suit, rules: BuraRules) -> str | None:
+    """What ``hand`` may show (D6, D8): ``"moscow"``, ``"bura"`` or ``None``."""
+    if is_moscow(hand, rules):
+        return "moscow"
+    return "bura" if is_bura(hand, trump) else None
+
+
+def dealt_combination(hand: Sequence[Card], trump: Suit, rules: BuraRules) -> str | None:
+    """D9: the combination switched on that ``hand`` holds (``"bura"``, ``"moscow"``,
+    ``"small_moscow"`` or ``"molodka"``; a hand of three holds at most one), or ``None``."""
+    if is_small_moscow(hand, trump, rules):
+        return "small_moscow"
+    if is_molodka(hand, trump, rules):
+        return "molodka"
+    return show_kind(hand, trump, rules)
+
+
 def void_from_deal(hands: Sequence[Sequence[Card]], trump: Suit, rules: BuraRules) -> bool:
     """D9: a combination switched on, in any hand straight from the deal."""
-    return any(
-        is_bura(h, trump)
-        or is_moscow(h, rules)
-        or is_small_moscow(h, trump, rules)
-        or is_molodka(h, trump, rules)
-        for h in hands
-    )
+    return any(dealt_combination(h, trump, rules) is not None for h in hands)
 
 
 def stop_refusal(

@@ -19,6 +19,7 @@ from engine.bura.combos import (
     is_bura,
     is_moscow,
     is_small_moscow,
+    show_kind,
     stop_refusal,
     void_from_deal,
     winning_show,
@@ -248,13 +249,8 @@ class BuraDeal:
         return actions
 
     def _shows(self, seat: int) -> list[Action]:
-        hand = self.hands[seat]
-        shows: list[Action] = []
-        if is_bura(hand, self.trump):
-            shows.append(Show(seat, "bura"))
-        if is_moscow(hand, self.rules):
-            shows.append(Show(seat, "moscow"))
-        return shows
+        kind = show_kind(self.hands[seat], self.trump, self.rules)
+        return [] if kind is None else [Show(seat, kind)]
 
     def _lead_limit(self, seat: int) -> int:
         """D2: at most 3 cards, never more than the smallest other hand."""

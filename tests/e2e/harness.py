@@ -187,15 +187,18 @@ def current_deal(users: list[FakeUser], group: FakeChat | None = None) -> int:
 
 
 def this_deal_only(text: str) -> str:
-    """``text`` without the previous deal's last trick, which a new deal's screens show
-    until its first lead (issue 9: every card played is seen by all)."""
-    kept, skipping = [], False
+    """``text`` without the previous deal's last trick, and the бура or Москва that ended
+    it (C1/C2, shown to all), which a new deal's screens show until its first lead
+    (issue 9: every card played is seen by all)."""
+    kept, skipping, shown = [], False, False
     for line in text.splitlines():
-        if line.startswith("Last trick of deal "):
-            skipping = True
+        if re.match(r"Deal \d+ ended with a show:", line):
+            shown = True
+        elif line.startswith("Last trick of deal "):
+            skipping, shown = True, False
         elif skipping and not line.startswith("  "):
             skipping = False
-        if not skipping:
+        if not (skipping or shown):
             kept.append(line)
     return "\n".join(kept)
 

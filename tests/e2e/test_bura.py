@@ -359,20 +359,27 @@ async def test_three_player_stop_races_the_rightful_lead(tmp_path: Path) -> None
 
 
 async def test_a_dealt_combination_is_dealt_again(tmp_path: Path) -> None:
-    """D9: бура (three trumps) straight from the deal: the deal is void and dealt again."""
+    """D9: бура (three trumps) straight from the deal: the deal is void and dealt again;
+    the group is told whose combination it was, which, and its cards (issue 27 item 12)."""
     void = bura_deck(2, 0, ["6H 7H 8H", "AS 6D 9C"], "9H")
     db = tmp_path / "bot.sqlite3"
     async with new_fake() as fake:
         fake.enforce_limits = False
-        users = [fake.add_user("Ann"), fake.add_user("Ben")]
-        group = fake.add_group("Duo", members=users)
+        users = [fake.add_user("Ann <&> 🂡"), fake.add_user("Ben")]
+        group = fake.add_group("Duo & <co> 🎲", members=users)
         async with running_bot(fake, db) as app:
             assert app.service is not None
             app.service.rng = Decks([void], seed=2)  # type: ignore[assignment]
             storage = await Storage.open(db)
             try:
                 table = await open_bura(fake, storage, group, users, {"game": "bura"})
-                await fake.wait_for(lambda: any("Re-deal" in t for t in group.all_texts()))
+                told = await fake.wait_for(
+                    lambda: next((t for t in group.all_texts() if "Re-deal" in t), None)
+                )
+                assert told.splitlines()[1:] == [
+                    "Re-deal: a combination was dealt, the deal does not count.",
+                    "🃏 Ann <&> 🂡 — бура: 6♥★ 7♥★ 8♥★",
+                ]
                 await fake.wait_for(lambda: all(hand_message(u, group) for u in users))
                 _, status, series = await table.state()
                 assert status == "playing" and len(series.deals) >= 2

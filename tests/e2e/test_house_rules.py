@@ -21,13 +21,17 @@ from tests.e2e.harness import (
     assert_no_hand_in_another_dm,
     assert_no_hidden_card_in_group,
     cards_in,
+    hand_message,
+    is_my_turn,
     new_fake,
     open_game,
     play_until,
     running_bot,
 )
+from tests.e2e.test_bura import Decks
 from tests.e2e.test_stats import last_reply, roomy_chatter
 from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.test_engine_support import build_deck
 
 TITLE = "Пики & Трефы <3"
 ROW = re.compile(r"^(.+?): (\d+) pts, (?:penalty|credits) \+(\d+) \(total (\d+)\)", re.M)
@@ -206,4 +210,60 @@ async def test_a_2x2_pairs_series_to_the_end_shows_the_pairs_and_equals_the_repl
                 assert [r[0] for r in rows] == deal["points"], message.text
                 assert [r[1] for r in rows] == deal["penalties"], message.text
                 assert "👥 Pair 1:" in message.text
+        assert fake.invalid_requests == []
+
+
+async def test_c1_a_bura_shown_is_told_in_the_group_and_the_hands_with_its_cards(
+    tmp_path: Path,
+) -> None:
+    """Issue 27 item 5: Ann (seat 0) draws a бура at the first trick and shows it instead
+    of answering Ben's next lead (C1). The deal's record in the group says who showed
+    what, with the cards, above the penalties; both hands of the next deal say it too;
+    the stored record replays to the same (``shown_by``)."""
+    # Dealer seat 0 (``Decks``): Ben leads 7♠, Ann discards 8♥; Ben draws 7♦, Ann 10♣.
+    hands = [["KC", "QC", "JC", "8H"], ["7S", "8D", "9D", "9H"]]
+    deck = build_deck(2, 0, hands, "6C", ["7D", "10C"])
+    db = tmp_path / "bot.sqlite3"
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        ann, ben = fake.add_user("Ann <&> 🂡"), fake.add_user("Ben & <b>")
+        group = fake.add_group(TITLE, members=[ann, ben])
+        async with running_bot(fake, db) as app:
+            assert app.service is not None
+            app.service.rng = Decks([deck])  # type: ignore[assignment]
+            await app.service.storage.set_chat_rules(group.id, {"burkozel": {"combinations": "on"}})
+            await open_game(fake, group, [ann, ben])
+
+            async def tap(user: FakeUser, label: str, ready: Any = lambda m: True) -> None:
+                message = await fake.wait_for(
+                    lambda: (
+                        (m := hand_message(user, group)) is not None
+                        and label in m.button_texts
+                        and ready(m)
+                        and m
+                    ),
+                    description=f"{user.first_name}'s {label}",
+                )
+                answer = await (await user.tap(message, label)).wait()
+                assert not answer.show_alert, answer.text
+
+            await tap(ben, "7♠", is_my_turn)
+            await tap(ann, "8♥", is_my_turn)  # cannot beat 7♠: discarded on one tap
+            await tap(ben, "8♦", lambda m: is_my_turn(m) and "7♦" in m.button_texts)
+            await tap(ann, "🃏 Show бура")
+            shown = "🃏 Ann <&> 🂡: бура! J♣★ Q♣★ K♣★ 10♣★ — wins the deal."
+            result = await last_reply(fake, group, "Deal 1 is over")
+            lines = result.text.splitlines()
+            assert lines[lines.index("📊 Deal 1 is over") + 1] == shown, result.text
+            assert "Ben & <b>: 0 pts, penalty +4 (total 4)" in result.text
+            for user in (ann, ben):  # the next deal's hands, until its first lead
+                hand = await fake.wait_for(
+                    lambda u=user: (m := hand_message(u, group)) and "deal 2\n" in m.text and m,
+                    description=f"{user.first_name}'s hand of deal 2",
+                )
+                assert f"Deal 1 ended with a show:\n{shown}\n" in hand.text, hand.text
+            record = await record_of(db, 1)
+            assert record["deals"][0]["moves"][-1] == {"seat": 0, "show": "bura"}
+            first = replay_json(record)["deals"][0]
+            assert (first["outcome"], first["shown_by"], first["penalties"]) == ("bura", 0, [0, 4])
         assert fake.invalid_requests == []
