@@ -1,9 +1,10 @@
 """The delivery worker: drains the durable outbox at Telegram's pace.
 
 Every message the bot sends about a game goes through here. Pending edits of one
-message are coalesced (only the newest content is sent), each chat is paced by a
-token bucket, and Telegram's refusals are turned into retries, fresh messages or
-state changes instead of lost messages.
+message are coalesced (only the newest content is sent, bar an edit with a milestone,
+such as a hand showing a finished trick: see ``OutboxOp.milestone``), each chat is
+paced by a token bucket, and Telegram's refusals are turned into retries, fresh
+messages or state changes instead of lost messages.
 """
 
 from __future__ import annotations

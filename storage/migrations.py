@@ -247,6 +247,9 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         "ALTER TABLE games ADD COLUMN state_version INTEGER NOT NULL DEFAULT 0",
         "UPDATE games SET state_version = version",
     ),
+    # 6: what an outbox edit shows that its reader must see (OutboxOp.milestone: a finished
+    # trick, R8): only a newer edit showing the same replaces it. Rows queued before: none.
+    ("ALTER TABLE outbox ADD COLUMN milestone TEXT",),
 )
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)

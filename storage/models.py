@@ -118,6 +118,10 @@ class OutboxOp:
     payload: dict[str, Any]  # Bot API params without chat_id
     game_id: int | None = None
     role: str | None = None  # 'lobby', 'table', 'hand:<user_id>', 'ping:<user_id>', None
+    # What an edit shows that its reader must see (a finished trick, R8): a newer pending
+    # edit of the same message replaces it only if it shows the same milestone, so a state
+    # the next one no longer shows is never coalesced away. None: any newer edit replaces it.
+    milestone: str | None = None
 
 
 @dataclass(frozen=True)

@@ -340,6 +340,9 @@ PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         $$
         """,
     ),
+    # 6: as SQLite's migration 6 (OutboxOp.milestone: a finished trick a hand shows is not
+    # replaced by a newer edit that no longer shows it).
+    ("ALTER TABLE outbox ADD COLUMN milestone TEXT",),
 )
 
 PG_SCHEMA_VERSION: Final = len(PG_MIGRATIONS)

@@ -12,7 +12,7 @@ from storage.errors import StorageError
 from storage.models import OUTBOX_METHODS, MessageRef, OutboxItem, OutboxOp
 from storage.pg_instances import PgInstances
 from storage.pg_writes import Conn, Params, outbox_insert, rows_touched, sql
-from storage.rows import OUTBOX_COLUMNS, dumps, message_row, outbox_row
+from storage.rows import OUTBOX_COLUMNS, OUTBOX_SUPERSEDED, dumps, message_row, outbox_row
 
 _T = TypeVar("_T")
 
@@ -114,14 +114,7 @@ class PgOutbox(PgInstances):
 
     async def outbox_drop_superseded(self) -> int:
         async def body(conn: Conn) -> int:
-            return rows_touched(
-                await conn.execute(
-                    "DELETE FROM outbox WHERE method = 'edit' AND game_id IS NOT NULL"
-                    " AND role IS NOT NULL AND id < (SELECT MAX(newer.id) FROM outbox AS newer"
-                    " WHERE newer.method = 'edit' AND newer.game_id = outbox.game_id"
-                    " AND newer.role = outbox.role)"
-                )
-            )
+            return rows_touched(await conn.execute(OUTBOX_SUPERSEDED))
 
         return await self._write(body)
 
@@ -143,12 +136,13 @@ class PgOutbox(PgInstances):
             if op.method not in OUTBOX_METHODS:
                 raise StorageError(f"unknown outbox method {op.method!r}")
             game = op.game_id if op.game_id is not None else game_id
-            rows.append((op.chat_id, op.method, dumps(op.payload), game, op.role, now, now))
+            row = (op.chat_id, op.method, dumps(op.payload), game, op.role, op.milestone)
+            rows.append((*row, now, now))
         if rows:
             await conn.executemany(
                 sql(
-                    "INSERT INTO outbox (chat_id, method, payload, game_id, role, not_before,"
-                    " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                    "INSERT INTO outbox (chat_id, method, payload, game_id, role, milestone,"
+                    " not_before, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
                 ),
                 rows,
             )

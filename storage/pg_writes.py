@@ -67,16 +67,18 @@ def outbox_insert(
         if op.method not in OUTBOX_METHODS:
             raise StorageError(f"unknown outbox method {op.method!r}")
         game = op.game_id if op.game_id is not None else game_id
-        rows.append((op.chat_id, op.method, dumps(op.payload), game, op.role))
+        rows.append((op.chat_id, op.method, dumps(op.payload), game, op.role, op.milestone))
     if not rows:
         return None
-    chats, methods, payloads, games, roles = (list(column) for column in zip(*rows, strict=True))
+    chats, methods, payloads, games, roles, milestones = (
+        list(column) for column in zip(*rows, strict=True)
+    )
     return (
-        "INSERT INTO outbox (chat_id, method, payload, game_id, role, not_before, created_at)"
-        f" SELECT x.c, x.m, x.p, x.g, x.r, {p(now)}::float8, {p(now)}::float8"
+        "INSERT INTO outbox (chat_id, method, payload, game_id, role, milestone, not_before,"
+        f" created_at) SELECT x.c, x.m, x.p, x.g, x.r, x.s, {p(now)}::float8, {p(now)}::float8"
         f" FROM {source}unnest({p(chats)}::bigint[], {p(methods)}::text[], {p(payloads)}::text[],"
-        f" {p(games)}::bigint[], {p(roles)}::text[]) WITH ORDINALITY AS x(c, m, p, g, r, n)"
-        " ORDER BY x.n"
+        f" {p(games)}::bigint[], {p(roles)}::text[], {p(milestones)}::text[])"
+        " WITH ORDINALITY AS x(c, m, p, g, r, s, n) ORDER BY x.n"
     )
 
 

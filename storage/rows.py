@@ -40,6 +40,14 @@ OUTBOX_COLUMNS: Final = (
     "id, chat_id, method, payload, game_id, role, attempts, not_before, created_at, last_error"
 )
 OPEN_GAMES: Final = "status IN ('lobby', 'playing')"
+# Pending edits of a game message that a newer pending edit replaces: any newer one, or
+# for an edit with a milestone (OutboxOp.milestone) only one showing the same milestone.
+OUTBOX_SUPERSEDED: Final = (
+    "DELETE FROM outbox WHERE method = 'edit' AND game_id IS NOT NULL AND role IS NOT NULL"
+    " AND EXISTS (SELECT 1 FROM outbox AS newer WHERE newer.method = 'edit'"
+    " AND newer.game_id = outbox.game_id AND newer.role = outbox.role AND newer.id > outbox.id"
+    " AND (outbox.milestone IS NULL OR newer.milestone = outbox.milestone))"
+)
 
 
 def dumps(value: object) -> str:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from storage.errors import StorageError
 from storage.models import OUTBOX_METHODS, MessageRef, OutboxItem, OutboxOp
-from storage.rows import OUTBOX_COLUMNS, dumps, message_row, outbox_row
+from storage.rows import OUTBOX_COLUMNS, OUTBOX_SUPERSEDED, dumps, message_row, outbox_row
 
 _T = TypeVar("_T")
 
@@ -150,15 +150,11 @@ class SqliteOutbox:
         await self._write(body)
 
     async def outbox_drop_superseded(self) -> int:
-        """Drop pending edits of a game message that a newer pending edit replaces."""
+        """Drop pending edits of a game message that a newer pending edit replaces (any
+        newer one; for an edit with a milestone, one showing the same milestone)."""
 
         def body(conn: sqlite3.Connection) -> int:
-            cursor = conn.execute(
-                "DELETE FROM outbox WHERE method = 'edit' AND game_id IS NOT NULL"
-                " AND role IS NOT NULL AND id < (SELECT MAX(newer.id) FROM outbox AS newer"
-                " WHERE newer.method = 'edit' AND newer.game_id = outbox.game_id"
-                " AND newer.role = outbox.role)"
-            )
+            cursor = conn.execute(OUTBOX_SUPERSEDED)
             return cursor.rowcount
 
         return await self._write(body)
@@ -196,13 +192,14 @@ class SqliteOutbox:
                     dumps(op.payload),
                     op.game_id if op.game_id is not None else game_id,
                     op.role,
+                    op.milestone,
                     now,
                     now,
                 )
             )
         if rows:
             conn.executemany(
-                "INSERT INTO outbox (chat_id, method, payload, game_id, role, not_before,"
-                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO outbox (chat_id, method, payload, game_id, role, milestone,"
+                " not_before, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )

@@ -15,6 +15,7 @@ import re
 import pytest
 
 from bot import render
+from bot.games import GAMES
 from bot.games.base import listed_plays
 from bot.games.burkozel import BURKOZEL, card_plays
 from bot.i18n import LANGUAGES, catalog_keys, plain, texts
@@ -227,3 +228,46 @@ def test_r8_the_last_trick_of_the_deal_before_marks_that_deals_trumps() -> None:
             assert render.card_text(card, first.trump) in table
             if card.suit == second.trump and card != second.trump_card:
                 assert render.card_text(card, second.trump) not in table
+
+
+FINISHED_TRICK = re.compile(r"^(Trick to |Last trick of deal )")
+
+
+def finished_trick_shown(hand: str) -> str | None:
+    """The finished trick a hand shows (its header and plays), None if it shows none."""
+    lines = hand.splitlines()
+    start = next((i for i, line in enumerate(lines) if FINISHED_TRICK.match(line)), None)
+    if start is None:
+        return None
+    plays = itertools.takewhile(lambda line: line.startswith("  "), lines[start + 1 :])
+    return "\n".join([lines[start], *plays])
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_r8_a_hand_showing_a_finished_trick_is_a_milestone_of_that_trick(name: str) -> None:
+    """Issue 27: a hand's edit that shows a finished trick must not be coalesced into a
+    later edit that no longer shows it. ``trick_shown`` is the milestone: set exactly when
+    the hand shows a finished trick, the same for every state showing that trick, and
+    different for another trick (over random play of five deals at 3 players)."""
+    ui, t, rng = GAMES[name], texts("en"), random.Random(27)
+    game = hostile_game(3, rng)[0]
+    series = ui.new_series(3, {}, 0)
+    seen: dict[str, str] = {}  # seat and milestone -> the trick shown under it
+    named: dict[str, str] = {}  # seat and trick shown -> its milestone
+    while len(series.deals) <= 5 and not series.finished:
+        deal = series.current_deal() if name == "bura" else series.current
+        if deal is None:
+            deal = series.start_deal(shuffled_deck(rng=rng))
+            continue
+        for seat in range(3):
+            hand = plain(ui.hand_text(t, game, "Group", series, seat, turn_seconds=None))
+            shown, milestone = finished_trick_shown(hand), ui.trick_shown(series)
+            assert (shown is None) == (milestone is None), (hand, milestone)
+            if shown is not None and milestone is not None:
+                key = f"{seat} {milestone}"  # a closed discard (D3) shows to its owner
+                assert seen.setdefault(key, shown) == shown, (key, seen[key], shown)
+                assert named.setdefault(f"{seat} {shown}", key) == key, (shown, key)
+        actor = rng.choice(deal.actors())
+        legal = deal.legal_actions(actor) if name == "bura" else deal.legal_moves(actor)
+        series.apply(rng.choice(legal))
+    assert len({key.split()[1] for key in seen}) >= 6, seen.keys()  # tricks of several deals

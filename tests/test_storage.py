@@ -507,6 +507,39 @@ async def test_outbox_drop_superseded_keeps_only_the_newest_edit_per_game_messag
     assert await db.outbox_drop_superseded() == 0
 
 
+async def test_r8_an_edit_with_a_milestone_is_replaced_only_by_one_showing_it_too(
+    db: Backend,
+) -> None:
+    """A hand showing a finished trick (milestone "1.3") is not coalesced into the next
+    lead's edit, which no longer shows it (issue 27: plays never reached a player)."""
+    game = await db.create_game(-5, None, {}, 11, SEATS, None)
+    hand = "hand:11"
+    await db.enqueue(
+        (
+            OutboxOp(11, "edit", {"n": 1}, game.id, hand),
+            OutboxOp(11, "edit", {"n": 2}, game.id, hand, "1.3"),
+            OutboxOp(11, "edit", {"n": 3}, game.id, hand, "1.3"),  # a selection redrawn
+            OutboxOp(11, "edit", {"n": 4}, game.id, hand),  # the next lead
+            OutboxOp(11, "edit", {"n": 5}, game.id, hand),
+            OutboxOp(11, "edit", {"n": 6}, game.id, hand, "1.4"),
+            OutboxOp(11, "edit", {"n": 7}, game.id, "hand:12", "1.4"),  # another message
+        )
+    )
+    assert await db.outbox_drop_superseded() == 4
+    assert [i.payload["n"] for i in await db.pending(now=10**10)] == [3, 6, 7]
+    # Committed with a change (PostgreSQL writes those with its own statement), likewise.
+    change = GameChange(
+        outbox=(
+            OutboxOp(11, "edit", {"n": 8}, game.id, hand),
+            OutboxOp(11, "edit", {"n": 9}, game.id, hand, "1.5"),
+            OutboxOp(11, "edit", {"n": 10}, game.id, hand),
+        )
+    )
+    await db.commit(game.id, game.version, change)
+    assert await db.outbox_drop_superseded() == 1  # 8: 3 and 6 show what 9 and 10 do not
+    assert [i.payload["n"] for i in await db.pending(now=10**10)] == [3, 6, 7, 9, 10]
+
+
 async def test_migrate_chat_moves_games_messages_outbox_and_stats(db: Backend) -> None:
     await db.upsert_chat(-5, "Old group")
     await db.set_chat_language(-5, "en")

@@ -61,6 +61,13 @@ class BotGame(Protocol):
         then shows an older trick; the group table shows every card, R8)."""
         ...
 
+    def trick_shown(self, series: Series) -> str | None:
+        """The finished trick the screens show while no trick is open, named by its deal
+        and number (None: a trick is open, or none has been taken). A hand's edit showing
+        it is an outbox milestone (``OutboxOp.milestone``): the next lead's edit, which
+        no longer shows it, cannot replace it unseen (R8: every play reaches everyone)."""
+        ...
+
     def holds(self, deal: Deal, seat: int, card: Card) -> bool: ...
 
     def fits(self, deal: Deal, seat: int, cards: Sequence[Card]) -> bool:

@@ -413,6 +413,12 @@ class BuraBot:
     def trick_open(self, deal: BuraDeal) -> bool:
         return bool(deal.plays)
 
+    def trick_shown(self, series: BuraSeries) -> str | None:
+        deal = series.deals[-1]
+        if deal.plays or not deal.last_trick:
+            return None
+        return f"{len(series.deals)}.{deal.trick_number}"
+
     def holds(self, deal: BuraDeal, seat: int, card: Card) -> bool:
         return card in deal.hands[seat]
 

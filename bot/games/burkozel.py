@@ -430,6 +430,16 @@ class BurkozelBot:
     def trick_open(self, deal: Deal) -> bool:
         return bool(deal.table)
 
+    def trick_shown(self, series: Series) -> str | None:
+        deal = series.deals[-1]
+        if deal.table:
+            return None
+        if deal.last_trick is not None:
+            return f"{len(series.deals)}.{deal.trick_number}"
+        if previous_trick(series) is not None:  # the deal before's last, until the first lead
+            return f"{len(series.deals) - 1}.{series.deals[-2].trick_number}"
+        return None
+
     def holds(self, deal: Deal, seat: int, card: Card) -> bool:
         return card in deal.hand(seat)
 

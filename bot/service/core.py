@@ -379,10 +379,15 @@ class ServiceCore:
         return OutboxOp(live.game.chat_id, "edit", payload, live.game.id, role)
 
     def dm_edit(
-        self, live: LiveGame, user_id: int, text: str, markup: render.Keyboard | None
+        self,
+        live: LiveGame,
+        user_id: int,
+        text: str,
+        markup: render.Keyboard | None,
+        milestone: str | None = None,
     ) -> OutboxOp:
         payload = {"text": text, "reply_markup": _markup(markup)}
-        return OutboxOp(user_id, "edit", payload, live.game.id, f"hand:{user_id}")
+        return OutboxOp(user_id, "edit", payload, live.game.id, f"hand:{user_id}", milestone)
 
     def ping(self, live: LiveGame, user_id: int, text: str) -> tuple[OutboxOp, OutboxOp]:
         """Replace the player's previous ping with a new message (edits do not notify)."""

@@ -41,7 +41,11 @@ class TableFlow(ServiceCore):
         )
         selection = live.selections.get(seat.user_id, [])
         markup = ui.hand_keyboard(t, game, live.series, seat.seat, selection, picking)
-        return self.dm_edit(live, seat.user_id, text, markup)
+        # A hand showing a finished trick is shown before it moves on to the next lead,
+        # however fast the moves come (the player's chat takes about an edit a second,
+        # shared by every table they sit at): R8, every play reaches every player.
+        milestone = ui.trick_shown(live.series)
+        return self.dm_edit(live, seat.user_id, text, markup, milestone)
 
     def _hand_ops(self, live: LiveGame, only: set[int] | None = None) -> list[OutboxOp]:
         """Every hand (or the seats in ``only``) redrawn, for a commit (so drawn for the
