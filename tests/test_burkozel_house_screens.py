@@ -11,7 +11,7 @@ from bot.games.burkozel import BURKOZEL, hand_keyboard, hand_text, table_text
 from bot.i18n import plain, texts
 from engine import Move, RuleSet, Series, parse_cards, shuffled_deck
 from storage import Game, Seat
-from tests.test_engine_support import after_first_trick
+from tests.test_engine_support import after_first_trick, build_deck, move
 
 ON = RuleSet(combinations="on")
 PLAIN0 = ["7S", "8D", "9D", "9H"]
@@ -114,3 +114,31 @@ def test_b1_the_group_table_shows_closed_discards_face_down() -> None:
     table = table_text(T, game_of(2, {"discards": "closed"}), series, turn_seconds=None)
     assert "🂠" in table
     assert all(card.pretty() not in table for card in discard.cards)
+
+
+def test_b1_a_trick_with_face_down_cards_says_they_are_not_counted_yet() -> None:
+    """Issue 27: under B1 "Trick to P0, 0 pts:" counted only the open cards while the
+    ace discarded face down carried 11. Whoever cannot see a closed card in the trick is
+    told its points are not counted yet; its owner, who sees it, gets the full count."""
+    rules = RuleSet(discards="closed")
+    series = Series(2, rules, first_dealer=1)
+    hands = [["7S", "8D", "9D", "9H"], ["AH", "10H", "KS", "QD"]]
+    series.start_deal(build_deck(2, 1, hands, "6C"))
+    series.apply(move(0, "7S"))  # seat 0 leads (R4)
+    series.apply(move(1, "AH", beat=False))  # the ace face down (B1): 11 points
+    deal = series.deals[-1]
+    game = game_of(2, {"discards": "closed"})
+    table = plain(table_text(T, game, series, turn_seconds=None))
+    leader = plain(hand_text(T, game, "G", deal, 0, deal_number=1, turn_seconds=None))
+    for screen in (table, leader):
+        assert "Trick to P0 <&>, 0 pts:" not in screen
+        assert "Trick to P0 <&>: 0 pts in open cards, 🂠 not counted until the deal ends" in (screen)
+    owner = plain(hand_text(T, game, "G", deal, 1, deal_number=1, turn_seconds=None))
+    assert "Trick to P0 <&>, 11 pts:" in owner and "not counted" not in owner
+    ru = plain(table_text(texts("ru"), game, series, turn_seconds=None))
+    assert "Взятка — P0 <&>: в открытых картах 0 очк., 🂠 посчитают в конце сдачи" in ru
+    # An open trick (a beat) keeps the plain count.
+    series.apply(move(0, "8D"))
+    series.apply(move(1, "QD", beat=True))
+    table = plain(table_text(T, game, series, turn_seconds=None))
+    assert "Trick to P1 <&>, 3 pts:" in table

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import random
 import re
@@ -56,6 +57,19 @@ def without_trump_line(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if not line.startswith("Trump:"))
 
 
+def face_down_trick_headers(texts: list[str]) -> list[str]:
+    """The header line of every taken trick shown with a card face down (B1) in it."""
+    headers = []
+    for text in texts:
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("Trick to "):
+                plays = itertools.takewhile(lambda play: play.startswith("  "), lines[i + 1 :])
+                if any("🂠" in play for play in plays):
+                    headers.append(line)
+    return headers
+
+
 def pretty(code: str) -> str:
     rank, suit = code[:-1], code[-1]
     return rank + {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[suit]
@@ -102,13 +116,13 @@ async def test_one_deal_under_each_burkozel_switch_b1_to_b6(tmp_path: Path) -> N
                 deal_over = "Deal 1 is over"
                 first_message = len(group.all_messages)
                 closed = rules.get("discards") == "closed"
-                face_down_seen = False
+                face_down_seen = face_down_trick_seen = False
 
                 def this_game() -> list[str]:
                     return [t for m in group.all_messages[first_message:] for t in m.texts_shown()]
 
                 def after_move(game_id: int = game_id, closed: bool = closed) -> None:
-                    nonlocal face_down_seen
+                    nonlocal face_down_seen, face_down_trick_seen
                     assert_no_hidden_card_in_group(group, [alice])
                     assert_no_hand_in_another_dm([alice], group)
                     texts = this_game()
@@ -120,6 +134,10 @@ async def test_one_deal_under_each_burkozel_switch_b1_to_b6(tmp_path: Path) -> N
                         shown = set().union(*(cards_in(without_trump_line(t)) for t in texts))
                         assert not (hidden & shown), sorted(hidden & shown)
                         face_down_seen |= bool(hidden) and any("🂠" in t for t in texts)
+                        # Issue 27: a trick's points count only its open cards, and say so.
+                        for header in face_down_trick_headers(texts):
+                            assert "🂠 not counted until the deal ends" in header, header
+                            face_down_trick_seen = True
 
                 await play_until(
                     fake,
@@ -129,7 +147,7 @@ async def test_one_deal_under_each_burkozel_switch_b1_to_b6(tmp_path: Path) -> N
                     group,
                     after_move=after_move,
                 )
-                assert face_down_seen or not closed
+                assert (face_down_seen and face_down_trick_seen) or not closed
                 result = await last_reply(fake, group, deal_over)
                 record = await record_of(db, game_id)
                 assert record["rules"] == rules
