@@ -187,7 +187,24 @@ async def test_a_2x2_pairs_series_to_the_end_shows_the_pairs_and_equals_the_repl
             await app.service.storage.set_chat_rules(
                 group.id, {"burkozel": {"teams": "pairs", "combinations": "on"}}
             )
-            await start_with_computers(fake, group, alice, 3)
+            # Issue 27: the lobby shows the pairs as seats fill, before Start.
+            lobby = await open_game(fake, group, [alice], start=False)
+            assert "👥 Pair 1: 1. Alice <&> 🂡 & 3. (free)" in lobby.text
+            for n in range(1, 4):
+                await (await alice.tap(lobby, "🤖 + easy")).wait()
+                await fake.wait_for(lambda n=n: f"Computer {n}" in lobby.text)
+            assert "👥 Pair 2: 2. 🤖 Computer 1 (easy) & 4. 🤖 Computer 3 (easy)" in lobby.text
+            lobby_pairs = [
+                [name.split(". ", 1)[1] for name in line.split(": ", 1)[1].split(" & ")]
+                for line in lobby.text.splitlines()
+                if line.startswith("👥 Pair")
+            ]
+            assert lobby_pairs == [
+                ["Alice <&> 🂡", "🤖 Computer 2 (easy)"],
+                ["🤖 Computer 1 (easy)", "🤖 Computer 3 (easy)"],
+            ]
+            answer = await (await alice.tap(lobby, "▶️ Start")).wait()
+            assert not answer.show_alert, answer.text
 
             def over() -> bool:
                 return any("series is over" in (m.text or "") for m in group.bot_messages())
@@ -212,10 +229,11 @@ async def test_a_2x2_pairs_series_to_the_end_shows_the_pairs_and_equals_the_repl
             }
             totals = report["totals"]
             assert totals[0] == totals[2] and totals[1] == totals[3]  # B5: pooled
-            assert f"Pair 1: Alice <&> 🂡 & 🤖 Computer 2 (easy) — {totals[0]}" in result.text
-            assert (
-                f"Pair 2: 🤖 Computer 1 (easy) & 🤖 Computer 3 (easy) — {totals[1]}" in result.text
-            )
+            # The lobby's pairs are the game's: on the result and in the scoring (seats as
+            # they sat in the lobby, the pair's pooled totals).
+            for number, (first, second) in enumerate(lobby_pairs, start=1):
+                line = f"Pair {number}: {first} & {second} — {totals[number - 1]}"
+                assert line in result.text
             # Every deal's announced rows equal the replay, deal by deal.
             ends = [m for m in group.bot_messages() if re.search(r"Deal \d+ is over", m.text or "")]
             assert len(ends) == len(report["deals"])

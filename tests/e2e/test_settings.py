@@ -128,9 +128,11 @@ async def test_settings_are_for_admins_survive_a_restart_and_never_touch_a_runni
 
             # /newgame takes the defaults; Start refuses pairs with two players, saying why.
             await alice.send(group, "/newgame")
-            # Issue 27: the lobby says what each changed rule does.
+            # Issue 27: the lobby says what each changed rule does, and who pairs with whom.
             lobby = await menu_of(fake, group, "• Teams: 2×2 pairs — partners sit opposite (B5)")
             assert "• Combinations: on — бура, Москва, молодка" in lobby.text
+            assert "👥 Pair 1: 1. Alice 🂡 & 3. (free)" in lobby.text
+            assert "👥 Pair 2: 2. (free) & 4. (free)" in lobby.text
             await (await alice.tap(lobby, "🤖 + easy")).wait()
             await fake.wait_for(lambda: "Computer 1" in lobby.text)
             answer = await (await alice.tap(lobby, "▶️ Start")).wait()
