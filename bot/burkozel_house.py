@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.chat_settings import rules_of_game
 from bot.i18n import Html, Texts, html, html_join
-from engine import Deal, Move, RuleSet, Series
+from engine import Deal, EngineError, Move, RuleSet, Series
+from engine.scoring import sides
 from storage import Game, Seat
 
-PAIRS = ((0, 2), (1, 3))  # B5: partners sit opposite each other
+# B5: partners sit opposite each other; the engine's own scoring sides, so what the
+# screens (the lobby included) call a pair is what is scored together.
+PAIRS = tuple(sides(RuleSet(teams="pairs"), range(4)))
 
 
 def _name(seat: Seat) -> Html:
@@ -39,6 +43,27 @@ def team_lines(t: Texts, game: Game, totals: Sequence[int]) -> list[Html]:
         names = html_join(" & ", (_name(game.seats[s]) for s in team))
         lines.append(t("house.team", n=number, names=names, total=totals[team[0]]))
     return lines
+
+
+def lobby_pair_lines(t: Texts, game: Game) -> list[Html]:
+    """B5: the pairs as the lobby's seats fill. Seats keep their lobby numbers at Start,
+    so these are the game's pairs; a free seat says so (the next to join takes it)."""
+    try:
+        _, rules = rules_of_game(game.rules)
+    except EngineError:
+        return []
+    if not isinstance(rules, RuleSet) or not pairs(rules):
+        return []
+
+    def seat_entry(seat: int) -> Html:
+        if seat < len(game.seats):
+            return Html(f"{seat + 1}. {_name(game.seats[seat])}")
+        return t("lobby.seat_free", seat=seat + 1)
+
+    return [
+        t("lobby.pair", n=number, seats=html_join(" & ", map(seat_entry, team)))
+        for number, team in enumerate(PAIRS, start=1)
+    ]
 
 
 def partner_line(t: Texts, game: Game, seat: int) -> Html | None:

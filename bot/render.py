@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot import burkozel_house as house
 from bot.callbacks import CancelCb, LangCb, LobbyCb, SettingsCb
 from bot.i18n import LANGUAGES, Html, Texts, html, html_join, texts
 from engine import Card, Suit
@@ -59,11 +60,13 @@ def lobby_text(t: Texts, game: Game, rules_line: str | None = None) -> str:
         t("lobby.title") if name == "burkozel" else t("lobby.title_game", game=t(f"game.{name}"))
     )
     lines = [title, *([rules_line] if rules_line else []), ""]
-    for seat in game.seats:
-        lines.append(f"{seat.seat + 1}. {seat_name(seat)}")
+    # B5: the seats as the pairs they will play in (who plays with whom shows before Start).
+    pairs = house.lobby_pair_lines(t, game)
+    lines += pairs or [f"{seat.seat + 1}. {seat_name(seat)}" for seat in game.seats]
     if not game.seats:
         lines.append(t("lobby.empty"))
-    lines += ["", t("lobby.hint", min=2, max=MAX_PLAYERS)]
+    hint = t("lobby.hint_pairs") if pairs else t("lobby.hint", min=2, max=MAX_PLAYERS)
+    lines += ["", hint]
     return "\n".join(lines)
 
 

@@ -23,7 +23,7 @@ from bot.chat_settings import (
     preset_of,
     rules_of_game,
 )
-from bot.i18n import LANGUAGES, Html, Texts, html_join, texts
+from bot.i18n import LANGUAGES, Html, Texts, texts
 from bot.render import Keyboard, button, keyboard
 from engine import EngineError
 
@@ -60,14 +60,23 @@ def rules_lines(t: Texts, rules: Rules) -> list[Html]:
 
 
 def rules_summary(t: Texts, rules: Rules) -> Html:
-    """The lobby's line: the game and the switches that differ from its base."""
+    """The lobby's rules: the base game in one line, else each switch that differs from
+    its base in words, what it does in a few (the id last, for RULES.md readers)."""
     game = game_name(rules)
-    changed = [
-        f"{RULE_IDS[game][name]} {switch_value(t, game, name, value)}"
-        for name, value in rules.to_dict().items()
+    changed = rules.to_dict()
+    if not changed:
+        return t("lobby.rules_line", rules=t("lobby.rules_base"))
+    items = [
+        t(
+            "lobby.rule_item",
+            name=t(f"rule.{game}.{name}"),
+            value=switch_value(t, game, name, value),
+            gist=t(f"gist.{game}.{name}.{value}"),
+            id=RULE_IDS[game][name],
+        )
+        for name, value in changed.items()
     ]
-    shown = html_join(", ", [Html(c) for c in changed]) if changed else t("lobby.rules_base")
-    return t("lobby.rules_line", game=t(f"game.{game}"), rules=shown)
+    return Html("\n".join([t("lobby.rules_heading"), *items]))
 
 
 def lobby_rules_line(t: Texts, game_rules: Mapping[str, Any]) -> Html | None:
@@ -156,7 +165,6 @@ def menu_keyboard(
         current = getattr(rules, name)
         label = t(
             "settings.switch_button",
-            id=RULE_IDS[game][name],
             name=t(f"rule.{game}.{name}"),
             value=switch_value(t, game, name, current),
         )

@@ -11,14 +11,17 @@ from __future__ import annotations
 import itertools
 import random
 import re
+from dataclasses import replace
 
 import pytest
 
 from bot import render
+from bot.chat_settings import PRESETS, RULE_IDS, SWITCHES, ChatSettings, apply_preset
 from bot.games import GAMES
 from bot.games.base import listed_plays
 from bot.games.burkozel import BURKOZEL, card_plays
 from bot.i18n import LANGUAGES, catalog_keys, plain, texts
+from bot.settings_view import Customs, lobby_rules_line, menu_keyboard, menu_text, rules_lines
 from engine import Move, Series, shuffled_deck
 from engine.deal import covers
 from storage import Deadline, Game, Seat
@@ -271,3 +274,76 @@ def test_r8_a_hand_showing_a_finished_trick_is_a_milestone_of_that_trick(name: s
         legal = deal.legal_actions(actor) if name == "bura" else deal.legal_moves(actor)
         series.apply(rng.choice(legal))
     assert len({key.split()[1] for key in seen}) >= 6, seen.keys()  # tricks of several deals
+
+
+RULE_ID = re.compile(r"\b[RBCD]\d{1,2}\b")  # a RULES.md id: R8, B5, C3, D11
+
+
+def lobby_of(rules: dict[str, object]) -> Game:
+    game, _ = hostile_game(2, random.Random(1))
+    return replace(game, status="lobby", rules=rules)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_lobby_says_what_each_changed_rule_does_in_words_and_its_id_after(
+    language: str,
+) -> None:
+    """Issue 27: the lobby listed the rules that differ from the base by id ("Rules: D11
+    on"), which players do not know. Each switch away from its base is named in words,
+    its value too, with a few words on what it does; the id follows for RULES.md readers."""
+    t = texts(language)
+    for game, switches in SWITCHES.items():
+        base = ChatSettings().rules(game)
+        for name, values in switches.items():
+            for value in values:
+                if value == getattr(base, name):
+                    continue
+                rules = {**({"game": game} if game == "bura" else {}), name: value}
+                lobby = plain(render.lobby_text(t, lobby_of(rules), lobby_rules_line(t, rules)))
+                (line,) = [line for line in lobby.splitlines() if RULE_ID.search(line)]
+                words = plain(t(f"rule.{game}.{name}")) + ": "
+                words += plain(t(f"rule.{game}.{name}.{value}")) + " — "
+                assert line.startswith("• " + words), line
+                gist = line.removeprefix("• " + words).removesuffix(f" ({RULE_IDS[game][name]})")
+                assert len(gist) > 8 and not RULE_ID.search(gist), line
+    dave = {"game": "bura", "dave": "on"}
+    home = dict(PRESETS["home_burkozel"][1])
+    if language == "ru":
+        shown = plain(render.lobby_text(t, lobby_of(dave), lobby_rules_line(t, dave)))
+        assert "Правила:\n• Даве: есть — удвоение ставки, вдвоём (D11)\n" in shown
+    else:
+        shown = plain(render.lobby_text(t, lobby_of(home), lobby_rules_line(t, home)))
+        assert (
+            "Rules:\n• Discards: closed — only their owner sees them (B1)\n"
+            "• Lead: up to 4 — of one suit, from the second trick (B2)\n"
+            "• Combinations: on — бура, Москва, молодка, four aces-or-tens (B6)\n"
+        ) in shown
+        assert "Rules: the base game" in plain(lobby_rules_line(t, {}) or "")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_settings_and_rules_name_each_switch_in_words_and_its_id_only_after(
+    language: str,
+) -> None:
+    """Issue 27: the /settings hints showed "(R8)" and every switch started with its id
+    ("B1 Discards: open"). Each line now starts with the switch's name in words and ends
+    with its own id (/rules alike); the buttons, which cannot have small print, show none."""
+    t = texts(language)
+    customs = Customs(language, True, 600.0, "normal", 3)
+    for preset in PRESETS:
+        settings = apply_preset(ChatSettings(), preset)
+        game = settings.game
+        menu = plain(menu_text(t, settings, title="<&> 🃏", lobby=False, customs=customs))
+        assert RULE_ID.findall(menu) == list(RULE_IDS[game].values()), menu
+        for name, rule_id in RULE_IDS[game].items():
+            (line,) = [line for line in menu.splitlines() if rule_id in line]
+            assert line.startswith(plain(t(f"rule.{game}.{name}")) + ": "), line
+            assert line.endswith(f"({rule_id})"), line
+        shown = [plain(line) for line in rules_lines(t, settings.rules())]
+        assert shown == [line for line in menu.splitlines() if RULE_ID.search(line)]
+        labels = [
+            b["text"]
+            for row in menu_keyboard(t, settings, game_id=0, customs=customs)["inline_keyboard"]
+            for b in row
+        ]
+        assert not any(RULE_ID.search(label) for label in labels), labels

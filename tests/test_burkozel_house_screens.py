@@ -1,17 +1,22 @@
 """What Burkozel's house rules add to the screens (issue 12), rendered from real deals:
 C1-C4 buttons only while legal and parsed back to the engine's move, auto-play never
-takes them for a human, B5 pairs and partners, B4 credits, B1 face-down discards."""
+takes them for a human, B5 pairs and partners (in the lobby too), B4 credits, B1 face-down
+discards."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from bot import render
 from bot.games.base import ForgedAction
 from bot.games.burkozel import BURKOZEL, hand_keyboard, hand_text, table_text
 from bot.i18n import plain, texts
 from engine import Move, RuleSet, Series, parse_cards, shuffled_deck
+from engine.scoring import sides
 from storage import Game, Seat
-from tests.test_engine_support import after_first_trick
+from tests.test_engine_support import after_first_trick, build_deck, move
 
 ON = RuleSet(combinations="on")
 PLAIN0 = ["7S", "8D", "9D", "9H"]
@@ -89,6 +94,34 @@ def test_b5_pairs_table_shows_the_teams_and_each_hand_its_partner() -> None:
     assert "Your partner: P3 <&>" in hand
 
 
+def test_b5_the_lobby_shows_the_pairs_as_seats_fill_and_they_are_the_games_pairs() -> None:
+    """Issue 27: a 2×2 lobby said nothing of who plays with whom until Start. As seats
+    fill it shows both pairs (a free seat as such); once full they are the pairs the
+    table shows after Start and the engine scores together (B5: seats 0+2 and 1+3)."""
+    full = game_of(4, {"teams": "pairs"})
+    for language, free in (("en", "(free)"), ("ru", "(свободно)")):
+        t = texts(language)
+        lobby = plain(render.lobby_text(t, replace(full, seats=full.seats[:1])))
+        assert f"1. P0 <&> & 3. {free}" in lobby and f"2. {free} & 4. {free}" in lobby
+        lobby = plain(render.lobby_text(t, replace(full, seats=full.seats[:3])))
+        assert "1. P0 <&> & 3. P2 <&>" in lobby and f"2. P1 <&> & 4. {free}" in lobby
+    lobby = plain(render.lobby_text(T, full)).splitlines()
+    shown = [line for line in lobby if line.startswith("👥 Pair")]
+    assert shown == ["👥 Pair 1: 1. P0 <&> & 3. P2 <&>", "👥 Pair 2: 2. P1 <&> & 4. P3 <&>"]
+    # Nor does it say two players may start: pairs play four (Start refuses fewer, B5).
+    assert "any player can start once there are four" in "\n".join(lobby)
+    assert "once there are two" not in "\n".join(lobby)
+    # After Start (the same seats, in the same order): the table's pairs and the scoring's.
+    series = Series(4, RuleSet(teams="pairs"))
+    series.start_deal(shuffled_deck(seed=5))
+    table = plain(table_text(T, full, series, turn_seconds=None))
+    assert "👥 Pair 1: P0 <&> & P2 <&> — 0" in table and "👥 Pair 2: P1 <&> & P3 <&> — 0" in table
+    assert sides(series.rules, range(4)) == [(0, 2), (1, 3)]
+    # Without pairs the lobby lists the seats as ever, no pairs.
+    solo = plain(render.lobby_text(T, game_of(4)))
+    assert "Pair" not in solo and "4. P3 <&>" in solo and "once there are two" in solo
+
+
 def test_b4_credits_are_named_and_a_doubled_deal_announced() -> None:
     rules = RuleSet(scoring="winner_takes")
     series = Series(2, rules)
@@ -121,8 +154,8 @@ def shown_series(hands: list[list[str]]) -> Series:
     first = after_first_trick(hands, "6C", ON)
     series = Series(len(hands), ON, first_dealer=len(hands) - 1)
     series.start_deal(first.deck, len(hands) - 1)
-    for move in first.history:
-        series.apply(move)
+    for played in first.history:
+        series.apply(played)
     series.apply(Move(0, parse_cards(["7S"])))
     series.apply(Move(1, (), show="bura"))
     return series
@@ -169,3 +202,31 @@ def test_c2_moscow_held_elsewhere_beats_the_shown_bura_and_both_are_told() -> No
     ru = plain(BURKOZEL.deal_end_text(texts("ru"), game, series, 0))
     assert "P2 <&>: старшая комбинация — сдача выиграна." in ru
     assert series.results[0].penalties == (6, 6, 0)  # C2: Москва's holder won
+
+
+def test_b1_a_trick_with_face_down_cards_says_they_are_not_counted_yet() -> None:
+    """Issue 27: under B1 "Trick to P0, 0 pts:" counted only the open cards while the
+    ace discarded face down carried 11. Whoever cannot see a closed card in the trick is
+    told its points are not counted yet; its owner, who sees it, gets the full count."""
+    rules = RuleSet(discards="closed")
+    series = Series(2, rules, first_dealer=1)
+    hands = [["7S", "8D", "9D", "9H"], ["AH", "10H", "KS", "QD"]]
+    series.start_deal(build_deck(2, 1, hands, "6C"))
+    series.apply(move(0, "7S"))  # seat 0 leads (R4)
+    series.apply(move(1, "AH", beat=False))  # the ace face down (B1): 11 points
+    deal = series.deals[-1]
+    game = game_of(2, {"discards": "closed"})
+    table = plain(table_text(T, game, series, turn_seconds=None))
+    leader = plain(hand_text(T, game, "G", deal, 0, deal_number=1, turn_seconds=None))
+    for screen in (table, leader):
+        assert "Trick to P0 <&>, 0 pts:" not in screen
+        assert "Trick to P0 <&>: 0 pts in open cards, 🂠 not counted until the deal ends" in (screen)
+    owner = plain(hand_text(T, game, "G", deal, 1, deal_number=1, turn_seconds=None))
+    assert "Trick to P0 <&>, 11 pts:" in owner and "not counted" not in owner
+    ru = plain(table_text(texts("ru"), game, series, turn_seconds=None))
+    assert "Взятка — P0 <&>: в открытых картах 0 очк., 🂠 посчитают в конце сдачи" in ru
+    # An open trick (a beat) keeps the plain count.
+    series.apply(move(0, "8D"))
+    series.apply(move(1, "QD", beat=True))
+    table = plain(table_text(T, game, series, turn_seconds=None))
+    assert "Trick to P1 <&>, 3 pts:" in table

@@ -100,7 +100,13 @@ def _table_lines(
     lines = []
     if view.last_trick is not None:
         trick = view.last_trick
-        header = t("table.last_trick", name=seat_name(seats[trick.winner]), points=trick.points)
+        # B1: a view counts only the cards it sees; face-down ones are not counted yet.
+        closed = any(play.face_down for play in trick.plays)
+        header = t(
+            "table.last_trick_closed" if closed else "table.last_trick",
+            name=seat_name(seats[trick.winner]),
+            points=trick.points,
+        )
     elif previous is not None:
         number, trick, trump, shown = previous
         if shown is not None:  # C1/C2: how the deal before ended, with the cards shown

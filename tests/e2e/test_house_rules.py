@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import random
 import re
@@ -60,6 +61,19 @@ def without_trump_line(text: str) -> str:
     return "\n".join(line for line in text.splitlines() if not line.startswith("Trump:"))
 
 
+def face_down_trick_headers(texts: list[str]) -> list[str]:
+    """The header line of every taken trick shown with a card face down (B1) in it."""
+    headers = []
+    for text in texts:
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("Trick to "):
+                plays = itertools.takewhile(lambda play: play.startswith("  "), lines[i + 1 :])
+                if any("🂠" in play for play in plays):
+                    headers.append(line)
+    return headers
+
+
 def pretty(code: str) -> str:
     rank, suit = code[:-1], code[-1]
     return rank + {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[suit]
@@ -106,13 +120,13 @@ async def test_one_deal_under_each_burkozel_switch_b1_to_b6(tmp_path: Path) -> N
                 deal_over = "Deal 1 is over"
                 first_message = len(group.all_messages)
                 closed = rules.get("discards") == "closed"
-                face_down_seen = False
+                face_down_seen = face_down_trick_seen = False
 
                 def this_game() -> list[str]:
                     return [t for m in group.all_messages[first_message:] for t in m.texts_shown()]
 
                 def after_move(game_id: int = game_id, closed: bool = closed) -> None:
-                    nonlocal face_down_seen
+                    nonlocal face_down_seen, face_down_trick_seen
                     assert_no_hidden_card_in_group(group, [alice])
                     assert_no_hand_in_another_dm([alice], group)
                     texts = this_game()
@@ -124,6 +138,10 @@ async def test_one_deal_under_each_burkozel_switch_b1_to_b6(tmp_path: Path) -> N
                         shown = set().union(*(cards_in(without_trump_line(t)) for t in texts))
                         assert not (hidden & shown), sorted(hidden & shown)
                         face_down_seen |= bool(hidden) and any("🂠" in t for t in texts)
+                        # Issue 27: a trick's points count only its open cards, and say so.
+                        for header in face_down_trick_headers(texts):
+                            assert "🂠 not counted until the deal ends" in header, header
+                            face_down_trick_seen = True
 
                 await play_until(
                     fake,
@@ -133,7 +151,7 @@ async def test_one_deal_under_each_burkozel_switch_b1_to_b6(tmp_path: Path) -> N
                     group,
                     after_move=after_move,
                 )
-                assert face_down_seen or not closed
+                assert (face_down_seen and face_down_trick_seen) or not closed
                 result = await last_reply(fake, group, deal_over)
                 record = await record_of(db, game_id)
                 assert record["rules"] == rules
@@ -173,7 +191,24 @@ async def test_a_2x2_pairs_series_to_the_end_shows_the_pairs_and_equals_the_repl
             await app.service.storage.set_chat_rules(
                 group.id, {"burkozel": {"teams": "pairs", "combinations": "on"}}
             )
-            await start_with_computers(fake, group, alice, 3)
+            # Issue 27: the lobby shows the pairs as seats fill, before Start.
+            lobby = await open_game(fake, group, [alice], start=False)
+            assert "👥 Pair 1: 1. Alice <&> 🂡 & 3. (free)" in lobby.text
+            for n in range(1, 4):
+                await (await alice.tap(lobby, "🤖 + easy")).wait()
+                await fake.wait_for(lambda n=n: f"Computer {n}" in lobby.text)
+            assert "👥 Pair 2: 2. 🤖 Computer 1 (easy) & 4. 🤖 Computer 3 (easy)" in lobby.text
+            lobby_pairs = [
+                [name.split(". ", 1)[1] for name in line.split(": ", 1)[1].split(" & ")]
+                for line in lobby.text.splitlines()
+                if line.startswith("👥 Pair")
+            ]
+            assert lobby_pairs == [
+                ["Alice <&> 🂡", "🤖 Computer 2 (easy)"],
+                ["🤖 Computer 1 (easy)", "🤖 Computer 3 (easy)"],
+            ]
+            answer = await (await alice.tap(lobby, "▶️ Start")).wait()
+            assert not answer.show_alert, answer.text
 
             def over() -> bool:
                 return any("series is over" in (m.text or "") for m in group.bot_messages())
@@ -198,10 +233,11 @@ async def test_a_2x2_pairs_series_to_the_end_shows_the_pairs_and_equals_the_repl
             }
             totals = report["totals"]
             assert totals[0] == totals[2] and totals[1] == totals[3]  # B5: pooled
-            assert f"Pair 1: Alice <&> 🂡 & 🤖 Computer 2 (easy) — {totals[0]}" in result.text
-            assert (
-                f"Pair 2: 🤖 Computer 1 (easy) & 🤖 Computer 3 (easy) — {totals[1]}" in result.text
-            )
+            # The lobby's pairs are the game's: on the result and in the scoring (seats as
+            # they sat in the lobby, the pair's pooled totals).
+            for number, (first, second) in enumerate(lobby_pairs, start=1):
+                line = f"Pair {number}: {first} & {second} — {totals[number - 1]}"
+                assert line in result.text
             # Every deal's announced rows equal the replay, deal by deal.
             ends = [m for m in group.bot_messages() if re.search(r"Deal \d+ is over", m.text or "")]
             assert len(ends) == len(report["deals"])

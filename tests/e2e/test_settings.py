@@ -59,7 +59,9 @@ async def test_settings_are_for_admins_survive_a_restart_and_never_touch_a_runni
             menu = await menu_of(fake, group, "Chat settings")
             assert f"«{TITLE}»" in menu.text  # the title shown literally, not as HTML
             assert "Preset: Classic Burkozel" in menu.text
-            assert "B1 Discards: open — everyone sees discarded cards (R8)." in menu.text
+            # Issue 27: each switch in words, its id after (no bare "(R8)").
+            assert "Discards: open — everyone sees discarded cards. (B1)" in menu.text
+            assert "(R8)" not in menu.text
             before = menu.text
             # A non-admin is refused politely; nothing changes.
             answer = await (await bob.tap(menu, "2×2 pairs")).wait()
@@ -75,9 +77,9 @@ async def test_settings_are_for_admins_survive_a_restart_and_never_touch_a_runni
                 assert "not valid" in answer.text, forged
             assert menu.text == before
             # B3 elimination cannot go with credits (B4): said why, nothing changed.
-            await (await alice.tap(menu, "B4 Scoring: penalties")).wait()
-            await fake.wait_for(lambda: "B4 Scoring: winner takes" in menu.text)
-            answer = await (await alice.tap(menu, "B3 Series end: first to 12")).wait()
+            await (await alice.tap(menu, "Scoring: penalties")).wait()
+            await fake.wait_for(lambda: "Scoring: winner takes" in menu.button_texts)
+            answer = await (await alice.tap(menu, "Series end: first to 12")).wait()
             assert answer.show_alert and "elimination (B3)" in answer.text
             assert (await stored_rules(db, group.id))[0] == {
                 "burkozel": {"scoring": "winner_takes"}
@@ -103,14 +105,16 @@ async def test_settings_are_for_admins_survive_a_restart_and_never_touch_a_runni
             assert game_rules == {}  # the running series keeps the rules it started with
             await alice.send(group, "/rules")
             shown = await last_reply(fake, group, "Rules of this game")
-            assert "B5 Teams: each for themselves" in shown.text
+            assert "Teams: each for themselves — everyone counts their own points. (B5)" in (
+                shown.text
+            )
 
         async with running_bot(fake, db) as app:
             roomy_chatter(app)
             # After a restart: the series still has its rules, the chat its settings.
             await alice.send(group, "/rules")
             await fake.wait_for(
-                lambda: "B5 Teams: each for themselves" in group.bot_messages()[-1].text
+                lambda: "Teams: each for themselves" in group.bot_messages()[-1].text
             )
             await alice.send(group, "/cancel")
             confirm = await last_reply(fake, group, "End the current game")
@@ -120,11 +124,15 @@ async def test_settings_are_for_admins_survive_a_restart_and_never_touch_a_runni
             )
             await alice.send(group, "/rules")
             shown = await last_reply(fake, group, "This chat's rules")
-            assert "B5 Teams: 2×2 pairs — 4 players" in shown.text
+            assert "Teams: 2×2 pairs — 4 players" in shown.text
 
             # /newgame takes the defaults; Start refuses pairs with two players, saying why.
             await alice.send(group, "/newgame")
-            lobby = await menu_of(fake, group, "Rules: B5 2×2 pairs, B6 on")
+            # Issue 27: the lobby says what each changed rule does, and who pairs with whom.
+            lobby = await menu_of(fake, group, "• Teams: 2×2 pairs — partners sit opposite (B5)")
+            assert "• Combinations: on — бура, Москва, молодка" in lobby.text
+            assert "👥 Pair 1: 1. Alice 🂡 & 3. (free)" in lobby.text
+            assert "👥 Pair 2: 2. (free) & 4. (free)" in lobby.text
             await (await alice.tap(lobby, "🤖 + easy")).wait()
             await fake.wait_for(lambda: "Computer 1" in lobby.text)
             answer = await (await alice.tap(lobby, "▶️ Start")).wait()
