@@ -14,6 +14,10 @@ from pydantic import Field
 
 MAX_ID = 2**63 - 1  # SQLite's largest integer
 GameId = Annotated[int, Field(gt=0, le=MAX_ID)]
+# The group a button acts on, named by the buttons of a group command's answer, which may
+# be sent to the asker's private chat instead (bot/handlers/common.py). Groups' ids are
+# negative.
+GroupId = Annotated[int, Field(ge=-MAX_ID, lt=0)]
 Version = Annotated[int, Field(ge=0, le=MAX_ID)]
 
 
@@ -60,14 +64,17 @@ class CancelCb(CallbackData, prefix="x"):
 
 class LangCb(CallbackData, prefix="lang"):
     code: str
+    chat: GroupId
 
 
 class SettingsCb(CallbackData, prefix="st"):
-    """The /settings menu (issue 12). ``game`` 0: the chat's defaults; else a lobby's own
-    rules. ``action``: game | set | preset | timer | standin | lang | pics | open | close;
-    ``name``/``value`` are checked against bot/chat_settings.py before anything changes."""
+    """The /settings menu (issue 12). ``game`` above 0: a lobby's own rules; below 0: the
+    defaults of the group of that id (a menu that may be in a private chat); 0: of the
+    group the menu is in (menus drawn before issue 27). ``action``: game | set | preset |
+    timer | standin | lang | pics | open | close; ``name``/``value`` are checked against
+    bot/chat_settings.py before anything changes."""
 
-    game: Annotated[int, Field(ge=0, le=MAX_ID)]
+    game: Annotated[int, Field(ge=-MAX_ID, le=MAX_ID)]
     action: str
     name: str = ""
     value: str = ""

@@ -5,7 +5,9 @@ every command answer. Twenty ``/score`` from one onlooker used to queue twenty
 answers ahead of the table. Now the same answer to the same user's same command
 within ``cooldown`` seconds is not sent again (a changed score or language is), and a group answers at most ``burst`` commands at
 once, refilled one per ``refill`` seconds; beyond that the answer goes to the
-asker's private chat if they have one with the bot, or is not sent.
+asker's private chat (bot/handlers/common.py), with a short pointer in the group at
+most once per ``pointer_gap`` seconds. Answers go before the table's edits
+(bot/delivery.py), so within this share each comes in a few seconds even mid-game.
 """
 
 from __future__ import annotations
@@ -27,9 +29,11 @@ class ChatterLimit:
     cooldown: float = 30.0
     burst: float = 3.0
     refill: float = 15.0
+    pointer_gap: float = 30.0
     clock: Callable[[], float] = time.monotonic
     _last: dict[tuple[int, int, str], float] = field(default_factory=dict)
     _tokens: dict[int, tuple[float, float]] = field(default_factory=dict)
+    _pointers: dict[int, float] = field(default_factory=dict)
 
     def route(self, chat_id: int, user_id: int, command: str) -> Route:
         """Where the answer to ``command`` (with what makes an answer new, e.g. its text)
@@ -49,3 +53,15 @@ class ChatterLimit:
             return Route.GROUP
         self._tokens[chat_id] = (tokens, now)
         return Route.PRIVATE
+
+    def pointer(self, chat_id: int) -> bool:
+        """May group ``chat_id`` get a pointer to an answer sent privately now? One
+        pointer stands for every answer sent privately until the next may go."""
+        now = self.clock()
+        if len(self._pointers) > 10_000:
+            self._pointers = {k: t for k, t in self._pointers.items() if now - t < self.pointer_gap}
+        last = self._pointers.get(chat_id)
+        if last is not None and now - last < self.pointer_gap:
+            return False
+        self._pointers[chat_id] = now
+        return True

@@ -214,10 +214,13 @@ class DeliveryWorker:
         next_at = now + 1.0
         first: dict[int, OutboxItem] = {}
         for item in items:
-            # FIFO within a chat, except that the games' own messages go before answers
-            # to commands (which name no game), so chatter cannot hold up a table.
+            # FIFO within a chat, except that answers to commands (which name no game) go
+            # before the games' own messages: a game's pending edit is replaced by its next
+            # one anyway, while an answer behind a busy table waited as long as play went
+            # on (issue 27). Answers' share of a group is bounded where they are queued
+            # (bot/chatter.py), so they cannot hold up a table either.
             held = first.get(item.chat_id)
-            if held is None or (held.game_id is None and item.game_id is not None):
+            if held is None or (held.game_id is not None and item.game_id is None):
                 first[item.chat_id] = item
         # ``items`` are the oldest due rows overall: one chat's long backlog could hide
         # every other chat. The head of each chat's queue comes from its own query; a

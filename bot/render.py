@@ -119,9 +119,12 @@ def hand_over_text(t: Texts, chat_title: str, status: str) -> str:
     return t(f"hand.over_{status}", chat=chat_title)
 
 
-def language_keyboard() -> Keyboard:
+def language_keyboard(chat_id: int) -> Keyboard:
     """Each language named in itself, so anyone can find theirs."""
-    buttons = [button(texts(code)("language.name"), LangCb(code=code).pack()) for code in LANGUAGES]
+    buttons = [
+        button(texts(code)("language.name"), LangCb(code=code, chat=chat_id).pack())
+        for code in LANGUAGES
+    ]
     return keyboard([buttons])
 
 

@@ -10,9 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.callbacks import CancelCb, CardCb, LangCb, LobbyCb, PlayCb
+from bot.callbacks import CancelCb, CardCb, LangCb, LobbyCb, PlayCb, SettingsCb
+from bot.chat_settings import GAMES
+from bot.chat_settings import load as load_chat_settings
 from bot.config import ConfigError, load_settings
+from bot.handlers.stats import ResetCb
 from bot.i18n import LANGUAGES, catalog_keys, texts
+from bot.settings_view import Customs, menu_keyboard
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_GAME = 2**53  # far beyond any SQLite rowid a bot will reach
@@ -24,11 +28,27 @@ def test_every_callback_fits_in_64_bytes_at_its_largest() -> None:
         CardCb(game=MAX_GAME, v=10**9, card="10H"),
         PlayCb(game=MAX_GAME, v=10**9, kind="b", cards="10H.10D.10S"),
         CancelCb(game=MAX_GAME, confirm=True),
-        LangCb(code="ru"),
+        LangCb(code="ru", chat=-MAX_GAME),
+        ResetCb(chat=-MAX_GAME, confirm=True),
+        SettingsCb(game=-MAX_GAME, action="preset", name="classic_burkozel"),
     ]
     for data in largest:
         packed = data.pack()
         assert len(packed.encode()) <= 64, packed
+
+
+def test_every_button_of_a_groups_settings_menu_fits_in_64_bytes() -> None:
+    """The menu's buttons name their group (issue 27: the menu may be answered in the
+    asker's private chat)."""
+    customs = Customs(
+        language="ru", pictures=True, default_timer=90, default_stand_in="normal", away_after=2
+    )
+    for game in GAMES:
+        settings = load_chat_settings({})[0].with_game(game)
+        markup = menu_keyboard(texts("ru"), settings, game_id=-MAX_GAME, customs=customs)
+        for row in markup["inline_keyboard"]:
+            for button in row:
+                assert len(button["callback_data"].encode()) <= 64, button
 
 
 @pytest.mark.parametrize(

@@ -104,7 +104,8 @@ async def cancel(message: Message, service: GameService) -> None:
 
 async def language(message: Message, service: GameService) -> None:
     t = await chat_texts(service, message)
-    await reply(service, message, t("language.choose"), markup=render.language_keyboard())
+    markup = render.language_keyboard(message.chat.id)
+    await reply(service, message, t("language.choose"), markup=markup)
 
 
 def make_router() -> Router:

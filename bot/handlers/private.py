@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
-from aiogram import F, Router
+from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import CallbackQuery, Message
 
@@ -12,10 +12,14 @@ from bot.callbacks import LangCb
 from bot.chat_settings import game_name, rules_of_game
 from bot.chat_settings import load as load_settings
 from bot.handlers.common import (
+    MEMBERS,
     chat_texts,
     chat_title,
+    group_of,
+    group_title,
     personal_texts,
     reply,
+    status_in,
     thread_of,
     user_info,
 )
@@ -74,14 +78,21 @@ async def settings_here(message: Message, service: GameService) -> None:
 
 
 async def choose_language(
-    query: CallbackQuery, callback_data: LangCb, service: GameService
+    query: CallbackQuery, callback_data: LangCb, service: GameService, bot: Bot
 ) -> None:
-    if callback_data.code not in LANGUAGES or query.message is None:
+    """A language for the group the keyboard names: anyone in it may choose one, in the
+    group or, where /language was answered privately, in their private chat."""
+    message = query.message
+    if callback_data.code not in LANGUAGES or message is None:
         raise UserError("error.forged")
-    chat = query.message.chat
-    if chat.type == "private":
-        raise UserError("error.group_only")
-    await service.set_language(chat.id, chat_title(chat), callback_data.code)
+    group = group_of(message, callback_data.chat)
+    if message.chat.type != "private":
+        title = chat_title(message.chat)
+    elif await status_in(bot, group, query.from_user.id) in MEMBERS:
+        title = await group_title(service, group)
+    else:
+        raise UserError("error.forged")
+    await service.set_language(group, title, callback_data.code)
     await query.answer(texts(callback_data.code).alert("language.set"))
 
 

@@ -15,7 +15,15 @@ from bot.chat_settings import (
     load,
     rules_of_game,
 )
-from bot.handlers.common import chat_title, is_admin, reply, user_info
+from bot.handlers.common import (
+    ADMINS,
+    chat_title,
+    group_of,
+    group_title,
+    reply,
+    status_in,
+    user_info,
+)
 from bot.handlers.stats import pictures_command
 from bot.i18n import LANGUAGES, Texts, texts
 from bot.service import GameService, NeedsStart, UserError
@@ -68,7 +76,8 @@ async def _chat_menu(
         customs=customs,
         broken=broken.detail if broken else None,
     )
-    return text, menu_keyboard(t, settings, game_id=0, customs=customs)
+    # The buttons name the group: the menu may be answered in the asker's private chat.
+    return text, menu_keyboard(t, settings, game_id=chat_id, customs=customs)
 
 
 async def settings_command(
@@ -94,14 +103,18 @@ async def settings_button(
     message = query.message
     if not isinstance(message, Message):
         raise UserError("error.forged")
-    if callback_data.game:
+    if callback_data.game > 0:
         await _lobby_button(query, message, callback_data, service)
         return
-    if message.chat.type == "private":  # no menu is drawn there: a forged tap
-        raise UserError("error.group_only")
-    if not await is_admin(bot, message.chat, query.from_user.id):
+    if callback_data.game == 0 and message.chat.type == "private":
+        raise UserError("error.group_only")  # a menu drawn before menus named their group
+    chat_id = group_of(message, callback_data.game or message.chat.id)
+    if await status_in(bot, chat_id, query.from_user.id) not in ADMINS:
         raise UserError("admin.only")
-    chat_id, title = message.chat.id, chat_title(message.chat)
+    if message.chat.type == "private":
+        title = await group_title(service, chat_id)
+    else:
+        title = chat_title(message.chat)
     action = callback_data.action
     t = texts(await service.language_of(chat_id))
     if action == "close":

@@ -12,13 +12,19 @@ from aiogram.types import CallbackQuery, Message
 
 from bot import render
 from bot.attachments import document_payload
+from bot.callbacks import GroupId
 from bot.handlers.common import (
+    ADMINS,
+    MEMBERS,
     chat_texts,
     chat_title,
-    is_admin,
+    group_of,
+    group_title,
     personal_texts,
+    private_heading,
     reply,
     require_admin,
+    status_in,
     thread_of,
     user_info,
 )
@@ -39,6 +45,9 @@ class HistoryCb(CallbackData, prefix="h"):
 
 
 class ResetCb(CallbackData, prefix="rs"):
+    """Reset group ``chat``'s stats, or keep them (the question may be in a private chat)."""
+
+    chat: GroupId
     confirm: bool
 
 
@@ -87,10 +96,16 @@ async def history(message: Message, service: GameService) -> None:
 
 
 async def export_op(
-    service: GameService, chat_id: int, title: str, thread_id: int | None, game_id: int
+    service: GameService,
+    chat_id: int,
+    title: str,
+    thread_id: int | None,
+    game_id: int,
+    to: int | None = None,
 ) -> OutboxOp:
-    """The game's record as a JSON document: finished deals only, so a deal still being
-    played never shows its deck (that would reveal every hand)."""
+    """The game's record as a JSON document, to group ``chat_id`` (or to chat ``to``, in
+    the group's language): finished deals only, so a deal still being played never shows
+    its deck (that would reveal every hand)."""
     record = await service.storage.export_record(game_id)
     finished = {tally.deal_index for tally in await service.storage.tallies(game_id)}
     record["deals"] = [d for i, d in enumerate(record["deals"]) if i in finished]
@@ -101,7 +116,7 @@ async def export_op(
     payload = document_payload(export_filename(title, game_id, now), text, caption)
     if thread_id is not None:
         payload["message_thread_id"] = thread_id
-    return OutboxOp(chat_id, "send", payload, game_id, None)
+    return OutboxOp(chat_id if to is None else to, "send", payload, game_id, None)
 
 
 async def export(message: Message, service: GameService) -> None:
@@ -116,18 +131,29 @@ async def export(message: Message, service: GameService) -> None:
 
 
 async def history_button(
-    query: CallbackQuery, callback_data: HistoryCb, service: GameService
+    query: CallbackQuery, callback_data: HistoryCb, service: GameService, bot: Bot
 ) -> None:
+    """A record, sent where the button is: in the game's group, or in the private chat of
+    one of its members (where /history was answered privately)."""
     message = query.message
     if not 0 < callback_data.game < 2**63 or message is None:
         raise UserError("error.forged")
     game = await service.storage.get_game(callback_data.game)
-    # Only a game of this chat (a forged id must not fetch another chat's record).
-    if game is None or game.chat_id != message.chat.id:
+    # Only a game of this chat, or of the tapper's group (a forged id must not fetch
+    # another chat's record).
+    if game is None:
         raise UserError("error.forged")
-    thread = thread_of(message) if isinstance(message, Message) else None
-    title = chat_title(message.chat)
-    await service.storage.enqueue((await export_op(service, game.chat_id, title, thread, game.id),))
+    if message.chat.type == "private":
+        if await status_in(bot, game.chat_id, query.from_user.id) not in MEMBERS:
+            raise UserError("error.forged")
+        thread, title = None, await group_title(service, game.chat_id)
+    elif game.chat_id == message.chat.id:
+        thread = thread_of(message) if isinstance(message, Message) else None
+        title = chat_title(message.chat)
+    else:
+        raise UserError("error.forged")
+    op = await export_op(service, game.chat_id, title, thread, game.id, to=message.chat.id)
+    await service.storage.enqueue((op,))
     service.outbox_ready.set()
     await query.answer(personal_texts(query.from_user, service.default_language)("export.sent"))
 
@@ -145,11 +171,12 @@ def _in_thread(message: object, payload: dict[str, object]) -> dict[str, object]
 async def reset_stats(message: Message, service: GameService, bot: Bot) -> None:
     await require_admin(bot, message)
     t = await chat_texts(service, message)
+    chat = message.chat.id
     markup = render.keyboard(
         [
             [
-                render.button(t("reset.yes"), ResetCb(confirm=True).pack()),
-                render.button(t("reset.no"), ResetCb(confirm=False).pack()),
+                render.button(t("reset.yes"), ResetCb(chat=chat, confirm=True).pack()),
+                render.button(t("reset.no"), ResetCb(chat=chat, confirm=False).pack()),
             ]
         ]
     )
@@ -159,20 +186,26 @@ async def reset_stats(message: Message, service: GameService, bot: Bot) -> None:
 async def reset_button(
     query: CallbackQuery, callback_data: ResetCb, service: GameService, bot: Bot
 ) -> None:
+    """Checked against the group the question names, also where it was asked privately:
+    only that group's administrators reset its stats."""
     message = query.message
     if message is None:
         raise UserError("error.forged")
-    if not await is_admin(bot, message.chat, query.from_user.id):
+    group = group_of(message, callback_data.chat)
+    if await status_in(bot, group, query.from_user.id) not in ADMINS:
         raise UserError("admin.only")
-    t = texts(await service.language_of(message.chat.id))
+    t = texts(await service.language_of(group))
     if callback_data.confirm:
-        await service.storage.reset_chat_stats(message.chat.id)
+        await service.storage.reset_chat_stats(group)
     text = t("reset.done") if callback_data.confirm else t("reset.kept")
+    shown: str = text
+    if message.chat.type == "private":
+        shown = f"{private_heading(t, '/resetstats', await group_title(service, group))}\n\n{text}"
     # The question is answered: it becomes the answer (and loses its buttons).
     await service.storage.enqueue(
         (
             OutboxOp(message.chat.id, "delete", {"message_id": message.message_id}),
-            OutboxOp(message.chat.id, "send", _in_thread(message, {"text": text})),
+            OutboxOp(message.chat.id, "send", _in_thread(message, {"text": shown})),
         )
     )
     service.outbox_ready.set()

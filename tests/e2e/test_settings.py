@@ -193,8 +193,15 @@ async def test_a_private_chat_points_settings_and_language_to_the_groups(tmp_pat
             assert not any(m.buttons for m in said)
             answer = await (await alice.tap_raw(said[0], "st:0:set:teams:pairs")).wait()
             assert answer.text == "This works in a group chat."
-            answer = await (await alice.tap_raw(said[0], "lang:ru")).wait()
-            assert answer.text == "This works in a group chat."
+            # Language buttons name their group (issue 27): without one, or naming a group
+            # the tapper is not in, they are not valid.
+            for forged in ("lang:ru", "lang:ru:-1002999999999", f"lang:ru:{alice.id}"):
+                answer = await (await alice.tap_raw(said[0], forged)).wait()
+                assert answer.text == "This button is not valid.", forged
+            answer = await (
+                await alice.tap_raw(said[0], "st:-1002999999999:set:teams:pairs")
+            ).wait()
+            assert answer.text == "Only chat administrators can do that."
         assert fake.invalid_requests == []
     chat_rules, _ = await stored_rules(db, alice.id)
     assert chat_rules == {}  # the forged tap stored no rules for the private chat

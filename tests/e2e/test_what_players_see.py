@@ -195,8 +195,9 @@ async def test_every_card_played_reaches_the_group_and_every_other_player(
 
 async def test_group_commands_during_play_do_not_hold_up_the_table(tmp_path: Path) -> None:
     """Bug 3: command answers shared the table's queue, so twenty /score from an onlooker
-    delayed the table by over a minute. The game's messages go first and answers to
-    a chat's commands are bounded."""
+    delayed the table by over a minute. Answers to a chat's commands are bounded; those
+    within the group's share go before the table's edits (issue 27), so they hold it up
+    only as long as they take to send."""
     rng = random.Random(3)
     # The group is paced at 1 message a second (Telegram's real pace is 1 in 3 s), so a
     # backlog of thirty answers would hold the table for half a minute.
@@ -232,17 +233,18 @@ async def test_group_commands_during_play_do_not_hold_up_the_table(tmp_path: Pat
                 shown = len(table.history)
                 user = await fake.wait_for(lambda: whose_turn([alice, bob], group))
                 await play_one_move(fake, user, rng, group)
+                # At most three answers and a pointer go first: four seconds at this pace.
                 await fake.wait_for(
                     lambda s=shown: len(table.history) > s,
-                    timeout=4,
+                    timeout=8,
                     description="the table to show the move despite the chatter",
                 )
             await fake.wait_for(lambda: drained(app), timeout=30)
             answers = len(group.bot_messages()) - before_flood
-            # Past the group's share, the onlooker (who has a private chat) got it there:
-            # one answer to each command, not one per repeat.
+            # Past the group's share, the onlooker (who has a private chat) got it there,
+            # with one pointer in the group: one answer to each command, not one per repeat.
             private = len(onlooker.dm.bot_messages()) - dm_before
-            assert answers <= 3 and private >= 1 and answers + private <= 5, (answers, private)
+            assert answers <= 4 and private >= 1 and answers + private <= 6, (answers, private)
         assert fake.invalid_requests == []
 
 
