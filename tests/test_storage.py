@@ -36,6 +36,7 @@ from storage import (
     NewerDatabaseError,
     OutboxOp,
     Seat,
+    SentOp,
     StaleVersionError,
     Storage,
     StorageError,
@@ -486,6 +487,48 @@ async def test_outbox_enqueue_pending_retry_and_done(db: Backend) -> None:
     assert await db.get_message(game.id, "table") == MessageRef(game.id, "table", -5, 555)
     await db.outbox_done(hello.id, message_id=9)  # one-off: nothing to record
     assert await db.outbox_size() == 0
+
+
+async def test_outbox_done_logs_the_operation_telegram_took_for_the_next_senders_pacing(
+    db: Backend,
+) -> None:
+    game = await db.create_game(-5, None, {}, 11, SEATS, None)
+    await db.enqueue(
+        (
+            OutboxOp(-5, "send", {"text": "table"}, game.id, "table"),
+            OutboxOp(11, "send", {"text": "hi"}),
+            OutboxOp(-5, "edit", {"text": "table 2"}, game.id, "table"),
+        )
+    )
+    table, hello, edit = await db.pending(now=10**10)
+    await db.outbox_done(table.id, message_id=555, sent=SentOp(-5, 1000.5))
+    await db.outbox_done(hello.id, sent=SentOp(11, 1000.25))
+    await db.outbox_done(edit.id)  # answered without a request to Telegram: not logged
+    # A row a newer edit superseded while in flight: Telegram took its operation all
+    # the same, and the message it sent is still the game's.
+    await db.outbox_done(table.id, message_id=556, sent=SentOp(-5, 1001.0))
+    assert await db.outbox_size() == 0
+    assert await db.get_message(game.id, "table") == MessageRef(game.id, "table", -5, 555)
+    assert await db.sent_ops(since=0) == [
+        SentOp(11, 1000.25),
+        SentOp(-5, 1000.5),
+        SentOp(-5, 1001.0),
+    ]
+    assert await db.sent_ops(since=1000.5) == [SentOp(-5, 1001.0)]
+    # Telegram ids pass 2^31 (supergroups: -100...).
+    await db.outbox_done(10**9, sent=SentOp(-1001234567890, 1002.0))
+    assert await db.sent_ops(since=1001.0) == [SentOp(-1001234567890, 1002.0)]
+    # What a restarted sender counts as maybe in flight when the previous one died.
+    await db.log_sent_ops([SentOp(-5, 1003.0), SentOp(11, 1003.5)])
+    await db.log_sent_ops([])
+    assert await db.sent_ops(since=1002.0) == [SentOp(-5, 1003.0), SentOp(11, 1003.5)]
+    assert await db.prune_sent_ops(before=1001.0) == 2
+    assert await db.sent_ops(since=0) == [
+        SentOp(-5, 1001.0),
+        SentOp(-1001234567890, 1002.0),
+        SentOp(-5, 1003.0),
+        SentOp(11, 1003.5),
+    ]
 
 
 async def test_outbox_drop_superseded_keeps_only_the_newest_edit_per_game_message(
