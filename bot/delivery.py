@@ -130,7 +130,7 @@ class DeliveryWorker:
         # worst one redundant edit per message, which Telegram answers "not modified".)
         self._shown: dict[tuple[int, int], int] = {}
         self._stopping = False
-        self._pruned_at: float | None = None  # wall clock; None: pacing not rebuilt yet
+        self._pruned_at = 0.0  # wall clock: when sent_ops was last pruned
 
     def _bucket(self, chat_id: int) -> Bucket:
         bucket = self._buckets.get(chat_id)
@@ -171,21 +171,22 @@ class DeliveryWorker:
 
     async def _prune(self, wall: float) -> None:
         """Forget logged operations too old for any window, at most once per window."""
-        if self._pruned_at is None or wall - self._pruned_at >= self.limits.history:
+        if wall - self._pruned_at >= self.limits.history:
             await self.storage.prune_sent_ops(wall - self.limits.history)
             self._pruned_at = wall
 
     async def run(self) -> None:
         """Drain the outbox until cancelled."""
-        self._pruned_at = None  # each run (each time this instance becomes the sender)
+        paced = False  # each run: each time this instance becomes the sender
         while not self._stopping:
             # Cleared before the step, not after it: a wake-up that comes while the step
             # reads the outbox (a send finished, a commit queued more) starts the next
             # step at once instead of being lost until the step's delay runs out.
             self.wake.clear()
             try:
-                if self._pruned_at is None:
+                if not paced:
                     await self.rebuild_pacing()
+                    paced = True
                 else:
                     await self._prune(self.wall_clock())
                 delay = await self.step()
