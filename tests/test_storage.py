@@ -19,6 +19,7 @@ import pytest
 
 import engine
 import storage.migrations as migrations
+import storage.pg_migrations as pg_migrations
 from storage import (
     SCHEMA_VERSION,
     UNSET,
@@ -529,6 +530,43 @@ async def test_outbox_done_logs_the_operation_telegram_took_for_the_next_senders
         SentOp(-5, 1003.0),
         SentOp(11, 1003.5),
     ]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def new_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    """A database that does not exist yet, on either backend."""
+    if request.param == "sqlite":
+        yield f"sqlite:{tmp_path / 'new.sqlite3'}"
+        return
+    cluster = request.getfixturevalue("pg_cluster")
+    url = await cluster.new_database()
+    yield url
+    await cluster.drop_database(url)
+
+
+async def test_a_database_from_before_the_sent_ops_log_opens_with_its_outbox(
+    new_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Schema 5 (before migration 6's sent_ops): the bot opens it, its pending outbox is
+    kept, and the operations sent from it are logged from then on."""
+    url = new_url
+    with monkeypatch.context() as old_code:
+        old_code.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:5])
+        old_code.setattr(pg_migrations, "PG_MIGRATIONS", pg_migrations.PG_MIGRATIONS[:5])
+        old = await open_storage(url)
+        await old.enqueue((OutboxOp(-5, "send", {"text": "queued before the upgrade"}),))
+        with pytest.raises(Exception, match="sent_ops"):
+            await old.sent_ops(since=0)
+        await old.close()
+    db = await open_storage(url)
+    try:
+        (queued,) = await db.pending(now=10**10)
+        assert queued.payload == {"text": "queued before the upgrade"}
+        assert await db.sent_ops(since=0) == []
+        await db.outbox_done(queued.id, sent=SentOp(-5, 1000.0))
+        assert await db.sent_ops(since=0) == [SentOp(-5, 1000.0)]
+    finally:
+        await db.close()
 
 
 async def test_outbox_drop_superseded_keeps_only_the_newest_edit_per_game_message(
