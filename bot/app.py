@@ -91,12 +91,6 @@ async def register_commands(bot: Bot, default_language: str) -> None:
         await bot.set_my_commands(group, BotCommandScopeAllGroupChats(), language_code=language)
 
 
-async def _send(delivery: DeliveryWorker, storage: Backend) -> None:
-    if storage.shared:  # another instance may have been sending until a moment ago
-        delivery.take_over()
-    await delivery.run()
-
-
 async def _timers(service: GameService, storage: Backend) -> None:
     pruned_at = 0.0
     while True:
@@ -177,7 +171,8 @@ class App:
             role = SenderRole(
                 storage,
                 {
-                    "delivery": lambda: _send(delivery, storage),
+                    # Starts from the operations any sender logged lately (rebuild_pacing).
+                    "delivery": delivery.run,
                     "timers": lambda: _timers(service, storage),
                 },
                 service.outbox_ready.set,

@@ -31,7 +31,7 @@ from aiogram.exceptions import (
 
 from bot import lean_api, metrics
 from bot.attachments import Attachments, is_attachment
-from storage import Backend, CorruptRecordError, OutboxItem
+from storage import Backend, CorruptRecordError, OutboxItem, SentOp
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +83,9 @@ class Limits:
     # over all chats; a full bucket of 25 plus 25 refilled would make 50.
     global_capacity: float = 3
     global_rate: float = 25
+    # The longest of Telegram's windows: a (re)started sender replays the operations of
+    # this many seconds into its buckets, so their bounds above hold across a restart.
+    history: float = 60
 
 
 @dataclass
@@ -128,7 +131,7 @@ class DeliveryWorker:
         # worst one redundant edit per message, which Telegram answers "not modified".)
         self._shown: dict[tuple[int, int], int] = {}
         self._stopping = False
-        self.cautious_start = False  # see take_over
+        self._pruned_at = 0.0  # wall clock: when sent_ops was last pruned
 
     def _bucket(self, chat_id: int) -> Bucket:
         bucket = self._buckets.get(chat_id)
@@ -138,28 +141,55 @@ class DeliveryWorker:
                 bucket = Bucket(lim.private_capacity, lim.private_rate)
             else:
                 bucket = Bucket(lim.group_capacity, lim.group_rate)
-            if self.cautious_start:
-                bucket.tokens, bucket.stamp = min(1.0, bucket.capacity), self.clock()
             self._buckets[chat_id] = bucket
         return bucket
 
-    def take_over(self) -> None:
-        """This instance has just become the sender: another may have sent up to its
-        limits a moment ago, so every chat starts with one message, not a full burst
-        (with the refill rates below Telegram's, the two together stay within them)."""
-        self.cautious_start = True
+    async def rebuild_pacing(self) -> None:
+        """Start as if this sender had sent what Telegram took in the last minute.
+
+        Telegram's windows outlive a process: a sender that starts (after a restart or a
+        crash, or taking the role over from a dead instance) with full buckets sent a
+        group its whole burst on top of the minute's share just spent, and got 429s. So
+        each chat's bucket replays the operations logged (at the moment Telegram had
+        answered, never earlier than it counted them). Each chat with a due row counts one
+        more now, logged too (else the restart after next forgets it): the previous sender
+        may have had that row in flight, taken by Telegram but not logged, and it goes
+        again. The bot-wide bucket starts empty: whatever was in flight started within the
+        previous sender's bound, and an empty bucket keeps the two within one second's.
+        """
+        lim = self.limits
+        ops = await self.storage.sent_ops(self.wall_clock() - lim.history)
+        heads = await self.storage.outbox_heads()
+        wall = self.wall_clock()
+        in_flight = [SentOp(head.chat_id, wall) for head in heads if head.not_before <= wall]
+        await self.storage.log_sent_ops(in_flight)
+        now, wall = self.clock(), self.wall_clock()
         self._buckets.clear()
-        self._global = Bucket(self.limits.global_capacity, self.limits.global_rate)
-        self._global.tokens, self._global.stamp = 1.0, self.clock()
+        for op in (*ops, *in_flight):  # oldest first, as a bucket must see them
+            self._bucket(op.chat_id).take(now - max(0.0, wall - op.at))
+        self._global = Bucket(lim.global_capacity, lim.global_rate, tokens=0.0, stamp=now)
+        await self._prune(wall)
+
+    async def _prune(self, wall: float) -> None:
+        """Forget logged operations too old for any window, at most once per window."""
+        if wall - self._pruned_at >= self.limits.history:
+            await self.storage.prune_sent_ops(wall - self.limits.history)
+            self._pruned_at = wall
 
     async def run(self) -> None:
         """Drain the outbox until cancelled."""
+        paced = False  # each run: each time this instance becomes the sender
         while not self._stopping:
             # Cleared before the step, not after it: a wake-up that comes while the step
             # reads the outbox (a send finished, a commit queued more) starts the next
             # step at once instead of being lost until the step's delay runs out.
             self.wake.clear()
             try:
+                if not paced:
+                    await self.rebuild_pacing()
+                    paced = True
+                else:
+                    await self._prune(self.wall_clock())
                 delay = await self.step()
             except asyncio.CancelledError:
                 raise
@@ -303,7 +333,7 @@ class DeliveryWorker:
             self.stats.dropped += 1
             self.stats.errors.append(exc.message)
             log.warning("dropped %s to %s: %s", item.method, item.chat_id, exc.message)
-            await self.storage.outbox_done(item.id)
+            await self.storage.outbox_done(item.id, sent=self._sent(item))
         except TelegramAPIError as exc:
             await self._retry(item, str(exc))
         except CorruptRecordError as exc:  # the stored payload: trying again cannot help
@@ -315,12 +345,16 @@ class DeliveryWorker:
             await self._retry(item, repr(exc))
         else:
             self.stats.sent += 1
-            await self.storage.outbox_done(item.id, message_id)
+            await self.storage.outbox_done(item.id, message_id, sent=self._sent(item))
             if message_id is not None and item.game_id is not None and item.role is not None:
                 # A newer edit may have superseded (deleted) this row while it was in
                 # flight; the message it created must still be the one later edits
                 # change, or they would send a second copy and leave this one stale.
                 await self.storage.set_message(item.game_id, item.role, item.chat_id, message_id)
+
+    def _sent(self, item: OutboxItem) -> SentOp:
+        """The operation Telegram has just answered, as the next sender's pacing counts it."""
+        return SentOp(item.chat_id, self.wall_clock())
 
     async def _retry(self, item: OutboxItem, error: str) -> None:
         self.stats.retried += 1

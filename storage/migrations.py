@@ -250,6 +250,19 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     # 6: what an outbox edit shows that its reader must see (OutboxOp.milestone: a finished
     # trick, R8): only a newer edit showing the same replaces it. Rows queued before: none.
     ("ALTER TABLE outbox ADD COLUMN milestone TEXT",),
+    # 7: the operations Telegram took in the last minute or so (sends, edits, deletes), by
+    # chat: a restarted sender rebuilds its per-chat and bot-wide pacing from them, since
+    # Telegram's windows outlive the process (issue 27). Rows older than a minute are
+    # pruned by the sender; an existing database starts with none.
+    (
+        """
+        CREATE TABLE sent_ops (
+            chat_id INTEGER NOT NULL,
+            at      REAL    NOT NULL
+        )
+        """,
+        "CREATE INDEX sent_ops_by_time ON sent_ops (at)",
+    ),
 )
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)

@@ -343,6 +343,17 @@ PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     # 6: as SQLite's migration 6 (OutboxOp.milestone: a finished trick a hand shows is not
     # replaced by a newer edit that no longer shows it).
     ("ALTER TABLE outbox ADD COLUMN milestone TEXT",),
+    # 7: as SQLite's migration 7 (the operations Telegram took lately, for the pacing of a
+    # restarted sender or of the instance that takes the sender role over).
+    (
+        """
+        CREATE TABLE sent_ops (
+            chat_id BIGINT           NOT NULL,
+            at      DOUBLE PRECISION NOT NULL
+        )
+        """,
+        "CREATE INDEX sent_ops_by_time ON sent_ops (at)",
+    ),
 )
 
 PG_SCHEMA_VERSION: Final = len(PG_MIGRATIONS)

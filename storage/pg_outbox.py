@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar
 
 from storage.errors import StorageError
-from storage.models import OUTBOX_METHODS, MessageRef, OutboxItem, OutboxOp
+from storage.models import OUTBOX_METHODS, MessageRef, OutboxItem, OutboxOp, SentOp
 from storage.pg_instances import PgInstances
 from storage.pg_writes import Conn, Params, outbox_insert, rows_touched, sql
 from storage.rows import OUTBOX_COLUMNS, OUTBOX_SUPERSEDED, dumps, message_row, outbox_row
@@ -87,19 +87,31 @@ class PgOutbox(PgInstances):
             )
         return [outbox_row(row) for row in rows]
 
-    async def outbox_done(self, item_id: int, message_id: int | None = None) -> None:
+    async def outbox_done(
+        self, item_id: int, message_id: int | None = None, *, sent: SentOp | None = None
+    ) -> None:
         p = Params()
         query = f"DELETE FROM outbox WHERE id = {p(item_id)}"
         if message_id is not None:
             # The message an op sent becomes its game's, in the same statement.
             query = (
-                f"WITH sent AS ({query} RETURNING chat_id, game_id, role)"
+                f"WITH done AS ({query} RETURNING chat_id, game_id, role)"
                 " INSERT INTO messages (game_id, role, chat_id, message_id)"
-                f" SELECT game_id, role, chat_id, {p(message_id)}::bigint FROM sent"
+                f" SELECT game_id, role, chat_id, {p(message_id)}::bigint FROM done"
                 " WHERE game_id IS NOT NULL AND role IS NOT NULL"
                 " ON CONFLICT (game_id, role) DO UPDATE SET chat_id = excluded.chat_id,"
                 " message_id = excluded.message_id"
             )
+        if sent is not None:
+            # Logged in the same statement too (a data-modifying WITH always runs).
+            logged = (
+                "logged AS (INSERT INTO sent_ops (chat_id, at)"
+                f" VALUES ({p(sent.chat_id)}::bigint, {p(sent.at)}::double precision))"
+            )
+            if query.startswith("WITH "):
+                query = f"WITH {logged}, {query.removeprefix('WITH ')}"
+            else:
+                query = f"WITH {logged} {query}"
         await self._write_one(p, query)
 
     async def outbox_retry(
@@ -115,6 +127,30 @@ class PgOutbox(PgInstances):
     async def outbox_drop_superseded(self) -> int:
         async def body(conn: Conn) -> int:
             return rows_touched(await conn.execute(OUTBOX_SUPERSEDED))
+
+        return await self._write(body)
+
+    async def sent_ops(self, since: float) -> list[SentOp]:
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                "SELECT chat_id, at FROM sent_ops WHERE at > $1 ORDER BY at", since
+            )
+        return [SentOp(int(row[0]), float(row[1])) for row in rows]
+
+    async def log_sent_ops(self, ops: Iterable[SentOp]) -> None:
+        rows = [(op.chat_id, op.at) for op in ops]
+        if rows:
+            chats, times = (list(column) for column in zip(*rows, strict=True))
+            p = Params()
+            await self._write_one(
+                p,
+                "INSERT INTO sent_ops (chat_id, at)"
+                f" SELECT * FROM unnest({p(chats)}::bigint[], {p(times)}::double precision[])",
+            )
+
+    async def prune_sent_ops(self, before: float) -> int:
+        async def body(conn: Conn) -> int:
+            return rows_touched(await conn.execute("DELETE FROM sent_ops WHERE at < $1", before))
 
         return await self._write(body)
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from storage.errors import StorageError
-from storage.models import OUTBOX_METHODS, MessageRef, OutboxItem, OutboxOp
+from storage.models import OUTBOX_METHODS, MessageRef, OutboxItem, OutboxOp, SentOp
 from storage.rows import OUTBOX_COLUMNS, OUTBOX_SUPERSEDED, dumps, message_row, outbox_row
 
 _T = TypeVar("_T")
@@ -112,14 +112,22 @@ class SqliteOutbox:
         rows = await self._read(body)
         return [outbox_row(row) for row in rows]
 
-    async def outbox_done(self, item_id: int, message_id: int | None = None) -> None:
+    async def outbox_done(
+        self, item_id: int, message_id: int | None = None, *, sent: SentOp | None = None
+    ) -> None:
         """Delete a delivered row; a game message's new id is recorded in the same transaction.
 
         Recording happens only for rows with a game and a role and when ``message_id``
         is given, so a crash between the two can never leave a sent message unrecorded.
+        ``sent``: the operation Telegram took, logged for :meth:`sent_ops` (even when a
+        newer edit superseded the row while it was in flight).
         """
 
         def body(conn: sqlite3.Connection) -> None:
+            if sent is not None:
+                conn.execute(
+                    "INSERT INTO sent_ops (chat_id, at) VALUES (?, ?)", (sent.chat_id, sent.at)
+                )
             rows = list(
                 conn.execute(
                     "DELETE FROM outbox WHERE id = ? RETURNING chat_id, game_id, role",
@@ -156,6 +164,34 @@ class SqliteOutbox:
         def body(conn: sqlite3.Connection) -> int:
             cursor = conn.execute(OUTBOX_SUPERSEDED)
             return cursor.rowcount
+
+        return await self._write(body)
+
+    async def sent_ops(self, since: float) -> list[SentOp]:
+        """The operations logged by :meth:`outbox_done` after ``since``, oldest first."""
+        rows = await self._read(
+            lambda conn: conn.execute(
+                "SELECT chat_id, at FROM sent_ops WHERE at > ? ORDER BY at", (since,)
+            ).fetchall()
+        )
+        return [SentOp(int(chat_id), float(at)) for chat_id, at in rows]
+
+    async def log_sent_ops(self, ops: Iterable[SentOp]) -> None:
+        """Log operations Telegram may have taken without :meth:`outbox_done` (in flight
+        when the previous sender died)."""
+        rows = [(op.chat_id, op.at) for op in ops]
+
+        def body(conn: sqlite3.Connection) -> None:
+            conn.executemany("INSERT INTO sent_ops (chat_id, at) VALUES (?, ?)", rows)
+
+        if rows:
+            await self._write(body)
+
+    async def prune_sent_ops(self, before: float) -> int:
+        """Forget the operations logged before ``before``; returns how many."""
+
+        def body(conn: sqlite3.Connection) -> int:
+            return conn.execute("DELETE FROM sent_ops WHERE at < ?", (before,)).rowcount
 
         return await self._write(body)
 

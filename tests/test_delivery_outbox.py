@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -206,6 +207,9 @@ async def test_a_send_that_ends_during_a_step_starts_the_next_step_at_once(
     so the chat's next message goes now."""
     chat = await TwoMessagesToOneChat.open(tmp_path)
     worker = chat.worker
+    # run() paces in real time: a sender starts with the bot-wide bucket empty (it may
+    # have taken the role from one that sent a moment ago), refilled as time passes.
+    worker.clock = time.monotonic
     plain_step = worker.step
 
     async def step() -> float:

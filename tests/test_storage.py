@@ -19,6 +19,7 @@ import pytest
 
 import engine
 import storage.migrations as migrations
+import storage.pg_migrations as pg_migrations
 from storage import (
     SCHEMA_VERSION,
     UNSET,
@@ -36,6 +37,7 @@ from storage import (
     NewerDatabaseError,
     OutboxOp,
     Seat,
+    SentOp,
     StaleVersionError,
     Storage,
     StorageError,
@@ -486,6 +488,85 @@ async def test_outbox_enqueue_pending_retry_and_done(db: Backend) -> None:
     assert await db.get_message(game.id, "table") == MessageRef(game.id, "table", -5, 555)
     await db.outbox_done(hello.id, message_id=9)  # one-off: nothing to record
     assert await db.outbox_size() == 0
+
+
+async def test_outbox_done_logs_the_operation_telegram_took_for_the_next_senders_pacing(
+    db: Backend,
+) -> None:
+    game = await db.create_game(-5, None, {}, 11, SEATS, None)
+    await db.enqueue(
+        (
+            OutboxOp(-5, "send", {"text": "table"}, game.id, "table"),
+            OutboxOp(11, "send", {"text": "hi"}),
+            OutboxOp(-5, "edit", {"text": "table 2"}, game.id, "table"),
+        )
+    )
+    table, hello, edit = await db.pending(now=10**10)
+    await db.outbox_done(table.id, message_id=555, sent=SentOp(-5, 1000.5))
+    await db.outbox_done(hello.id, sent=SentOp(11, 1000.25))
+    await db.outbox_done(edit.id)  # answered without a request to Telegram: not logged
+    # A row a newer edit superseded while in flight: Telegram took its operation all
+    # the same, and the message it sent is still the game's.
+    await db.outbox_done(table.id, message_id=556, sent=SentOp(-5, 1001.0))
+    assert await db.outbox_size() == 0
+    assert await db.get_message(game.id, "table") == MessageRef(game.id, "table", -5, 555)
+    assert await db.sent_ops(since=0) == [
+        SentOp(11, 1000.25),
+        SentOp(-5, 1000.5),
+        SentOp(-5, 1001.0),
+    ]
+    assert await db.sent_ops(since=1000.5) == [SentOp(-5, 1001.0)]
+    # Telegram ids pass 2^31 (supergroups: -100...).
+    await db.outbox_done(10**9, sent=SentOp(-1001234567890, 1002.0))
+    assert await db.sent_ops(since=1001.0) == [SentOp(-1001234567890, 1002.0)]
+    # What a restarted sender counts as maybe in flight when the previous one died.
+    await db.log_sent_ops([SentOp(-5, 1003.0), SentOp(11, 1003.5)])
+    await db.log_sent_ops([])
+    assert await db.sent_ops(since=1002.0) == [SentOp(-5, 1003.0), SentOp(11, 1003.5)]
+    assert await db.prune_sent_ops(before=1001.0) == 2
+    assert await db.sent_ops(since=0) == [
+        SentOp(-5, 1001.0),
+        SentOp(-1001234567890, 1002.0),
+        SentOp(-5, 1003.0),
+        SentOp(11, 1003.5),
+    ]
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def new_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    """A database that does not exist yet, on either backend."""
+    if request.param == "sqlite":
+        yield f"sqlite:{tmp_path / 'new.sqlite3'}"
+        return
+    cluster = request.getfixturevalue("pg_cluster")
+    url = await cluster.new_database()
+    yield url
+    await cluster.drop_database(url)
+
+
+async def test_a_database_from_before_the_sent_ops_log_opens_with_its_outbox(
+    new_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Schema 6 (before migration 7's sent_ops): the bot opens it, its pending outbox is
+    kept, and the operations sent from it are logged from then on."""
+    url = new_url
+    with monkeypatch.context() as old_code:
+        old_code.setattr(migrations, "MIGRATIONS", migrations.MIGRATIONS[:6])
+        old_code.setattr(pg_migrations, "PG_MIGRATIONS", pg_migrations.PG_MIGRATIONS[:6])
+        old = await open_storage(url)
+        await old.enqueue((OutboxOp(-5, "send", {"text": "queued before the upgrade"}),))
+        with pytest.raises(Exception, match="sent_ops"):
+            await old.sent_ops(since=0)
+        await old.close()
+    db = await open_storage(url)
+    try:
+        (queued,) = await db.pending(now=10**10)
+        assert queued.payload == {"text": "queued before the upgrade"}
+        assert await db.sent_ops(since=0) == []
+        await db.outbox_done(queued.id, sent=SentOp(-5, 1000.0))
+        assert await db.sent_ops(since=0) == [SentOp(-5, 1000.0)]
+    finally:
+        await db.close()
 
 
 async def test_outbox_drop_superseded_keeps_only_the_newest_edit_per_game_message(
