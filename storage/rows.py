@@ -41,12 +41,20 @@ OUTBOX_COLUMNS: Final = (
 )
 OPEN_GAMES: Final = "status IN ('lobby', 'playing')"
 # Pending edits of a game message that a newer pending edit replaces: any newer one, or
-# for an edit with a milestone (OutboxOp.milestone) only one showing the same milestone.
+# for an edit with a milestone (OutboxOp.milestone) only one showing the same milestone,
+# unless MILESTONES_KEPT newer milestones of that message wait too: play faster than a
+# chat's one edit a second (two fast players, many tables) must not grow a backlog that
+# leaves the hand minutes behind the game; then the oldest finished trick goes unshown.
+MILESTONES_KEPT: Final = 2
 OUTBOX_SUPERSEDED: Final = (
     "DELETE FROM outbox WHERE method = 'edit' AND game_id IS NOT NULL AND role IS NOT NULL"
-    " AND EXISTS (SELECT 1 FROM outbox AS newer WHERE newer.method = 'edit'"
+    " AND (EXISTS (SELECT 1 FROM outbox AS newer WHERE newer.method = 'edit'"
     " AND newer.game_id = outbox.game_id AND newer.role = outbox.role AND newer.id > outbox.id"
     " AND (outbox.milestone IS NULL OR newer.milestone = outbox.milestone))"
+    " OR (outbox.milestone IS NOT NULL AND (SELECT COUNT(DISTINCT later.milestone)"
+    " FROM outbox AS later WHERE later.method = 'edit' AND later.game_id = outbox.game_id"
+    " AND later.role = outbox.role AND later.id > outbox.id"
+    f" AND later.milestone <> outbox.milestone) >= {MILESTONES_KEPT}))"
 )
 
 
