@@ -238,8 +238,15 @@ async def test_a_2x2_pairs_series_to_the_end_shows_the_pairs_and_equals_the_repl
             for number, (first, second) in enumerate(lobby_pairs, start=1):
                 line = f"Pair {number}: {first} & {second} — {totals[number - 1]}"
                 assert line in result.text
-            # Every deal's announced rows equal the replay, deal by deal.
-            ends = [m for m in group.bot_messages() if re.search(r"Deal \d+ is over", m.text or "")]
+
+            # Every deal's announced rows equal the replay, deal by deal. (The last deal's
+            # record is the final edit of its table, queued after the series result.)
+            def deal_ends() -> list[FakeMessage]:
+                over = re.compile(r"Deal \d+ is over")
+                return [m for m in group.bot_messages() if over.search(m.text or "")]
+
+            await fake.wait_for(lambda: len(deal_ends()) >= len(report["deals"]), timeout=20)
+            ends = deal_ends()
             assert len(ends) == len(report["deals"])
             for message, deal in zip(ends, report["deals"], strict=True):
                 rows = announced_rows(message)
