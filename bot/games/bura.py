@@ -239,24 +239,23 @@ def hand_keyboard(
 ) -> Keyboard | None:
     deal = series.deals[-1]
     hand = sorted(deal.hands[seat])
-    if not hand or deal.finished:
-        return None
+    legal = deal.legal_actions(seat)
+    if not (hand or legal):
+        return None  # (a taker holding no card still declares or draws, D5)
     version = game.version
 
     def act(kind: str, label: str, cards: Sequence[Card] = ()) -> dict[str, str]:
         codes = ".".join(c.code() for c in cards)
         return button(label, play_data(game.id, version, kind, codes))
 
-    rows = [
-        [
-            button(
-                ("✅ " if card in selection else "") + card_text(card, deal.trump),
-                card_data(game.id, version, card.code()),
-            )
-            for card in hand
-        ]
+    cards = [
+        button(
+            ("✅ " if card in selection else "") + card_text(card, deal.trump),
+            card_data(game.id, version, card.code()),
+        )
+        for card in hand
     ]
-    legal = deal.legal_actions(seat)
+    rows = [cards] if cards else []
     extra: list[dict[str, str]] = []
     for action in legal:
         if isinstance(action, Lead) and action.stop:
