@@ -13,6 +13,7 @@ declare, «Стоп!», show, даве...).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from bot.i18n import Texts
@@ -25,6 +26,17 @@ from storage import Game
 Series = Any
 Deal = Any
 Action = Any
+
+
+@dataclass(frozen=True, slots=True)
+class ByItself:
+    """The move made for a person whose turn it is unless they make another first: Bura's
+    draw after a trick (D4), which only a declaration (D5) comes before. ``at_once``:
+    nothing else can be right as far as that seat knows, so it is made without a pause
+    (and that tells them nothing they did not know). The same engine move a tap makes."""
+
+    action: Action
+    at_once: bool
 
 
 class BotGame(Protocol):
@@ -96,6 +108,11 @@ class BotGame(Protocol):
 
     def stand_in_action(self, series: Series, seat: int) -> Action:
         """A cheap action for a human who let the timer run out (never an optional call)."""
+        ...
+
+    def by_itself(self, series: Series) -> ByItself | None:
+        """The move that comes by itself if the seat whose turn it is taps nothing (no
+        tap is asked for it); None: the turn waits for the player (or their timer)."""
         ...
 
     # --- what players see --------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Any
 from bot.callbacks import card_data, play_data
 from bot.games.base import (
     PICK,
+    ByItself,
     ForgedAction,
     listed_plays,
     pick_button,
@@ -44,9 +45,10 @@ from engine.bura.ai.players import BuraGreedyPlayer
 from engine.bura.combos import dealt_combination, show_kind
 from engine.bura.deal import ANSWER, DAVE, DECLARE, LEAD, BuraDeal, TablePlay
 from engine.bura.record import from_record
-from engine.bura.rules import BuraRules
+from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, BuraRules
 from engine.bura.series import BuraSeries, deal_penalties
-from engine.cards import Card
+from engine.bura.view import BuraView
+from engine.cards import DECK, Card
 from storage import Game, Seat
 
 FACE_DOWN = "🂠"
@@ -58,6 +60,28 @@ def closed_text(count: int) -> str:
 
 def robber(series: BuraSeries) -> bool:
     return series.rules.series != "penalty_12"
+
+
+def last_trick_taken(deal: BuraDeal) -> bool:
+    """The trick just taken was the deal's last: no draw follows, only the end (D9)."""
+    return not deal.stock and not any(deal.hands)
+
+
+def declaration_may_win(view: BuraView, rules: BuraRules) -> bool:
+    """Whether declaring (D5) may win, as far as the trick's taker knows: the open cards
+    of their pile, and for its face-down cards (D3) the most and the least that many of
+    the cards they have not seen elsewhere could hold. Judged from the view alone, so
+    whether the draw waits for them (``BuraBot.by_itself``) tells nothing of those cards."""
+    pile = view.piles[view.seat]
+    known = sum(c.points for c in pile.open_cards)
+    elsewhere = {*view.hand, *view.seen_cards()}
+    if view.trump_card_in_stock:
+        elsewhere.add(view.trump_card)
+    unseen = sorted(c.points for c in DECK if c not in elsewhere)
+    hidden = len(pile.closed_by)
+    most = known + sum(unseen[len(unseen) - hidden :])
+    least = known + sum(unseen[:hidden])
+    return most >= DECLARE_TARGET and (rules.target == "31" or least <= BUST_LIMIT)
 
 
 # --- the table (public) ---------------------------------------------------------
@@ -102,7 +126,8 @@ def _waiting_line(t: Texts, deal: BuraDeal, seats: Sequence[Seat]) -> str | None
         return None
     name = seat_name(seats[deal.turn])
     if deal.phase == DECLARE:
-        return t("bura.turn_declare", name=name)
+        last = last_trick_taken(deal)
+        return t("bura.turn_declare_last" if last else "bura.turn_declare", name=name)
     if deal.phase == DAVE:
         assert deal.dave_by is not None
         return t("bura.turn_dave", name=name, by=seat_name(seats[deal.dave_by]))
@@ -179,7 +204,11 @@ def hand_text(
         lines.append(t("bura.your_closed", cards=cards_text(mine, view.trump)))
     lines.append("")
     actors = deal.actors()
-    if deal.turn == seat:
+    if deal.turn == seat and deal.phase == DECLARE and turn_seconds is not None:
+        # The draw comes by itself when the time is up (``BuraBot.by_itself``): no tap.
+        key = "bura.your_declare_last" if last_trick_taken(deal) else "bura.your_declare"
+        lines.append(t(key, limit=time_limit(t, turn_seconds)))
+    elif deal.turn == seat:
         lines.append(_your_turn_line(t, deal, seat, picking))
         if turn_seconds is not None:
             lines.append(t("hand.deadline", limit=time_limit(t, turn_seconds)))
@@ -196,8 +225,8 @@ def hand_text(
 
 
 def _your_turn_line(t: Texts, deal: BuraDeal, seat: int, picking: bool) -> str:
-    if deal.phase == DECLARE:
-        return t("bura.your_declare")
+    if deal.phase == DECLARE:  # no time given (the draw then waits for a tap)
+        return t("bura.your_declare_untimed")
     if deal.phase == DAVE:
         return t("bura.your_dave", n=deal.stakes * 2)
     return turn_hint(
@@ -244,31 +273,33 @@ def hand_keyboard(
 ) -> Keyboard | None:
     deal = series.deals[-1]
     hand = sorted(deal.hands[seat])
-    if not hand or deal.finished:
-        return None
+    legal = deal.legal_actions(seat)
+    if not (hand or legal):
+        return None  # (a taker holding no card still declares or draws, D5)
     version = game.version
 
     def act(kind: str, label: str, cards: Sequence[Card] = ()) -> dict[str, str]:
         codes = ".".join(c.code() for c in cards)
         return button(label, play_data(game.id, version, kind, codes))
 
-    rows = [
-        [
-            button(
-                ("✅ " if card in selection else "") + card_text(card, deal.trump),
-                card_data(game.id, version, card.code()),
-            )
-            for card in hand
-        ]
+    cards = [
+        button(
+            ("✅ " if card in selection else "") + card_text(card, deal.trump),
+            card_data(game.id, version, card.code()),
+        )
+        for card in hand
     ]
-    legal = deal.legal_actions(seat)
+    rows = [cards] if cards else []
     extra: list[dict[str, str]] = []
     for action in legal:
         if isinstance(action, Lead) and action.stop:
             shown = cards_text(sorted(action.cards), deal.trump)
             extra.append(act("s", t("bura.act_stop", cards=shown), sorted(action.cards)))
         elif isinstance(action, Declare):
-            key = "bura.act_declare" if action.declare else "bura.act_draw"
+            if action.declare:
+                key = "bura.act_declare"
+            else:  # the draw also comes by itself: this only saves the wait
+                key = "bura.act_pass_last" if last_trick_taken(deal) else "bura.act_draw"
             extra.append(act("v" if action.declare else "n", t(key)))
         elif isinstance(action, Show):
             extra.append(
@@ -477,6 +508,17 @@ class BuraBot:
         plain = [a for a in legal if not isinstance(a, Dave)]
         choice = BuraGreedyPlayer(series.rules).choose(deal.view(seat), plain)
         return choice if choice is not None else plain[0]
+
+    def by_itself(self, series: BuraSeries) -> ByItself | None:
+        """After a trick the draw (D4) comes by itself: at once where the taker cannot
+        know a declaration (D5) to have a chance (``declaration_may_win``), else when
+        the flows' short pause is over, «Вскрываюсь» offered meanwhile (issue 27)."""
+        deal = series.deals[-1]
+        if deal.phase != DECLARE or deal.turn is None:
+            return None
+        seat = deal.turn
+        chance = declaration_may_win(deal.view(seat), deal.rules)
+        return ByItself(Declare(seat, False), at_once=not chance)
 
     def table_text(
         self, t: Texts, game: Game, series: BuraSeries, *, turn_seconds: int | None

@@ -487,6 +487,10 @@ class BurkozelBot:
         deal = series.deals[-1]
         return safe_move(deal.view(seat), house.ordinary(deal.legal_moves(seat)))
 
+    def by_itself(self, series: Series) -> None:
+        """Nothing: every move is a player's (the draw after a trick is part of it, R10)."""
+        return None
+
     def table_text(self, t: Texts, game: Game, series: Series, *, turn_seconds: int | None) -> str:
         return table_text(t, game, series, turn_seconds=turn_seconds)
 

@@ -47,6 +47,9 @@ OPEN = ("lobby", "playing")
 # A player who tapped this recently is looking at their hand: the hand's edit shows
 # the turn, so no ping (a message that notifies) is sent.
 PING_AFTER_IDLE = 30.0
+# Seconds a move that comes by itself (``BotGame.by_itself``: Bura's draw after a trick)
+# waits for the player's other choice (a declaration, D5), timer or no timer.
+BY_ITSELF_AFTER = 5.0
 
 
 class UserError(Exception):
@@ -129,6 +132,7 @@ class ServiceCore:
         away_after: int = 2,
         lobby_timeout: float = 3600,
         computer_pause: float = 1.2,
+        by_itself_after: float = BY_ITSELF_AFTER,
         away_stand_in: str | None = "normal",
         clock: Callable[[], float] = time.time,
         rng: random.Random | None = None,
@@ -140,6 +144,7 @@ class ServiceCore:
         self.away_after = away_after
         self.lobby_timeout = lobby_timeout
         self.computer_pause = computer_pause
+        self.by_itself_after = by_itself_after
         self.away_stand_in = away_stand_in
         self.clock = clock
         self.rng = rng or random.SystemRandom()

@@ -86,7 +86,8 @@ class TableFlow(ServiceCore):
             only = keep | {last_mover} | set(ui.actors(deal))
         ops += self._hand_ops(live, only)
         turn = ui.turn(deal)
-        if turn is not None and turn != last_mover:
+        # No ping for a moment that passes by itself (Bura's draw): the turn after it pings.
+        if turn is not None and turn != last_mover and ui.by_itself(live.series) is None:
             seat = live.game.seats[turn]
             if seat.user_id is not None and not seat.away and self._idle(live, seat.user_id):
                 ops += self.ping(live, seat.user_id, live.t("ping.your_turn", chat=live.chat_title))
@@ -162,6 +163,8 @@ class TableFlow(ServiceCore):
         timeout = self._turn_timeout(live)
         if seat_.bot_level is not None:
             return Deadline(turn, now + self.computer_pause, None)
+        if ui.by_itself(series) is not None:  # stored: a restart or another instance makes it
+            return Deadline(turn, now + self.by_itself_after, None)
         if timeout == 0:
             return Deadline(turn, now + NO_TIMER_REMINDER, None)
         if seat_.away:
@@ -283,9 +286,28 @@ class TableFlow(ServiceCore):
 
     # --- applying an action --------------------------------------------------------
 
+    def _at_once(self, live: LiveGame) -> tuple[Any, int] | None:
+        """The move that comes by itself at once for a person (``BotGame.by_itself``),
+        and their seat; a computer makes its own choice."""
+        assert live.series is not None
+        ui = live.ui
+        coming = ui.by_itself(live.series)
+        turn = ui.turn(live.series.deals[-1])
+        if coming is None or not coming.at_once or turn is None:
+            return None
+        return None if live.game.seats[turn].bot_level is not None else (coming.action, turn)
+
     async def _apply(
-        self, live: LiveGame, action: Any, mover_seat: int, *, autoplayed: bool
+        self,
+        live: LiveGame,
+        action: Any,
+        mover_seat: int,
+        *,
+        autoplayed: bool,
+        by_itself: bool = False,
     ) -> Game:
+        """``by_itself``: the move came by itself (``BotGame.by_itself``), nobody's tap nor
+        a stand-in's: the mover's away count stays as it was."""
         series = live.series
         assert series is not None
         ui = live.ui
@@ -302,7 +324,7 @@ class TableFlow(ServiceCore):
         live.picking.clear()
         seats = list(game.seats)
         mover = seats[mover_seat]
-        if mover.user_id is not None:
+        if mover.user_id is not None and not by_itself:
             if autoplayed:
                 streak = mover.autoplayed + 1
                 seats[mover_seat] = replace(
@@ -344,6 +366,7 @@ class TableFlow(ServiceCore):
                     deal_index + 1, nxt.dealer, tuple(c.code() for c in nxt.deck)
                 )
                 ops.append(self._deal_record(live, deal_index, record))
+        follow = None
         humans = [s for s in game.seats if s.user_id is not None]
         if status is None and humans and all(s.away for s in humans):
             status = "abandoned"
@@ -357,11 +380,17 @@ class TableFlow(ServiceCore):
             deadline = self._deadline_for(live)
             change["deadline"] = deadline
             live.game = replace(game, deadline=deadline)
-            dealt = deal.finished  # the new deal's table comes with its first change
-            ops += self._play_ops(live, last_mover=mover_seat, keep=keep, table=not dealt)
+            follow = self._at_once(live)
+            if follow is None:  # else the move that follows at once shows both
+                dealt = deal.finished  # the new deal's table comes with its first change
+                last = None if by_itself else mover_seat  # (whose turn it is now is pinged)
+                ops += self._play_ops(live, last_mover=last, keep=keep, table=not dealt)
         committed = await self._commit(
             live, GameChange(seats=game.seats, outbox=tuple(ops), **change)
         )
+        if follow is not None:
+            # A second commit, as the move a tap would make (one logged move a commit).
+            return await self._apply(live, *follow, autoplayed=False, by_itself=True)
         await self._deal_again(live)
         return committed
 

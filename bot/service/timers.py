@@ -49,6 +49,9 @@ class TimerFlow(TableFlow):
             human = seat.bot_level is None
             if deadline.due_at <= now and seat.seat != ui.turn(deal):
                 await self._out_of_turn(live, seat.seat)
+            elif deadline.due_at <= now and human and (coming := ui.by_itself(series)) is not None:
+                # The move that comes by itself (Bura's draw), timer or no timer.
+                await self._apply(live, coming.action, seat.seat, autoplayed=False, by_itself=True)
             elif deadline.due_at <= now and human and self._turn_timeout(live) == 0:
                 # No timer: nobody plays for a human; remind them, and again later.
                 text = live.t("ping.gentle", chat=live.chat_title)

@@ -204,6 +204,11 @@ async def drive(
         if status != "playing" or until(series):
             return series
         deal = series.current
+        coming = BURA.by_itself(series) if deal is not None else None
+        if coming is not None and coming.at_once and deal.turn < len(table.users):
+            # A draw that follows at once (issue 27): no hand is drawn for this moment.
+            await asyncio.sleep(0.02)
+            continue
         picked = None if deal is None else choose(deal)
         if picked is None:
             await asyncio.sleep(0.02)
