@@ -227,7 +227,10 @@ class DeliveryWorker:
                 next_at = min(next_at, now + head.not_before - wall)
             else:
                 first.setdefault(head.chat_id, head)
-        for chat_id, item in first.items():
+        # Across chats too, games first: when the bot-wide limit is what holds sends back
+        # (a flood of strangers' commands answered in their private chats), the answers
+        # wait for the tables, not the other way round (issue 27).
+        for chat_id, item in sorted(first.items(), key=lambda head: head[1].game_id is None):
             if chat_id in self._in_flight or chat_id in busy:
                 continue
             ready = max(self._bucket(chat_id).ready_at(now), self._global.ready_at(now))
