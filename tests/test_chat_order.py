@@ -208,3 +208,17 @@ async def test_stopping_lets_what_is_held_finish_and_cancels_only_what_cannot() 
     assert {"2/3 ends", "3/4 ends"} <= set(handler.log)
     assert "1/1 ends" not in handler.log and "1/2 starts" not in handler.log
     assert len(asyncio.all_tasks()) == tasks_before
+
+
+async def test_an_update_of_a_kind_nobody_knows_is_ordered_by_nothing_and_still_handled() -> None:
+    """A kind Telegram adds later names no chat: it waits for no chat and none waits for it."""
+    seen: list[int] = []
+
+    async def handle(event: Update) -> None:
+        seen.append(event.update_id)
+
+    queues = ChatQueues(handle)
+    await queues.put(Update.model_validate({"update_id": 41, "some_new_kind": {"x": 1}}))
+    await queues.put(Update.model_validate({"update_id": 42, "some_new_kind": {"x": 2}}))
+    await idle(queues)
+    assert sorted(seen) == [41, 42] and queues.busy_chats() == 0
