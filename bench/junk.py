@@ -21,7 +21,8 @@ Figures, for the quiet start and each burst:
 - table lag: from the tap that makes a move (its update created at the fake) to the
   group table's edit reaching the fake, for every move tapped in the burst's window
   (from its first junk update until the bot confirmed the last one, handled what it
-  held and sent its outbox but for a table edit or two), and tap-to-answer for the same taps.
+  held and sent its outbox but for a table edit or two), and tap-to-answer for the same taps;
+- dropped: junk updates the bot dropped (its burkozel_updates_dropped, from /metrics).
 Nothing is asserted; the figures are printed.
 """
 
@@ -43,6 +44,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import aiohttp
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -113,8 +116,18 @@ class Sample:
 @dataclass
 class BotProcess:
     proc: asyncio.subprocess.Process
+    metrics_url: str
     samples: list[Sample] = field(default_factory=list)
     reader: asyncio.Task[None] | None = None
+
+    async def dropped(self) -> float | None:
+        """Updates the bot dropped so far (None: a bot that does not count them)."""
+        async with aiohttp.ClientSession() as session, session.get(self.metrics_url) as response:
+            text = await response.text()
+        for line in text.splitlines():
+            if line.startswith("burkozel_updates_dropped_total "):
+                return float(line.split()[1])
+        return None
 
     async def read(self) -> None:
         assert self.proc.stdout is not None
@@ -147,13 +160,15 @@ async def start_bot(fake: FakeTelegram, tmp: Path, webhook: bool) -> BotProcess:
         "TURN_TIMEOUT_SECONDS": "3600",
         "LOG_LEVEL": "WARNING",
     }
+    port = _free_port()  # /metrics is served here (polling mode: METRICS_LISTEN)
     if webhook:
-        port = _free_port()
         env |= {
             "WEBHOOK_URL": f"http://127.0.0.1:{port}/hook",
             "WEBHOOK_LISTEN": f"127.0.0.1:{port}",
             "WEBHOOK_SECRET": SECRET,
         }
+    else:
+        env["METRICS_LISTEN"] = f"127.0.0.1:{port}"
     log = (tmp / "bot.log").open("ab")
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -164,7 +179,7 @@ async def start_bot(fake: FakeTelegram, tmp: Path, webhook: bool) -> BotProcess:
         stdout=asyncio.subprocess.PIPE,
         stderr=log,
     )
-    bot = BotProcess(proc)
+    bot = BotProcess(proc, f"http://127.0.0.1:{port}/metrics")
     bot.reader = asyncio.create_task(bot.read())
     if webhook:
         await fake.wait_for(lambda: fake.webhook_url, timeout=120, interval=0.1)
@@ -368,6 +383,7 @@ class Phase:
     caught_up: float = 0.0  # ... and the bot held nothing more, its outbox empty
     end: float = 0.0
     junk: int = 0
+    dropped: float | None = None  # junk updates the bot dropped in this burst
 
 
 async def caught_up(fake: FakeTelegram, storage: Backend, bot: BotProcess, idle: int) -> bool:
@@ -418,6 +434,7 @@ async def session(
     await asyncio.sleep(max(30.0, think * 5))
     phases[0].end = phases[0].fetched = phases[0].caught_up = time.monotonic()
     for name in ("burst 1", "burst 2"):
+        dropped_before = await bot.dropped()
         phase = Phase(name, time.monotonic(), junk=junk_count)
         phases.append(phase)
         ids = len(fake.all_updates)
@@ -432,6 +449,9 @@ async def session(
         progress(f"{name}: the last junk update fetched after {phase.fetched - phase.start:.1f} s")
         await fake.wait_for(lambda: caught_up(fake, storage, bot, idle), timeout=1800, interval=0.2)
         phase.caught_up = time.monotonic()
+        dropped = await bot.dropped()
+        if dropped is not None and dropped_before is not None:
+            phase.dropped = dropped - dropped_before
         progress(f"{name}: caught up after {phase.caught_up - phase.start:.1f} s")
         await asyncio.sleep(max(SETTLE, AFTER_FETCH - (phase.caught_up - phase.fetched)))
         phase.end = time.monotonic()
@@ -448,7 +468,7 @@ def report(phases: list[Phase], bot: BotProcess, game: Game, junk: int, think: f
     print(
         f"{'':<9}{'peak tasks':>11}{'at fetch':>9}{'+20 s':>7}{'RSS MB before':>14}"
         f"{'peak':>7}{'after':>7}{'caught up s':>12}{'moves':>6}{'lag p50 s':>10}"
-        f"{'lag max s':>10}{'answer max s':>13}"
+        f"{'lag max s':>10}{'answer max s':>13}{'dropped':>8}"
     )
     for phase in phases:
         window = bot.between(phase.start, phase.caught_up)
@@ -469,12 +489,14 @@ def report(phases: list[Phase], bot: BotProcess, game: Game, junk: int, think: f
             f"{(phase.caught_up - phase.start) if phase.junk else 0:>12.1f}{len(moves):>6}"
             f"{statistics.median(lags) if lags else float('nan'):>10.1f}"
             f"{max(lags, default=float('nan')):>10.1f}{max(answers, default=float('nan')):>13.1f}"
+            f"{'-' if phase.dropped is None else f'{phase.dropped:.0f}':>8}"
         )
     print(
         "peak tasks: the most asyncio tasks alive in the bot (sampled every 50 ms) from the"
         " burst's first junk update until it caught up; at fetch / +20 s: when the last junk"
         " update had been fetched and 20 s later. RSS after: 30 s after it caught up."
-        " lag: tap that makes a move -> the group table's edit at the fake."
+        " lag: tap that makes a move -> the group table's edit at the fake. dropped: junk"
+        " updates the bot dropped (burkozel_updates_dropped; '-': a bot without it)."
     )
 
 
