@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import logging
+import secrets
 import signal
 import time
 from collections.abc import Awaitable, Callable
@@ -16,7 +18,8 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
-from aiogram.methods.base import Response
+from aiogram.methods import GetUpdates
+from aiogram.methods.base import Response, TelegramMethod
 from aiogram.types import (
     BotCommand,
     BotCommandScopeAllGroupChats,
@@ -25,12 +28,13 @@ from aiogram.types import (
     Update,
     User,
 )
-from aiogram.webhook.aiohttp_server import SimpleRequestHandler
+from aiogram.utils.backoff import Backoff, BackoffConfig
 from aiohttp import web
+from aiohttp.typedefs import Handler
 
 from bot import metrics
 from bot.attachments import Attachments
-from bot.chat_order import ChatOrderMiddleware
+from bot.chat_order import ChatQueues
 from bot.config import Settings, split_listen
 from bot.delivery import DeliveryWorker, Limits
 from bot.handlers import build_router
@@ -61,6 +65,9 @@ ALLOWED_UPDATES = ["message", "callback_query"]
 # Telegram re-delivers an unanswered update for up to a day; ids are kept a bit longer.
 UPDATE_MEMORY_SECONDS = 2 * 86400
 WEBHOOK_CONNECTIONS = 40  # Telegram's default; updates of one chat still come in order
+POLL_SECONDS = 10  # long polling: how long one getUpdates waits for something new
+POLL_BACKOFF = BackoffConfig(min_delay=1.0, max_delay=5.0, factor=1.3, jitter=0.1)
+DRAIN_SECONDS = 5  # stopping: how long the updates held may take to finish
 
 
 # aiogram parses every API answer as ``Response[T]``. pydantic caches such generic classes
@@ -104,6 +111,46 @@ async def _timers(service: GameService, storage: Backend) -> None:
         await asyncio.sleep(TICK_SECONDS)
 
 
+async def _feed(dispatcher: Dispatcher, bot: Bot, update: Update) -> None:
+    result = await dispatcher.feed_update(bot, update)
+    if isinstance(result, TelegramMethod):  # a handler's answer given as a method
+        await dispatcher.silent_call_request(bot, result)
+
+
+async def _poll(bot: Bot, queues: ChatQueues) -> None:
+    """Long polling. Fetches more only once the updates before are queued, and
+    ChatQueues.put waits while the process holds its most: a flood waits at Telegram."""
+    get_updates = GetUpdates(timeout=POLL_SECONDS, allowed_updates=ALLOWED_UPDATES)
+    backoff = Backoff(POLL_BACKOFF)
+    while True:
+        try:
+            updates = await bot(
+                get_updates, request_timeout=int(bot.session.timeout + POLL_SECONDS)
+            )
+        except Exception as exc:  # Telegram out of reach for a while: keep asking
+            log.warning("getUpdates failed (%s); again in %.1f s", exc, backoff.next_delay)
+            await backoff.asleep()
+            continue
+        backoff.reset()
+        for update in updates:
+            await queues.put(update)
+            get_updates.offset = update.update_id + 1  # confirmed by the next getUpdates
+
+
+def _webhook(bot: Bot, queues: ChatQueues, secret: str) -> Handler:
+    async def receive(request: web.Request) -> web.Response:
+        given = request.headers.get("X-Telegram-Bot-Api-Secret-Token", "")
+        if not secrets.compare_digest(given, secret):
+            return web.Response(status=401, text="Unauthorized")
+        update = Update.model_validate(await request.json(), context={"bot": bot})
+        # Answered once handled (an instance that dies first gets it re-delivered); a
+        # request that finds the process full waits, and Telegram sends less meanwhile.
+        await queues.handle(update)
+        return web.json_response({})
+
+    return receive
+
+
 class App:
     """The running bot; :meth:`run` serves updates (long polling or webhook) until stopped."""
 
@@ -117,24 +164,21 @@ class App:
         self.service: GameService | None = None
         self.delivery: DeliveryWorker | None = None
         self.role: SenderRole | None = None
+        self.queues: ChatQueues | None = None
         self.ready = asyncio.Event()
         self._stopped = asyncio.Event()
-
-    async def _started(self) -> None:
-        self.ready.set()
 
     async def stop(self) -> None:
         """Stop serving; :meth:`run` then finishes its shutdown."""
         self._stopped.set()
-        if self.dispatcher is not None and not self.settings.webhook_url:
-            with contextlib.suppress(RuntimeError):  # polling not started yet
-                await self.dispatcher.stop_polling()
 
     async def run(self) -> None:
         settings = self.settings
         storage = await open_storage(settings.storage_url)
         bot = make_bot(settings)
         tasks: list[asyncio.Task[None]] = []
+        poller: asyncio.Task[None] | None = None
+        queues: ChatQueues | None = None
         stop_http: Callable[[], Awaitable[None]] | None = None
         try:
             me = await bot.get_me()
@@ -160,7 +204,6 @@ class App:
             )
             await register_commands(bot, settings.default_language)
             dispatcher = Dispatcher(service=service)
-            dispatcher.update.outer_middleware(ChatOrderMiddleware())
             # Webhook mode re-delivers what an instance died on: each update applied once.
             # (Polling keeps its behaviour: a restart re-reads unconfirmed updates, whose
             # taps carry versions and are refused as stale.)
@@ -168,6 +211,8 @@ class App:
                 OnceMiddleware(storage, dedupe=bool(settings.webhook_url))
             )
             dispatcher.include_router(build_router())
+            queues = ChatQueues(functools.partial(_feed, dispatcher, bot))
+            metrics.UPDATES_HELD.set_function(lambda: queues.held)
             role = SenderRole(
                 storage,
                 {
@@ -177,11 +222,12 @@ class App:
                 },
                 service.outbox_ready.set,
             )
-            self.dispatcher, self.service, self.delivery, self.role = (
+            self.dispatcher, self.service, self.delivery, self.role, self.queues = (
                 dispatcher,
                 service,
                 delivery,
                 role,
+                queues,
             )
             await role.step()  # a lone instance is the sender before it serves anything
             # What is loaded by now (aiogram's and pydantic's models and schemas, the
@@ -194,10 +240,8 @@ class App:
             if settings.webhook_url:
                 assert settings.webhook_secret is not None  # config refuses it otherwise
                 secret = settings.webhook_secret.get_secret_value()
-                handler = SimpleRequestHandler(
-                    dispatcher, bot, handle_in_background=False, secret_token=secret
-                )
-                handler.register(http, path=urlsplit(settings.webhook_url).path or "/")
+                path = urlsplit(settings.webhook_url).path or "/"
+                http.router.add_post(path, _webhook(bot, queues, secret))
                 stop_http = await metrics.serve(http, *split_listen(settings.webhook_listen))
                 await bot.set_webhook(
                     settings.webhook_url,
@@ -206,28 +250,30 @@ class App:
                     max_connections=WEBHOOK_CONNECTIONS,
                 )
                 log.info("webhook mode: serving %s", settings.webhook_listen)
-                if self.handle_signals:
-                    loop = asyncio.get_running_loop()
-                    for signum in (signal.SIGTERM, signal.SIGINT):
-                        loop.add_signal_handler(signum, self._stopped.set)
-                self.ready.set()
-                await self._stopped.wait()
-                log.info("webhook mode: stopping")
             else:
                 if settings.metrics_listen:
                     stop_http = await metrics.serve(http, *split_listen(settings.metrics_listen))
-                dispatcher.startup.register(self._started)
                 await bot.delete_webhook()
-                await dispatcher.start_polling(
-                    bot,
-                    allowed_updates=ALLOWED_UPDATES,
-                    handle_signals=self.handle_signals,
-                    close_bot_session=False,
-                    polling_timeout=10,
-                )
+                poller = asyncio.create_task(_poll(bot, queues), name="polling")
+                poller.add_done_callback(lambda _: self._stopped.set())
+            if self.handle_signals:
+                loop = asyncio.get_running_loop()
+                for signum in (signal.SIGTERM, signal.SIGINT):
+                    loop.add_signal_handler(signum, self._stopped.set)
+            self.ready.set()
+            await self._stopped.wait()
+            log.info("stopping")
+            if poller is not None and poller.done():
+                poller.result()  # polling broke: say why, loudly
         finally:
+            if poller is not None:
+                poller.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await poller
             if stop_http is not None:
-                await stop_http()
+                await stop_http()  # (webhook mode: waits for the requests being answered)
+            if queues is not None:
+                await queues.drain(DRAIN_SECONDS)
             for task in tasks:
                 task.cancel()
             for task in tasks:

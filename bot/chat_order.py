@@ -1,57 +1,187 @@
-"""One chat's updates are handled one at a time, in the order they arrived.
+"""The updates this process holds: one chat's in order, chats side by side, a bounded number.
 
-Polling hands every update to a task of its own (aiogram's ``handle_as_tasks``), so
-two updates of one chat could finish in either order: a command sent right after
-/start was answered before /start's greeting, which writes to the database first.
-Webhook mode gets the order from Telegram, which sends a chat's next update only
-once the previous one was answered; this gives polling the same. Different chats
-still run side by side: the lock is per chat, and dropped once nobody waits on it.
+Every update, polled or posted by Telegram, waits here for its turn: one chat's updates
+run one at a time, in the order they came (a command sent right after /start must not
+be answered before /start's greeting, which writes to the database first); different
+chats run side by side, at most ``running`` at once, taking turns (a chat with a
+backlog goes to the back of the line after each of its updates), so one chat's flood
+cannot hold up another chat's tap.
+
+What is held is bounded (issue 27: 5,000 junk updates were 5,000 tasks and 50-75 MB
+that stayed). Polling fetches no more while ``capacity`` updates are held: the rest
+waits at Telegram, not in memory. Telegram hands out updates in the order they came,
+so polling cannot skip past a flooding chat to reach the others, only hold its updates
+or drop them: a chat may hold up to ``per_chat`` (half the room, so the other chats
+keep the other half), and what it sends beyond that while it catches up is dropped,
+counted and logged. A person's taps never come near that: they are handled long
+before hundreds pile up. Webhook mode drops nothing: Telegram sends a chat's next
+update only once the previous one is answered and keeps at most ``WEBHOOK_CONNECTIONS``
+requests open, so a request that finds no room simply waits, and Telegram sends less
+meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable, Hashable
 from typing import Any
 
-from aiogram import BaseMiddleware
-from aiogram.dispatcher.middlewares.user_context import EVENT_CONTEXT_KEY, EventContext
-from aiogram.types import TelegramObject
+from aiogram.dispatcher.middlewares.user_context import UserContextMiddleware
+from aiogram.types import Update
+
+from bot import metrics
+
+log = logging.getLogger(__name__)
+
+Handle = Callable[[Update], Awaitable[Any]]
+
+# Updates handled at once: enough for the storage to commit them together (with 16,
+# bench/bot.py --quick took 250 updates/s at 4-5 CPU ms each; with 64, 400 at 2.5).
+RUNNING = 64
+# Updates held (waiting or running): at most ~30 KB each (a tap carries the message it
+# was on), so at most ~30 MB; bench/junk.py: +24 MB peak under a flood (256
+# held: +12 MB, but then a chat's share, 128, is less than one burst of forged taps in
+# tests/e2e/test_reliability.py).
+CAPACITY = 1024
 
 
-class ChatOrderMiddleware(BaseMiddleware):
-    """Outer middleware on ``Dispatcher.update``, after aiogram's user context one."""
+def chat_of(update: Update) -> Hashable:
+    """What orders an update: its chat, else its user (whose private chat has their id),
+    else nothing (an update of its own)."""
+    context = UserContextMiddleware.resolve_event_context(update)
+    if context.chat is not None:
+        return context.chat.id
+    if context.user is not None:
+        return context.user.id
+    return ("update", update.update_id)
 
-    def __init__(self) -> None:
-        # chat id -> (its lock, how many updates hold or wait for it)
-        self._chats: dict[int, tuple[asyncio.Lock, int]] = {}
 
-    async def __call__(
+class ChatQueues:
+    """Updates waiting or being handled, a queue per chat; see the module docstring."""
+
+    def __init__(
         self,
-        handler: Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]],
-        event: TelegramObject,
-        data: dict[str, Any],
-    ) -> Any:
-        context = data.get(EVENT_CONTEXT_KEY)
-        chat = context.chat if isinstance(context, EventContext) else None
-        if chat is None:
-            return await handler(event, data)
-        # asyncio.Lock wakes its waiters first come, first served, and tasks reach this
-        # line in the order polling created them: the chat's updates run in order.
-        lock, users = self._chats.get(chat.id, (None, 0))
-        if lock is None:
-            lock = asyncio.Lock()
-        self._chats[chat.id] = (lock, users + 1)
-        try:
-            async with lock:
-                return await handler(event, data)
-        finally:
-            lock, users = self._chats[chat.id]
-            if users == 1:
-                del self._chats[chat.id]
-            else:
-                self._chats[chat.id] = (lock, users - 1)
+        handle: Handle,
+        *,
+        running: int = RUNNING,
+        capacity: int = CAPACITY,
+        per_chat: int = CAPACITY // 2,
+    ) -> None:
+        self._handle = handle
+        self.running = running
+        self.capacity = capacity
+        self.per_chat = per_chat
+        # chat -> its updates held, oldest first; the first one is running if the chat
+        # is not in _ready. An idle chat keeps no entry.
+        self._chats: dict[Hashable, deque[tuple[Update, asyncio.Future[Any] | None]]] = {}
+        self._ready: deque[Hashable] = deque()  # chats whose first update waits for a slot
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._held = 0
+        self._running_now = 0
+        self._freed = asyncio.Event()  # pulsed each time an update finishes
+        self._dropped: dict[Hashable, int] = {}
+        self._stopping = False
+
+    @property
+    def held(self) -> int:
+        """Updates waiting or running."""
+        return self._held
 
     def busy_chats(self) -> int:
-        """Chats with an update being handled or waiting (an idle chat keeps no lock)."""
+        """Chats with an update waiting or running (an idle chat keeps nothing)."""
         return len(self._chats)
+
+    async def put(self, update: Update) -> None:
+        """Polling: queue ``update`` once there is room, or drop it if its chat is
+        flooding (it holds ``per_chat`` already)."""
+        while self._held >= self.capacity:
+            await self._freed.wait()
+        chat = chat_of(update)
+        queue = self._chats.get(chat)
+        if queue is not None and len(queue) >= self.per_chat:
+            metrics.UPDATES_DROPPED.inc()
+            if chat not in self._dropped:
+                log.warning(
+                    "chat %s holds %s updates: dropping more until it catches up", chat, len(queue)
+                )
+            self._dropped[chat] = self._dropped.get(chat, 0) + 1
+            return
+        self._add(chat, update, None)
+
+    async def handle(self, update: Update) -> Any:
+        """Webhook mode: wait for room (however long), queue ``update`` and return what
+        handling it returned (or raise what it raised)."""
+        chat = chat_of(update)
+        while self._held >= self.capacity or len(self._chats.get(chat, ())) >= self.per_chat:
+            await self._freed.wait()
+        done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._add(chat, update, done)
+        return await done
+
+    async def drain(self, timeout: float) -> None:
+        """Let what is held be handled (stopping), for at most ``timeout`` seconds; then
+        what is still running is cancelled and what waits is forgotten."""
+        try:
+            async with asyncio.timeout(timeout):
+                while self._held:
+                    await self._freed.wait()
+        except TimeoutError:
+            log.warning("stopping with %s updates unhandled", self._held)
+        self._stopping = True
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _add(self, chat: Hashable, update: Update, done: asyncio.Future[Any] | None) -> None:
+        queue = self._chats.get(chat)
+        if queue is None:
+            queue = self._chats[chat] = deque()
+            self._ready.append(chat)
+        queue.append((update, done))
+        self._held += 1
+        self._start()
+
+    def _start(self) -> None:
+        while self._ready and self._running_now < self.running and not self._stopping:
+            chat = self._ready.popleft()
+            update, done = self._chats[chat][0]
+            self._running_now += 1
+            task = asyncio.create_task(self._run(chat, update, done))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _run(self, chat: Hashable, update: Update, done: asyncio.Future[Any] | None) -> None:
+        try:
+            result = await self._handle(update)
+        except asyncio.CancelledError:
+            if done is not None:
+                done.cancel()
+            raise
+        except Exception as exc:
+            if done is None:
+                log.exception("update %s failed", update.update_id)
+            elif not done.done():
+                done.set_exception(exc)
+        else:
+            if done is not None and not done.done():
+                done.set_result(result)
+        finally:
+            self._finished(chat)
+
+    def _finished(self, chat: Hashable) -> None:
+        queue = self._chats[chat]
+        queue.popleft()
+        self._held -= 1
+        self._running_now -= 1
+        if queue:
+            self._ready.append(chat)  # behind the chats already waiting: turns are fair
+        else:
+            del self._chats[chat]
+            dropped = self._dropped.pop(chat, 0)
+            if dropped:
+                log.warning("chat %s caught up; %s of its updates were dropped", chat, dropped)
+        self._freed.set()  # wakes every waiter, each to look again
+        self._freed.clear()
+        self._start()

@@ -261,7 +261,12 @@ class DeliveryWorker:
                 next_at = min(next_at, now + head.not_before - wall)
             else:
                 first.setdefault(head.chat_id, head)
-        for chat_id, item in first.items():
+        # Across chats too, games first: when the bot-wide limit is what holds sends back
+        # (a flood of strangers' commands answered in their private chats), the answers
+        # wait for the tables, not the other way round (issue 27). A group's answer comes
+        # next: it may be the head that a table waits behind, and bot/chatter.py keeps
+        # them few; private chats' answers last.
+        for chat_id, item in sorted(first.items(), key=_games_then_groups):
             if chat_id in self._in_flight or chat_id in busy:
                 continue
             ready = max(self._bucket(chat_id).ready_at(now), self._global.ready_at(now))
@@ -444,6 +449,11 @@ class DeliveryWorker:
             # the retry would find nothing to delete.
             await self.storage.forget_message(*named)
         return None
+
+
+def _games_then_groups(head: tuple[int, OutboxItem]) -> tuple[bool, bool]:
+    chat_id, item = head
+    return item.game_id is None, chat_id > 0
 
 
 def _send_params(payload: dict[str, Any]) -> dict[str, Any]:

@@ -19,6 +19,12 @@ UPDATES: Final = Counter("burkozel_updates_handled", "Telegram updates handled",
 DUPLICATES: Final = Counter(
     "burkozel_updates_duplicate", "Re-delivered updates dropped (already handled)"
 )
+UPDATES_HELD: Final = Gauge(
+    "burkozel_updates_held", "Updates received and not yet handled (waiting or running)"
+)
+UPDATES_DROPPED: Final = Counter(
+    "burkozel_updates_dropped", "Polled updates dropped: their chat held too many already"
+)
 MOVES: Final = Counter("burkozel_moves_applied", "Game moves committed")
 FLOOD_WAITS: Final = Counter("burkozel_telegram_429", "429 Too Many Requests received")
 OUTBOX_DEPTH: Final = Gauge("burkozel_outbox_depth", "Rows waiting in the outbox")

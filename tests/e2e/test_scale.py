@@ -131,6 +131,8 @@ async def test_webhook_checks_the_secret_and_serves_health_and_metrics(
                 assert r.status == 200 and "text/plain" in r.headers["Content-Type"]
         for name in (
             "burkozel_updates_handled_total",
+            "burkozel_updates_held",
+            "burkozel_updates_dropped_total",
             "burkozel_moves_applied_total",
             "burkozel_outbox_depth",
             "burkozel_outbox_age_seconds",
