@@ -32,6 +32,17 @@ FAST = Limits(
     global_rate=1000,
 )
 
+# The group paced at one message a second (Telegram's real pace is one in three), the
+# private chats not: a game's table edits keep the group's queue full.
+SLOW_GROUP = Limits(
+    group_capacity=1,
+    group_rate=1,
+    private_capacity=1000,
+    private_rate=1000,
+    global_capacity=1000,
+    global_rate=1000,
+)
+
 
 def settings_for(fake: FakeTelegram, db: Path, **overrides: Any) -> Settings:
     values: dict[str, Any] = {

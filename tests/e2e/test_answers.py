@@ -16,24 +16,13 @@ from pathlib import Path
 from bot.chatter import ChatterLimit
 from bot.delivery import Limits
 from storage import Seat, Storage
-from tests.e2e.harness import new_fake, open_game, play_one_move, running_bot
+from tests.e2e.harness import SLOW_GROUP, new_fake, open_game, play_one_move, running_bot
 from tests.e2e.test_reliability import drained
 from tests.e2e.test_settings import menu_of
 from tests.fake_telegram import FakeChat, FakeMessage
 from tests.test_stats import engine_deals, play_series
 
 TITLE = "Пики & Трефы <3 🃏"
-
-# The group is paced at one message a second (Telegram's real pace is one in three), the
-# private chats are not: a game's table edits keep the group's queue full.
-SLOW_GROUP = Limits(
-    group_capacity=1,
-    group_rate=1,
-    private_capacity=1000,
-    private_rate=1000,
-    global_capacity=1000,
-    global_rate=1000,
-)
 
 
 def table_edits_between(group: FakeChat, start: float, end: float) -> int:

@@ -11,10 +11,10 @@ import random
 import re
 from pathlib import Path
 
-from bot.delivery import Limits
 from bot.i18n import texts
 from engine import Move
 from tests.e2e.harness import (
+    SLOW_GROUP,
     hand_message,
     new_fake,
     open_game,
@@ -199,22 +199,12 @@ async def test_group_commands_during_play_do_not_hold_up_the_table(tmp_path: Pat
     within the group's share go before the table's edits (issue 27), so they hold it up
     only as long as they take to send."""
     rng = random.Random(3)
-    # The group is paced at 1 message a second (Telegram's real pace is 1 in 3 s), so a
-    # backlog of thirty answers would hold the table for half a minute.
-    slow_group = Limits(
-        group_capacity=1,
-        group_rate=1,
-        private_capacity=1000,
-        private_rate=1000,
-        global_capacity=1000,
-        global_rate=1000,
-    )
     async with new_fake() as fake:
         fake.enforce_limits = False
         alice, bob = fake.add_user("Alice"), fake.add_user("Bob")
         onlooker, quiet = fake.add_user("Olga"), fake.add_user("Quentin")
         group = fake.add_group("Friends", members=[alice, bob, onlooker, quiet])
-        async with running_bot(fake, tmp_path / "bot.sqlite3", limits=slow_group) as app:
+        async with running_bot(fake, tmp_path / "bot.sqlite3", limits=SLOW_GROUP) as app:
             await open_game(fake, group, [alice, bob])
             await onlooker.start_bot()
             await fake.wait_for(lambda: drained(app), timeout=20)
