@@ -3,27 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import combinations, permutations
+from itertools import combinations
 
+from engine.burkozel.actions import DealResult, Move, Play, PlayerView, TrickResult
+from engine.burkozel.combinations import is_lead_combination, show_kind, show_winner
+from engine.burkozel.rules import BASE_RULES, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, RuleSet
+from engine.burkozel.scoring import PLAYED, penalties_for, score_deal
+from engine.burkozel.view import PUBLIC, restore, seat_view
 from engine.cards import Card, Suit, check_deck
-from engine.combinations import is_lead_combination, show_kind, show_winner
 from engine.errors import GameOverError, IllegalMoveError
-from engine.moves import DealResult, Move, Play, PlayerView, TrickResult
-from engine.rules import BASE_RULES, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, RuleSet
-from engine.scoring import PLAYED, penalties_for, score_deal
-from engine.views import PUBLIC, restore, seat_view
+from engine.tricks import covers
 
 __all__ = ["Deal", "DealResult", "Move", "Play", "PlayerView", "TrickResult", "penalties_for"]
-
-
-def covers(answer: Sequence[Card], claim: Sequence[Card], trump: Suit) -> bool:
-    """R7: can ``answer`` be paired one-to-one with ``claim`` so every claim card is beaten?"""
-    if len(answer) != len(claim):
-        return False
-    return any(
-        all(a.beats(c, trump) for a, c in zip(order, claim, strict=True))
-        for order in permutations(answer)
-    )
 
 
 class Deal:
@@ -156,7 +147,7 @@ class Deal:
         table: Sequence[Play],
     ) -> Deal:
         """The position ``view`` shows with its hidden parts filled in (a determinization
-        for computer players), see :func:`engine.views.restore`."""
+        for computer players), see :func:`engine.burkozel.view.restore`."""
         self = object.__new__(cls)
         restore(self, view, hands, stock, table)
         return self
