@@ -83,8 +83,6 @@ class SeriesState(Protocol[ActionT]):
 
     def result(self) -> SeriesResultLike: ...
 
-    def to_record(self) -> dict[str, Any]: ...
-
 
 class Game(Protocol[ActionT]):
     """A game's static description and entry points."""
@@ -105,6 +103,10 @@ class Game(Protocol[ActionT]):
     def action_to_json(self, action: ActionT) -> dict[str, Any]: ...
 
     def from_record(self, record: object) -> SeriesState[ActionT]: ...
+
+    def to_record(self, series: SeriesState[ActionT]) -> dict[str, Any]:
+        """The record of everything ``series`` (one of this game's) played so far."""
+        ...
 
     def replay_json(self, record: object) -> dict[str, Any]:
         """Replay a record and return the CLI's JSON report (``RecordError`` if broken)."""

@@ -39,12 +39,12 @@ from bot.render import (
     shown_lines,
     time_limit,
 )
-from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
+from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show, TablePlay
 from engine.bura.ai import make_bura_player
 from engine.bura.ai.players import BuraGreedyPlayer
 from engine.bura.combinations import dealt_combination, show_kind
-from engine.bura.deal import ANSWER, DAVE, DECLARE, LEAD, BuraDeal, TablePlay
-from engine.bura.record import from_record
+from engine.bura.deal import ANSWER, DAVE, DECLARE, LEAD, BuraDeal
+from engine.bura.record import from_record, to_record
 from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, BuraRules
 from engine.bura.series import BuraSeries, deal_penalties
 from engine.bura.view import BuraView
@@ -424,7 +424,7 @@ class BuraBot:
         return from_record(record)
 
     def record(self, series: BuraSeries) -> dict[str, Any]:
-        return series.to_record()
+        return to_record(series)
 
     def deal_rows(self, series: BuraSeries) -> tuple[list[Sequence[int]], list[Sequence[int]]]:
         return [r.points for r in series.results], list(series.penalties)

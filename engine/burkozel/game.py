@@ -11,6 +11,7 @@ from engine.burkozel.record import FORMAT, from_record, replay, to_record
 from engine.burkozel.rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from engine.burkozel.series import Series, SeriesResult
 from engine.cards import Card
+from engine.game import SeriesState
 
 
 class BurkozelDealState:
@@ -77,9 +78,6 @@ class BurkozelSeriesState:
     def result(self) -> SeriesResult:
         return self.series.result()
 
-    def to_record(self) -> dict[str, Any]:
-        return to_record(self.series)
-
 
 class BurkozelGame:
     name = "burkozel"
@@ -100,6 +98,11 @@ class BurkozelGame:
 
     def from_record(self, record: object) -> BurkozelSeriesState:
         return BurkozelSeriesState(from_record(record))
+
+    def to_record(self, series: SeriesState[Move]) -> dict[str, Any]:
+        if not isinstance(series, BurkozelSeriesState):
+            raise TypeError("not a Burkozel series")
+        return to_record(series.series)
 
     def replay_json(self, record: object) -> dict[str, Any]:
         return replay(record).to_json()
