@@ -15,13 +15,15 @@ from dataclasses import replace
 
 import pytest
 
-from bot import render
 from bot.chat_settings import PRESETS, RULE_IDS, SWITCHES, ChatSettings, apply_preset
-from bot.games import GAMES
+from bot.games import GAMES, bot_game
 from bot.games.base import listed_plays
-from bot.games.burkozel import BURKOZEL, card_plays
+from bot.games.burkozel import game as burkozel_screens
+from bot.games.burkozel.game import BURKOZEL, card_plays
 from bot.i18n import LANGUAGES, catalog_keys, plain, texts
-from bot.settings_view import Customs, lobby_rules_line, menu_keyboard, menu_text, rules_lines
+from bot.views import render
+from bot.views.lobby import lobby_text
+from bot.views.settings import Customs, lobby_rules_line, menu_keyboard, menu_text, rules_lines
 from engine import shuffled_deck
 from engine.burkozel import Move, Series
 from engine.tricks import covers
@@ -91,21 +93,21 @@ def screens(language: str, game: Game, series: Series, title: str) -> list[str]:
     t = texts(language)
     deal = series.deals[-1]
     out = [
-        render.lobby_text(t, game),
+        lobby_text(t, game, bot_game(game.rules)),
         render.lobby_closed_text(t, game, "cancelled"),
-        render.table_text(t, game, series, turn_seconds=600),
+        burkozel_screens.table_text(t, game, series, turn_seconds=600),
         render.final_table_text(t, game, series, "finished"),
         render.hand_over_text(t, title, "finished"),
         render.series_end_text(t, game, series.totals, [0, 1]),
     ]
     for seat in game.seats:
         out.append(
-            render.hand_text(
+            burkozel_screens.hand_text(
                 t, game, title, deal, seat.seat, deal_number=len(series.deals), turn_seconds=60
             )
         )
     if series.results:
-        out.append(render.deal_end_text(t, game, 1, series.results[-1], series.totals))
+        out.append(burkozel_screens.deal_end_text(t, game, 1, series.results[-1], series.totals))
     return out
 
 
@@ -129,7 +131,9 @@ def test_every_screen_shows_hostile_names_and_titles_literally(language: str, pl
             series.start_deal(shuffled_deck(rng=rng))
             continue
         series.apply(rng.choice(deal.legal_moves()))
-    table = parse_html(render.table_text(texts(language), game, series, turn_seconds=5))[0]
+    table = parse_html(burkozel_screens.table_text(texts(language), game, series, turn_seconds=5))[
+        0
+    ]
     assert all(name in table for name in names), table
 
 
@@ -158,7 +162,7 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
         assert seat is not None
         view = deal.view(seat)
         for card in view.hand:
-            move = render.one_tap_move(deal, seat, card)
+            move = burkozel_screens.one_tap_move(deal, seat, card)
             if not view.table:
                 assert move == Move(seat, (card,)), (card, view.hand)
             elif len(view.table[0].cards) == 1:
@@ -168,7 +172,7 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
                 assert move is None  # several cards to answer with: always a choice
             for other in range(players):
                 if other != seat:
-                    assert render.one_tap_move(deal, other, card) is None
+                    assert burkozel_screens.one_tap_move(deal, other, card) is None
             checked += 1
         listed = {(tuple(sorted(m.cards)), m.beat) for m in listed_plays(card_plays(deal, seat))}
         if not view.table:
@@ -224,7 +228,7 @@ def test_r8_the_last_trick_of_the_deal_before_marks_that_deals_trumps() -> None:
             break
     else:
         pytest.fail("no two deals with different trumps in 200 tries")
-    table = plain(render.table_text(texts("en"), game, series, turn_seconds=60))
+    table = plain(burkozel_screens.table_text(texts("en"), game, series, turn_seconds=60))
     last = first.last_trick
     assert last is not None
     for play in last.plays:
@@ -300,7 +304,14 @@ def test_the_lobby_says_what_each_changed_rule_does_in_words_and_its_id_after(
                 if value == getattr(base, name):
                     continue
                 rules = {**({"game": game} if game == "bura" else {}), name: value}
-                lobby = plain(render.lobby_text(t, lobby_of(rules), lobby_rules_line(t, rules)))
+                lobby = plain(
+                    lobby_text(
+                        t,
+                        lobby_of(rules),
+                        bot_game(lobby_of(rules).rules),
+                        lobby_rules_line(t, rules),
+                    )
+                )
                 (line,) = [line for line in lobby.splitlines() if RULE_ID.search(line)]
                 words = plain(t(f"rule.{game}.{name}")) + ": "
                 words += plain(t(f"rule.{game}.{name}.{value}")) + " — "
@@ -310,10 +321,14 @@ def test_the_lobby_says_what_each_changed_rule_does_in_words_and_its_id_after(
     dave = {"game": "bura", "dave": "on"}
     home = dict(PRESETS["home_burkozel"][1])
     if language == "ru":
-        shown = plain(render.lobby_text(t, lobby_of(dave), lobby_rules_line(t, dave)))
+        shown = plain(
+            lobby_text(t, lobby_of(dave), bot_game(lobby_of(dave).rules), lobby_rules_line(t, dave))
+        )
         assert "Правила:\n• Даве: есть — удвоение ставки, вдвоём (D11)\n" in shown
     else:
-        shown = plain(render.lobby_text(t, lobby_of(home), lobby_rules_line(t, home)))
+        shown = plain(
+            lobby_text(t, lobby_of(home), bot_game(lobby_of(home).rules), lobby_rules_line(t, home))
+        )
         assert (
             "Rules:\n• Discards: closed — only their owner sees them (B1)\n"
             "• Lead: up to 4 — of one suit, from the second trick (B2)\n"

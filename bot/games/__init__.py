@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.games.base import BotGame
-from bot.games.bura import BURA
-from bot.games.burkozel import BURKOZEL
+from bot.games.bura.game import BURA
+from bot.games.burkozel.game import BURKOZEL
 from stats.summary import game_of
 
 GAMES: dict[str, BotGame] = {game.name: game for game in (BURKOZEL, BURA)}

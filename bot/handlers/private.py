@@ -8,7 +8,6 @@ from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import CallbackQuery, Message
 
-from bot.callbacks import LangCb
 from bot.chat_settings import game_name, rules_of_game
 from bot.chat_settings import load as load_settings
 from bot.handlers.common import (
@@ -25,7 +24,8 @@ from bot.handlers.common import (
 )
 from bot.i18n import LANGUAGES, texts
 from bot.service import GameService, UserError
-from bot.settings_view import rules_lines
+from bot.views.callbacks import LangCb
+from bot.views.settings import rules_lines
 from engine import EngineError
 
 

@@ -7,7 +7,6 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
 
-from bot.callbacks import SettingsCb
 from bot.chat_settings import (
     ChatSettings,
     SettingsError,
@@ -27,7 +26,8 @@ from bot.handlers.common import (
 from bot.handlers.stats import pictures_command
 from bot.i18n import LANGUAGES, Texts, texts
 from bot.service import GameService, NeedsStart, UserError
-from bot.settings_view import Customs, menu_keyboard, menu_text
+from bot.views.callbacks import SettingsCb
+from bot.views.settings import Customs, menu_keyboard, menu_text
 from engine import EngineError
 from engine.bura import BASE_BURA_RULES, BuraRules
 from engine.burkozel import BASE_RULES, RuleSet

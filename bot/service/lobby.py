@@ -7,12 +7,10 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from bot import render
 from bot.chat_settings import SettingsError, fits_seats, rules_of_game
 from bot.chat_settings import load as load_settings
 from bot.games import GAMES
 from bot.i18n import html_join, texts
-from bot.lobby_watch import tell_lobby_watchers
 from bot.service.core import (
     MAX_SEATS,
     OPEN,
@@ -22,8 +20,11 @@ from bot.service.core import (
     UserError,
     UserInfo,
 )
+from bot.service.lobby_watch import tell_lobby_watchers
 from bot.service.table import TableFlow, table_role
-from bot.settings_view import lobby_rules_line
+from bot.views import render
+from bot.views.lobby import lobby_text
+from bot.views.settings import lobby_rules_line
 from engine import EngineError, shuffled_deck
 from engine.burkozel.ai import LEVELS
 from stats.summary import game_of
@@ -108,7 +109,7 @@ class LobbyFlow(TableFlow):
         return self.group_edit(
             live,
             "lobby",
-            render.lobby_text(t, live.game, lobby_rules_line(t, live.game.rules)),
+            lobby_text(t, live.game, live.ui, lobby_rules_line(t, live.game.rules)),
             render.lobby_keyboard(t, live.game, self.bot_username),
         )
 

@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.callbacks import SettingsCb
 from bot.chat_settings import (
     GAMES,
     PRESETS,
@@ -24,7 +23,8 @@ from bot.chat_settings import (
     rules_of_game,
 )
 from bot.i18n import LANGUAGES, Html, Texts, texts
-from bot.render import Keyboard, button, keyboard
+from bot.views.callbacks import SettingsCb
+from bot.views.render import Keyboard, button, keyboard
 from engine import EngineError
 
 

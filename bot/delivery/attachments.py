@@ -16,9 +16,9 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import BufferedInputFile, InlineKeyboardMarkup, ReplyParameters
 
-from bot import picture
 from bot.i18n import texts
-from bot.stats import game_name, when
+from bot.views import picture
+from bot.views.stats import game_name, when
 from stats.summary import game_of
 from storage import Backend, OutboxItem
 
