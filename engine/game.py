@@ -84,6 +84,18 @@ class SeriesState(Protocol[ActionT]):
     def result(self) -> SeriesResultLike: ...
 
 
+class RulesLike(Protocol):
+    """A game's rule set: one value per switch, the base game by default."""
+
+    def to_dict(self) -> Mapping[str, object]:
+        """The switches that differ from the base, as a record writes them."""
+        ...
+
+    def check_players(self, players: int) -> None:
+        """Raise ``RuleSetError`` when these rules cannot be played by ``players``."""
+        ...
+
+
 class Game(Protocol[ActionT]):
     """A game's static description and entry points."""
 
@@ -91,6 +103,18 @@ class Game(Protocol[ActionT]):
     record_format: str
     min_players: int
     max_players: int
+    # Other names ``/newgame`` takes for it (``/newgame бура``).
+    aliases: tuple[str, ...]
+    # Each rule switch with its values, the base value first, in rule-book order, and
+    # the RULES.md id of each.
+    switches: Mapping[str, tuple[object, ...]]
+    rule_ids: Mapping[str, str]
+    # Named choices of switches (``/settings`` presets), in the order offered.
+    presets: Mapping[str, Mapping[str, object]]
+
+    def rules_from_dict(self, data: Mapping[str, Any]) -> RulesLike:
+        """A rule set from its switches (``RuleSetError`` if one cannot be)."""
+        ...
 
     def new_series(
         self, players: int, rules: Mapping[str, Any] | None = None, first_dealer: int = 0

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import pytest
 
-from bot.chat_settings import PRESETS, RULE_IDS, SWITCHES, ChatSettings, apply_preset
+from bot.chat_settings import ChatSettings, apply_preset, presets
 from bot.games import GAMES, bot_game
 from bot.games.base import listed_plays
 from bot.games.burkozel import game as burkozel_screens
@@ -26,6 +26,7 @@ from bot.views.lobby import lobby_text
 from bot.views.settings import Customs, lobby_rules_line, menu_keyboard, menu_text, rules_lines
 from engine import shuffled_deck
 from engine.burkozel import Move, Series
+from engine.registry import GAMES as ENGINE_GAMES
 from engine.tricks import covers
 from storage import Deadline, Game, Seat
 from tests.fake_telegram.text import parse_html
@@ -297,12 +298,9 @@ def test_the_lobby_says_what_each_changed_rule_does_in_words_and_its_id_after(
     on"), which players do not know. Each switch away from its base is named in words,
     its value too, with a few words on what it does; the id follows for RULES.md readers."""
     t = texts(language)
-    for game, switches in SWITCHES.items():
-        base = ChatSettings().rules(game)
-        for name, values in switches.items():
-            for value in values:
-                if value == getattr(base, name):
-                    continue
+    for game, engine_game in ENGINE_GAMES.items():
+        for name, values in engine_game.switches.items():
+            for value in values[1:]:  # the base value is first
                 rules = {**({"game": game} if game == "bura" else {}), name: value}
                 lobby = plain(
                     lobby_text(
@@ -316,10 +314,12 @@ def test_the_lobby_says_what_each_changed_rule_does_in_words_and_its_id_after(
                 words = plain(t(f"rule.{game}.{name}")) + ": "
                 words += plain(t(f"rule.{game}.{name}.{value}")) + " — "
                 assert line.startswith("• " + words), line
-                gist = line.removeprefix("• " + words).removesuffix(f" ({RULE_IDS[game][name]})")
+                gist = line.removeprefix("• " + words).removesuffix(
+                    f" ({ENGINE_GAMES[game].rule_ids[name]})"
+                )
                 assert len(gist) > 8 and not RULE_ID.search(gist), line
     dave = {"game": "bura", "dave": "on"}
-    home = dict(PRESETS["home_burkozel"][1])
+    home = dict(presets()["home_burkozel"][1])
     if language == "ru":
         shown = plain(
             lobby_text(t, lobby_of(dave), bot_game(lobby_of(dave).rules), lobby_rules_line(t, dave))
@@ -346,16 +346,16 @@ def test_settings_and_rules_name_each_switch_in_words_and_its_id_only_after(
     with its own id (/rules alike); the buttons, which cannot have small print, show none."""
     t = texts(language)
     customs = Customs(language, True, 600.0, "normal", 3)
-    for preset in PRESETS:
+    for preset in presets():
         settings = apply_preset(ChatSettings(), preset)
         game = settings.game
         menu = plain(menu_text(t, settings, title="<&> 🃏", lobby=False, customs=customs))
-        assert RULE_ID.findall(menu) == list(RULE_IDS[game].values()), menu
-        for name, rule_id in RULE_IDS[game].items():
+        assert RULE_ID.findall(menu) == list(ENGINE_GAMES[game].rule_ids.values()), menu
+        for name, rule_id in ENGINE_GAMES[game].rule_ids.items():
             (line,) = [line for line in menu.splitlines() if rule_id in line]
             assert line.startswith(plain(t(f"rule.{game}.{name}")) + ": "), line
             assert line.endswith(f"({rule_id})"), line
-        shown = [plain(line) for line in rules_lines(t, settings.rules())]
+        shown = [plain(line) for line in rules_lines(t, game, settings.rules())]
         assert shown == [line for line in menu.splitlines() if RULE_ID.search(line)]
         labels = [
             b["text"]

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.chat_settings import GAMES
 from bot.chat_settings import load as load_chat_settings
 from bot.config import ConfigError, load_settings
 from bot.handlers.stats import ResetCb
 from bot.i18n import LANGUAGES, catalog_keys, texts
 from bot.views.callbacks import CancelCb, CardCb, LangCb, LobbyCb, PlayCb, SettingsCb
 from bot.views.settings import Customs, menu_keyboard
+from engine.registry import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_GAME = 2**53  # far beyond any SQLite rowid a bot will reach

@@ -19,7 +19,7 @@ from typing import Any, Protocol, TypeVar
 from bot.i18n import Html, Texts
 from bot.views.render import Keyboard
 from engine import Card, Suit
-from storage import Game
+from storage import Game, PlayerRecord
 
 # An engine series, deal and action of the game at hand (each game has its own types;
 # the flows pass them back to the same game module without looking inside).
@@ -168,6 +168,10 @@ class BotGame(Protocol):
         ...
 
     def series_end_text(self, t: Texts, game: Game, series: Series) -> str: ...
+
+    def stats_lines(self, t: Texts, stats: PlayerRecord) -> list[Html]:
+        """Lines /stats adds for this game (Bura: declarations true and false, D5)."""
+        ...
 
 
 class ForgedAction(ValueError):

@@ -8,7 +8,7 @@ from typing import Any
 
 from engine.burkozel.deal import Deal, DealResult, Move, PlayerView
 from engine.burkozel.record import FORMAT, from_record, replay, to_record
-from engine.burkozel.rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
+from engine.burkozel.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, RULE_IDS, SWITCHES, RuleSet
 from engine.burkozel.series import Series, SeriesResult
 from engine.cards import Card
 from engine.game import SeriesState
@@ -84,6 +84,13 @@ class BurkozelGame:
     record_format = FORMAT
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    aliases: tuple[str, ...] = ("буркозёл", "буркозел")
+    switches: Mapping[str, tuple[object, ...]] = SWITCHES
+    rule_ids: Mapping[str, str] = RULE_IDS
+    presets: Mapping[str, Mapping[str, object]] = PRESETS
+
+    def rules_from_dict(self, data: Mapping[str, Any]) -> RuleSet:
+        return RuleSet.from_dict(data)
 
     def new_series(
         self, players: int, rules: Mapping[str, Any] | None = None, first_dealer: int = 0

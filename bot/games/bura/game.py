@@ -49,7 +49,7 @@ from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, MAX_PLAYERS, MIN_PLAYE
 from engine.bura.series import BuraSeries, deal_penalties
 from engine.bura.view import BuraView
 from engine.cards import DECK, Card
-from storage import Game, Seat
+from storage import Game, PlayerRecord, Seat
 
 FACE_DOWN = "🂠"
 
@@ -556,6 +556,11 @@ class BuraBot:
 
     def move_notes(self, t: Texts, game: Game, series: BuraSeries, action: Action) -> list[str]:
         return move_notes(t, game, series, action)
+
+    def stats_lines(self, t: Texts, stats: PlayerRecord) -> list[Html]:
+        return [
+            t("stats.declarations", true=stats.declarations_true, false=stats.declarations_false)
+        ]
 
     def lobby_title(self, t: Texts) -> str:
         return t("lobby.title_game", game=t("game.bura"))

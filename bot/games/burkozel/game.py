@@ -52,7 +52,7 @@ from engine.burkozel.combinations import SHOWS, show_kind
 from engine.burkozel.deal import TrickResult
 from engine.burkozel.rules import MAX_PLAYERS, MIN_PLAYERS
 from engine.tricks import covers
-from storage import Game, Seat
+from storage import Game, PlayerRecord, Seat
 
 
 class PreviousTrick(NamedTuple):
@@ -475,6 +475,9 @@ class BurkozelBot:
     def by_itself(self, series: Series) -> None:
         """Nothing: every move is a player's (the draw after a trick is part of it, R10)."""
         return None
+
+    def stats_lines(self, t: Texts, stats: PlayerRecord) -> list[Html]:
+        return []
 
     def lobby_title(self, t: Texts) -> str:
         return t("lobby.title")
