@@ -146,7 +146,7 @@ class Storage(SqliteChats, SqliteGames, SqliteHistory, SqliteOutbox, RecordsMixi
 
         ``aiosqlite.Connection._execute`` is private, but every public aiosqlite method
         is built on it and it is the only way to run several statements in one hop.
-        tests/test_storage.py pins the behaviour relied on here.
+        tests/storage/test_storage.py pins the behaviour relied on here.
         """
         return await self._conn._execute(fn, *args)  # type: ignore[no-untyped-call,no-any-return]
 
