@@ -19,7 +19,7 @@ from aiogram.types import BufferedInputFile, InlineKeyboardMarkup, ReplyParamete
 from bot import picture
 from bot.i18n import texts
 from bot.stats import game_name, when
-from stats.summary import game_of
+from engine.games import game_of
 from storage import Backend, OutboxItem
 
 log = logging.getLogger(__name__)

@@ -165,7 +165,7 @@ class ChatSettings:
 
     def game_rules(self, game: str | None = None) -> dict[str, Any]:
         """What a new game records as ``Game.rules``: Burkozel's switches as a record
-        writes them, Bura's with ``"game": "bura"`` (stats.summary.game_of)."""
+        writes them, Bura's with ``"game": "bura"`` (engine.games.game_of)."""
         if (game or self.game) == "bura":
             return {"game": "bura", **self.bura.to_dict()}
         return self.burkozel.to_dict()

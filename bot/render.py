@@ -15,7 +15,7 @@ from bot import burkozel_house as house
 from bot.callbacks import CancelCb, LangCb, LobbyCb, SettingsCb
 from bot.i18n import LANGUAGES, Html, Texts, html, html_join, texts
 from engine import Card, Suit
-from stats.summary import game_of
+from engine.games import game_of
 from storage import Game, Seat
 
 TRUMP_MARK = "★"

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from bot.i18n import Html, Texts, html, html_join
+from engine.games import GAMES
 from stats.ratings import SHOWN_AFTER
-from stats.summary import GAMES, series_end
+from stats.summary import series_end
 from storage import Game, PlayerRecord, Rating, SeatResult, SeriesEnd, SeriesSummary
 
 if TYPE_CHECKING:

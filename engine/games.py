@@ -4,7 +4,7 @@ nothing else outside its own package needs to change."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from engine.bura.game import BURA
 from engine.burkozel_game import BURKOZEL
@@ -13,6 +13,8 @@ from engine.game import Game
 
 GAMES: dict[str, Game[Any]] = {game.name: game for game in (BURKOZEL, BURA)}
 BY_FORMAT: dict[str, Game[Any]] = {game.record_format: game for game in GAMES.values()}
+# A stored rule set names its game under "game"; Burkozel's rule sets predate the key.
+UNNAMED: Final = BURKOZEL.name
 
 
 def game_named(name: str) -> Game[Any]:
@@ -20,6 +22,16 @@ def game_named(name: str) -> Game[Any]:
     if game is None:
         raise ValueError(f"unknown game {name!r} (choose {', '.join(map(repr, GAMES))})")
     return game
+
+
+def game_of(rules: Mapping[str, Any], record_format: str | None = None) -> str:
+    """The name of the game a stored rule set (``{"game": name, ...}``), or else a record's
+    ``format``, is for; :data:`UNNAMED` when neither names a registered game."""
+    name = rules.get("game")
+    if isinstance(name, str) and name in GAMES:
+        return name
+    game = BY_FORMAT.get(record_format) if record_format is not None else None
+    return game.name if game is not None else UNNAMED
 
 
 def game_for_record(record: object) -> Game[Any]:

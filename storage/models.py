@@ -1,13 +1,11 @@
-"""Typed, immutable objects the storage layer hands out (see docs/storage-api.md)."""
+"""Typed, immutable objects the storage layer hands out and takes (storage/contract.py),
+and the shape of a finished series it records (:class:`SeriesEnd`)."""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
-from typing import Any, Final
-
-from storage.errors import CorruptRecordError
+from typing import Any, Final, Protocol
 
 GAME_STATUSES: Final = ("lobby", "playing", "finished", "cancelled", "abandoned")
 OPEN_STATUSES: Final = ("lobby", "playing")
@@ -125,41 +123,6 @@ class OutboxOp:
 
 
 @dataclass(frozen=True)
-class OutboxItem:
-    """A pending outbox row. Its payload is decoded on first use: the sender looks at
-    every pending row to choose what may go now and sends few of them, so decoding each
-    row's text and keyboard up front cost it more than all the updates (issue 9)."""
-
-    id: int
-    chat_id: int
-    method: str
-    stored_payload: dict[str, Any] | str  # the JSON text as stored, or the decoded object
-    game_id: int | None
-    role: str | None
-    attempts: int
-    not_before: float
-    created_at: float
-    last_error: str | None = None
-
-    @cached_property
-    def payload(self) -> dict[str, Any]:
-        """Bot API params; CorruptRecordError when the stored text is not a JSON object."""
-        if isinstance(self.stored_payload, dict):
-            return self.stored_payload
-        try:
-            value = json.loads(self.stored_payload)
-        except ValueError as exc:
-            raise CorruptRecordError(
-                f"outbox row {self.id}: column payload is not valid JSON ({exc})"
-            ) from None
-        if not isinstance(value, dict):
-            raise CorruptRecordError(
-                f"outbox row {self.id}: column payload must hold a JSON object"
-            )
-        return value
-
-
-@dataclass(frozen=True)
 class SentOp:
     """An operation Telegram took (a send, an edit or a delete) in a chat, at a wall-clock
     time: what a restarted sender rebuilds its pacing from, as Telegram's flood limits
@@ -213,14 +176,77 @@ class SeatResult:
         return f"u{self.user_id}" if self.user_id is not None else f"ai:{self.bot_level}"
 
 
-@dataclass(frozen=True)
-class SeriesEnd:
-    """A finished series as committed with the change that finishes it."""
+class SeatOutcome(Protocol):
+    """One seat of a finished series as the commit that finishes it records it (the
+    columns of :class:`SeatResult`, which reads it back)."""
 
-    game: str  # 'burkozel' | 'bura'
-    deals: int
-    seats: tuple[SeatResult, ...]
-    teams: str = "none"  # B5: 'none' | 'pairs'
+    @property
+    def seat(self) -> int: ...
+    @property
+    def user_id(self) -> int | None: ...
+    @property
+    def bot_level(self) -> str | None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def team(self) -> int: ...
+    @property
+    def place(self) -> int: ...
+    @property
+    def won(self) -> bool: ...
+    @property
+    def deals(self) -> int: ...
+    @property
+    def points(self) -> int: ...
+    @property
+    def penalties(self) -> int: ...
+    @property
+    def best_deal(self) -> int: ...
+    @property
+    def declarations_true(self) -> int: ...
+    @property
+    def declarations_false(self) -> int: ...
+    @property
+    def combinations(self) -> int: ...
+    @property
+    def player(self) -> str:
+        """The key the seat is rated under (``SeatResult.player``)."""
+        ...
+
+
+class Skill(Protocol):
+    """A player's rating in one chat and game, as a series' rating step reads and
+    returns it (a stored :class:`Rating` is one)."""
+
+    @property
+    def mu(self) -> float: ...
+    @property
+    def sigma(self) -> float: ...
+    @property
+    def series(self) -> int: ...
+
+
+class SeriesEnd(Protocol):
+    """A finished series, committed with the change that finishes it
+    (``GameChange.series_end``); the bot builds it with ``stats.summary.series_end``.
+
+    It brings its own rating step: the commit reads the current rating of each seat's
+    ``player`` in the chat and game, calls :meth:`rate`, and stores what it returns, all
+    in the transaction that finishes the game, so a series is rated exactly once."""
+
+    @property
+    def game(self) -> str: ...  # the engine's game name (engine.games)
+    @property
+    def deals(self) -> int: ...
+    @property
+    def seats(self) -> Sequence[SeatOutcome]: ...
+    @property
+    def teams(self) -> str: ...  # B5: 'none' | 'pairs'
+
+    def rate(self, current: Mapping[str, Skill]) -> Mapping[str, Skill]:
+        """The new rating of every player key in the series; ``current`` holds those
+        already rated in this chat and game (a key missing from it starts afresh)."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -12,13 +12,13 @@ from typing import Any
 from bot.games.base import BotGame
 from bot.games.bura import BURA
 from bot.games.burkozel import BURKOZEL
-from stats.summary import game_of
+from engine.games import game_of
 
 GAMES: dict[str, BotGame] = {game.name: game for game in (BURKOZEL, BURA)}
 
 
 def bot_game(rules: Mapping[str, Any]) -> BotGame:
-    """The game a stored rule set is for (told apart as ``stats.summary.game_of`` does)."""
+    """The game a stored rule set is for (told apart as ``engine.games.game_of`` does)."""
     return GAMES[game_of(rules)]
 
 

@@ -1,4 +1,4 @@
-"""A game's history in SQLite (mixed into :class:`storage.db.Storage`): its deals and
+"""A game's history in SQLite (mixed into :class:`storage.sqlite.Storage`): its deals and
 move log, the catch-up a cache needs, the deal tallies, the exported record, and a
 chat's stats. The contract is docs/storage-api.md's."""
 
@@ -19,7 +19,7 @@ _T = TypeVar("_T")
 class SqliteHistory:
     """The move log, tallies, records and stats methods of the SQLite backend."""
 
-    if TYPE_CHECKING:  # provided by storage/db.py's Storage
+    if TYPE_CHECKING:  # provided by storage.sqlite.Storage
 
         async def _read(self, body: Callable[[sqlite3.Connection], _T]) -> _T: ...
 

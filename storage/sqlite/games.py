@@ -1,4 +1,4 @@
-"""Games in SQLite (mixed into :class:`storage.db.Storage`): creating and finding them,
+"""Games in SQLite (mixed into :class:`storage.sqlite.Storage`): creating and finding them,
 and the versioned commit that applies a change (moves, seats, deals, tallies, stats, the
 series record and the outbox rows) in one transaction. The contract is
 docs/storage-api.md's."""
@@ -11,8 +11,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from storage.errors import GameExistsError, GameNotFoundError, StaleVersionError, StorageError
+from storage.jobs import Job, Step
 from storage.models import Game, GameChange, OutboxOp, Seat
-from storage.records import Job, Step, finishing_series, record_series
+from storage.records import finishing_series, record_series
 from storage.rows import (
     GAME_COLUMNS,
     OPEN_GAMES,
@@ -51,7 +52,7 @@ def fetch_all(conn: sqlite3.Connection, sql: str, params: Sequence[object] = ())
 class SqliteGames:
     """The games methods of the SQLite backend."""
 
-    if TYPE_CHECKING:  # provided by storage/db.py's Storage and storage/sqlite_outbox.py
+    if TYPE_CHECKING:  # provided by storage.sqlite.Storage and storage/sqlite/outbox.py
 
         async def _read(self, body: Callable[[sqlite3.Connection], _T]) -> _T: ...
 

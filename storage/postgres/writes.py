@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 import asyncpg
 
 from storage.errors import StorageError
+from storage.jobs import Job, Step
 from storage.models import _UNSET, OUTBOX_METHODS, Deadline, Game, GameChange, OutboxOp, Seat
-from storage.records import Job, Step
 from storage.rows import GAME_COLUMNS, SEAT_COLUMNS, deadline_params, dumps, game_row, seat_row
 from storage.updates import DuplicateUpdateError, UpdateClaim
 

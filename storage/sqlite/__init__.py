@@ -2,10 +2,10 @@
 
 Here: the connection, the transactions (one writer, commits grouped), the one-process
 coordination, the updates already handled and a chat that moved. Rows are decoded by storage/rows.py (shared with the PostgreSQL
-backend). Mixed in: games and their versioned commits (storage/sqlite_games.py), chats
-and users (storage/sqlite_chats.py), a game's move log, tallies, record and a chat's stats
-(storage/sqlite_history.py), the outbox and the games' message ids
-(storage/sqlite_outbox.py), series records, ratings and history (storage/records.py).
+backend). Mixed in: games and their versioned commits (storage/sqlite/games.py), chats
+and users (storage/sqlite/chats.py), a game's move log, tallies, record and a chat's stats
+(storage/sqlite/history.py), the outbox and the games' message ids
+(storage/sqlite/outbox.py), series records, ratings and history (storage/records.py).
 """
 
 from __future__ import annotations
@@ -25,19 +25,16 @@ import aiosqlite
 from storage.errors import (
     StorageError,
 )
-from storage.migrations import SCHEMA_VERSION, migrate, refuse_newer, schema_version
+from storage.jobs import Job
 from storage.models import (
     GameState,
 )
-from storage.records import (
-    Job,
-    RecordsMixin,
-    migrate_records,
-)
-from storage.sqlite_chats import SqliteChats
-from storage.sqlite_games import SqliteGames, fetch_all, run_job
-from storage.sqlite_history import SqliteHistory
-from storage.sqlite_outbox import SqliteOutbox
+from storage.records import RecordsMixin, migrate_records
+from storage.sqlite.chats import SqliteChats
+from storage.sqlite.games import SqliteGames, fetch_all, run_job
+from storage.sqlite.history import SqliteHistory
+from storage.sqlite.migrations import SCHEMA_VERSION, migrate, refuse_newer, schema_version
+from storage.sqlite.outbox import SqliteOutbox
 from storage.updates import DuplicateUpdateError, pending_claim
 
 logger = logging.getLogger(__name__)
@@ -247,7 +244,7 @@ class Storage(SqliteChats, SqliteGames, SqliteHistory, SqliteOutbox, RecordsMixi
         """A storage/records.py job, as one transaction."""
         return await (self._write if write else self._read)(lambda conn: run_job(conn, job))
 
-    # --- coordination (one process: these are trivial; see storage/pg.py) -------
+    # --- coordination (one process: these are trivial; see storage/postgres/__init__.py) -------
 
     @contextlib.asynccontextmanager
     async def game_lock(
