@@ -173,8 +173,8 @@ class Backend(Protocol):
     async def tallies(self, game_id: int) -> list[DealTally]: ...
 
     async def export_record(self, game_id: int) -> dict[str, Any]:
-        """The game as its engine's record (``burkozel-record/1``, ``bura-record/1``:
-        the format of the game its rules are for); ``GameNotFoundError`` if none."""
+        """The game as its engine's record, in the ``format`` of the game its rules are
+        for (``engine.games``); ``GameNotFoundError`` if none."""
         ...
 
     async def chat_stats(self, chat_id: int) -> list[UserStats]: ...

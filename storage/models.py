@@ -35,7 +35,7 @@ class Chat:
     id: int
     title: str
     language: str | None
-    rules: dict[str, Any]
+    rules: dict[str, Any]  # the chat's settings (bot/chat_settings.py ChatSettings.to_dict())
     migrated_to: int | None
     # Bumped by every change of the title, language or settings: another instance's cached
     # copy of them is current while its stamp is the chat's. A counter, not content.
@@ -75,7 +75,7 @@ class Game:
     chat_id: int
     thread_id: int | None
     status: str  # 'lobby' | 'playing' | 'finished' | 'cancelled' | 'abandoned'
-    rules: dict[str, Any]  # RuleSet.to_dict()
+    rules: dict[str, Any]  # the engine's rule set, {"game": name, ...} (engine.games.game_of)
     version: int  # starts at 0, +1 on every commit
     seats: tuple[Seat, ...]
     created_by: int
@@ -113,9 +113,11 @@ class DealTally:
 class OutboxOp:
     chat_id: int
     method: str  # 'send' | 'edit' | 'delete'
-    payload: dict[str, Any]  # Bot API params without chat_id
+    payload: dict[str, Any]  # Bot API params without chat_id (text, reply_markup, message_id, ...)
     game_id: int | None = None
-    role: str | None = None  # 'lobby', 'table', 'hand:<user_id>', 'ping:<user_id>', None
+    # Which game message: 'lobby', 'table' (deal 1), 'table:<n>' (deal n), 'hand:<user_id>',
+    # 'ping:<user_id>'; None for a one-off.
+    role: str | None = None
     # What an edit shows that its reader must see (a finished trick, R8): a newer pending
     # edit of the same message replaces it only if it shows the same milestone, so a state
     # the next one no longer shows is never coalesced away. None: any newer edit replaces it.

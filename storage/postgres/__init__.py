@@ -1,8 +1,8 @@
 """The PostgreSQL backend (asyncpg): the storage contract for several bot instances.
 
-Same contract (docs/storage-api.md), same tables and the same row decoders
-(storage/rows.py) as the SQLite backend (storage/sqlite/__init__.py); queries are written with ``?``
-placeholders like SQLite's and turned into ``$n`` by :func:`storage.postgres.writes.sql`.
+Same contract (storage/contract.py), same tables and the same row decoders
+(storage/rows.py) as the SQLite backend (storage/sqlite/); queries are written with
+``?`` placeholders like SQLite's and turned into ``$n`` by :func:`storage.postgres.writes.sql`.
 Differences that matter:
 
 - each method is one transaction on a pooled connection (no group commit: PostgreSQL
@@ -13,11 +13,12 @@ Differences that matter:
   outbox sender and the timers, and when its connection dies the lock is free again;
 - a trigger NOTIFYs the sender, wherever it runs, of every outbox row queued.
 
-Instance coordination (locks, election, shared selections, update ids) is in
-storage/postgres/instances.py, games and their versioned commit in storage/postgres/games.py, chats
-and users in storage/postgres/chats.py, a game's move log,
-tallies, record and a chat's stats in storage/postgres/history.py, the outbox and the games'
-message ids in storage/postgres/outbox.py.
+The same files as storage/sqlite/ for the same roles: games and their versioned commit
+in ``games.py``, chats and users in ``chats.py``, a game's move log, tallies, record and
+a chat's stats in ``history.py``, the outbox and the games' message ids in
+``outbox.py``, the schema in ``migrations.py``; and PostgreSQL's own: instance
+coordination (locks, election, shared selections, update ids) in ``instances.py``, and
+statements, single-statement writes and the job runner in ``writes.py``.
 """
 
 from __future__ import annotations
@@ -147,7 +148,7 @@ class PgStorage(PgChats, PgGames, PgHistory, PgOutbox, RecordsMixin):
         return value
 
     async def _run_job(self, job: Job[_T], *, write: bool) -> _T:
-        """A storage/records.py job, as one transaction."""
+        """A job (storage/jobs.py), as one transaction."""
         if write:
             return await self._write(lambda conn: run_job(conn, job))
         return await self._read(lambda conn: run_job(conn, job))

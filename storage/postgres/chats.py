@@ -1,5 +1,5 @@
 """Chats and users in PostgreSQL (mixed into :class:`storage.postgres.PgStorage`), as
-storage/sqlite/chats.py keeps them for SQLite. The contract is docs/storage-api.md's."""
+storage/sqlite/chats.py keeps them for SQLite. The contract is storage/contract.py's."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Games in PostgreSQL (mixed into :class:`storage.postgres.PgStorage`): creating and finding
 them, and the versioned commit (one statement for a plain move, else one transaction), as
-storage/sqlite/games.py keeps them for SQLite. The contract is docs/storage-api.md's."""
+storage/sqlite/games.py keeps them for SQLite. The contract is storage/contract.py's."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A game's history in PostgreSQL (mixed into :class:`storage.postgres.PgStorage`), as
-storage/sqlite/history.py keeps it for SQLite. The contract is docs/storage-api.md's."""
+storage/sqlite/history.py keeps it for SQLite. The contract is storage/contract.py's."""
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ class PgHistory(PgInstances):
         return [tally_row(game_id, row) for row in rows]
 
     async def export_record(self, game_id: int) -> dict[str, Any]:
-        """The game as its engine's record (``burkozel-record/1`` or ``bura-record/1``), read in one snapshot."""
+        """The game as its engine's record (storage.records.game_record), read in one snapshot."""
 
         async def body(conn: Conn) -> tuple[Game, list[DealStart], list[LoggedMove]]:
             game = await self._game(conn, game_id)

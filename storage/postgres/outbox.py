@@ -1,6 +1,6 @@
 """Delivery state in PostgreSQL (mixed into :class:`storage.postgres.PgStorage`): the durable
 outbox of Bot API calls and the ids of the messages each game owns, as
-storage/sqlite/outbox.py keeps them for SQLite. The contract is docs/storage-api.md's."""
+storage/sqlite/outbox.py keeps them for SQLite. The contract is storage/contract.py's."""
 
 from __future__ import annotations
 

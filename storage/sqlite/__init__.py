@@ -1,11 +1,13 @@
-"""The :class:`Storage` facade: one long-lived aiosqlite connection, typed repositories.
+"""The SQLite backend (:class:`Storage`): one long-lived aiosqlite connection, typed
+repositories, the storage contract (storage/contract.py) for one bot process.
 
 Here: the connection, the transactions (one writer, commits grouped), the one-process
-coordination, the updates already handled and a chat that moved. Rows are decoded by storage/rows.py (shared with the PostgreSQL
-backend). Mixed in: games and their versioned commits (storage/sqlite/games.py), chats
-and users (storage/sqlite/chats.py), a game's move log, tallies, record and a chat's stats
-(storage/sqlite/history.py), the outbox and the games' message ids
-(storage/sqlite/outbox.py), series records, ratings and history (storage/records.py).
+coordination, the updates already handled and a chat that moved. Rows are decoded by
+storage/rows.py (shared with the PostgreSQL backend). Mixed in: games and their
+versioned commits (``games.py``), chats and users (``chats.py``), a game's move log,
+tallies, record and a chat's stats (``history.py``), the outbox and the games' message
+ids (``outbox.py``), series records, ratings and history (storage/records.py). The
+schema: ``migrations.py``. storage/postgres/ has the same files for the same roles.
 """
 
 from __future__ import annotations
@@ -241,7 +243,7 @@ class Storage(SqliteChats, SqliteGames, SqliteHistory, SqliteOutbox, RecordsMixi
         return outcomes
 
     async def _run_job(self, job: Job[_T], *, write: bool) -> _T:
-        """A storage/records.py job, as one transaction."""
+        """A job (storage/jobs.py), as one transaction."""
         return await (self._write if write else self._read)(lambda conn: run_job(conn, job))
 
     # --- coordination (one process: these are trivial; see storage/postgres/__init__.py) -------

@@ -1,6 +1,6 @@
 """Chats and users in SQLite (mixed into :class:`storage.sqlite.Storage`): titles,
 languages, a chat's house rules and whether a user has started the bot (so it may DM
-them). The contract is docs/storage-api.md's."""
+them). The contract is storage/contract.py's."""
 
 from __future__ import annotations
 

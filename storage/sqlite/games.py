@@ -1,7 +1,7 @@
 """Games in SQLite (mixed into :class:`storage.sqlite.Storage`): creating and finding them,
 and the versioned commit that applies a change (moves, seats, deals, tallies, stats, the
 series record and the outbox rows) in one transaction. The contract is
-docs/storage-api.md's."""
+storage/contract.py's."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ _T = TypeVar("_T")
 
 
 def run_job(conn: sqlite3.Connection, job: Job[_T]) -> _T:
-    """Run a storage/records.py job's statements on ``conn`` (inside the caller's
+    """Run the statements of a job (storage/jobs.py) on ``conn`` (inside the caller's
     transaction), sending each one's rows back."""
     try:
         step: Step = next(job)

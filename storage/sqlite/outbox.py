@@ -1,6 +1,6 @@
 """Delivery state in SQLite (mixed into :class:`storage.sqlite.Storage`): the durable outbox
 of Bot API calls and the ids of the messages each game owns (its table per deal, each
-hand), which later outbox rows edit. The contract is docs/storage-api.md's."""
+hand), which later outbox rows edit. The contract is storage/contract.py's."""
 
 from __future__ import annotations
 
