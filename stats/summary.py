@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engine.games import game_of
+from engine.registry import BY_FORMAT, game_of_rules
 from stats import ratings
 
 
@@ -55,7 +55,7 @@ class SeatResult:
 
 @dataclass(frozen=True)
 class SeriesEnd:
-    """A finished series: its game (``engine.games``), deals and per-seat results."""
+    """A finished series: its game (``engine.registry``), deals and per-seat results."""
 
     game: str
     deals: int
@@ -67,6 +67,11 @@ class SeriesEnd:
         ranked by place (``current``: their ratings so far; a missing key starts afresh)."""
         entrants = [ratings.Entrant(r.player, r.team, r.place) for r in self.seats]
         return ratings.rate(entrants, current)
+
+
+def _game_played(rules: Mapping[str, Any], record_format: str | None) -> str:
+    played = BY_FORMAT.get(record_format) if record_format is not None else None
+    return played.name if played is not None else game_of_rules(rules)
 
 
 def higher_is_better(rules: Mapping[str, Any]) -> bool:
@@ -105,7 +110,8 @@ def series_end(
     record_format: str | None = None,
 ) -> SeriesEnd:
     """Per-seat results of a finished series from its deals' points and penalties; its
-    game is the one ``rules`` (or else ``record_format``) names (``engine.games.game_of``).
+    game is the one whose record ``format`` is ``record_format``, else the one ``rules``
+    names (``engine.registry.game_of_rules``).
 
     ``moves`` (each deal's move list, as recorded) count combinations shown (a move with
     ``"show"``) and Bura declarations (``"declare"``): a declaration is true when the
@@ -135,7 +141,7 @@ def series_end(
                     false_decl[seat] += 1
     won = set(winners)
     return SeriesEnd(
-        game=game_of(rules, record_format),
+        game=_game_played(rules, record_format),
         deals=len(deal_penalties),
         teams="pairs" if len(set(team_of)) < players else "none",
         seats=tuple(

@@ -174,7 +174,7 @@ class Backend(Protocol):
 
     async def export_record(self, game_id: int) -> dict[str, Any]:
         """The game as its engine's record, in the ``format`` of the game its rules are
-        for (``engine.games``); ``GameNotFoundError`` if none."""
+        for (``engine.registry``); ``GameNotFoundError`` if none."""
         ...
 
     async def chat_stats(self, chat_id: int) -> list[UserStats]: ...

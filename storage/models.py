@@ -75,7 +75,7 @@ class Game:
     chat_id: int
     thread_id: int | None
     status: str  # 'lobby' | 'playing' | 'finished' | 'cancelled' | 'abandoned'
-    rules: dict[str, Any]  # the engine's rule set, {"game": name, ...} (engine.games.game_of)
+    rules: dict[str, Any]  # the game's switches, {"game": name, ...} (engine.registry)
     version: int  # starts at 0, +1 on every commit
     seats: tuple[Seat, ...]
     created_by: int
@@ -237,7 +237,7 @@ class SeriesEnd(Protocol):
     in the transaction that finishes the game, so a series is rated exactly once."""
 
     @property
-    def game(self) -> str: ...  # the engine's game name (engine.games)
+    def game(self) -> str: ...  # the engine's game name (engine.registry)
     @property
     def deals(self) -> int: ...
     @property

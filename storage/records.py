@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from engine.games import game_named, game_of
+from engine.registry import GAMES, game_of_rules
 from storage.errors import CorruptRecordError, StorageError
 from storage.jobs import Job, Rows, Step, query
 from storage.models import (
@@ -376,8 +376,9 @@ def game_record(
     game: Game, deals: Sequence[DealStart], moves: Sequence[LoggedMove]
 ) -> dict[str, Any]:
     """The game as its engine's record, in the ``format`` of the game its rule set is for
-    (``engine.games.game_of``); ``rules`` holds the engine's switches only. Each move goes
-    to its deal; a move of a deal with no deck is a corrupt record."""
+    (``engine.registry``); ``rules`` holds the engine's switches only. Each move goes to
+    its deal; a move of a deal with no deck, or a game no longer registered, is a corrupt
+    record."""
     by_deal: dict[int, list[dict[str, Any]]] = {d.deal_index: [] for d in deals}
     for move in moves:
         if move.deal_index not in by_deal:
@@ -385,9 +386,12 @@ def game_record(
                 f"game {game.id}: a move belongs to deal {move.deal_index}, which has no deck"
             )
         by_deal[move.deal_index].append(move.move)
+    name = game_of_rules(game.rules)
+    if name not in GAMES:
+        raise CorruptRecordError(f"game {game.id}: its rules name {name!r}, no registered game")
     rules = {k: v for k, v in game.rules.items() if k != "game"}
     return {
-        "format": game_named(game_of(game.rules)).record_format,
+        "format": GAMES[name].record_format,
         "players": len(game.seats),
         "rules": rules,
         "deals": [

@@ -12,7 +12,7 @@ from typing import Any
 
 from bot.app import App
 from bot.config import Settings
-from bot.delivery import Limits
+from bot.delivery.worker import Limits
 from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 TOKEN = "123456:TEST-token"
