@@ -19,6 +19,9 @@ from typing import Any, Protocol, TypeVar
 
 from engine.cards import Card
 
+# The computer players' levels every game offers at a table (a game may have more).
+COMPUTER_LEVELS = ("easy", "normal", "hard")
+
 ActionT = TypeVar("ActionT")
 ViewT_co = TypeVar("ViewT_co", covariant=True)
 ResultT_co = TypeVar("ResultT_co", covariant=True)
@@ -36,6 +39,10 @@ class DealState(Protocol[ActionT, ViewT_co, ResultT_co]):
         ...
 
     def legal_actions(self, seat: int) -> list[ActionT]: ...
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """The cards ``seat`` holds (what every other seat's view must hide)."""
+        ...
 
     def apply(self, action: ActionT) -> object:
         """Play ``action`` or raise ``IllegalMoveError`` (nothing changes then)."""

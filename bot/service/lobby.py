@@ -26,7 +26,7 @@ from bot.views import render
 from bot.views.lobby import lobby_text
 from bot.views.settings import lobby_rules_line
 from engine import EngineError, shuffled_deck
-from engine.burkozel.ai import LEVELS
+from engine.game import COMPUTER_LEVELS
 from engine.registry import game_by_alias, game_of_rules
 from storage import DealStart, Game, GameChange, GameExistsError, OutboxOp, Seat
 
@@ -197,7 +197,7 @@ class LobbyFlow(TableFlow):
             return await self._change_seats(live, seats)
 
     async def add_computer(self, game_id: int, user_id: int, level: str) -> Game:
-        if level not in LEVELS:
+        if level not in COMPUTER_LEVELS:
             raise UserError("computer.bad_level")
         async with self.lock(game_id):
             live = await self._lobby(game_id)

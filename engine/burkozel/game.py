@@ -33,6 +33,9 @@ class BurkozelDealState:
         # The seat to play and, under B6, a C3/C4 stopper who may lead out of turn.
         return self.deal.actors()
 
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        return self.deal.hand(seat)
+
     def legal_actions(self, seat: int) -> list[Move]:
         return self.deal.legal_moves(seat) if seat in self.deal.actors() else []
 
