@@ -18,8 +18,8 @@ import aiosqlite
 import pytest
 
 import engine
-import storage.migrations as migrations
-import storage.pg_migrations as pg_migrations
+import storage.postgres.migrations as pg_migrations
+import storage.sqlite.migrations as migrations
 from engine import burkozel
 from storage import (
     SCHEMA_VERSION,
@@ -81,7 +81,7 @@ async def test_open_sets_wal_foreign_keys_busy_timeout_and_full_sync(sqlite_db: 
 async def test_open_logs_the_sqlite_library_version(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.INFO, logger="storage.db"):
+    with caplog.at_level(logging.INFO, logger="storage.sqlite"):
         storage = await Storage.open(tmp_path / "x.sqlite3")
         await storage.close()
     assert any(sqlite3.sqlite_version in r.getMessage() for r in caplog.records)

@@ -2,7 +2,7 @@
 
 PostgreSQL makes a plain change (no status, tally or rules: a move, a deadline, the seats)
 and most small writes as one statement each, with the update being handled recorded by
-that same statement (storage/pg_writes.py); these check that such writes keep the
+that same statement (storage/postgres/writes.py); these check that such writes keep the
 contract: all or nothing, version-checked, and a re-delivered update never applied twice.
 """
 

@@ -1,11 +1,13 @@
-"""The :class:`Storage` facade: one long-lived aiosqlite connection, typed repositories.
+"""The SQLite backend (:class:`Storage`): one long-lived aiosqlite connection, typed
+repositories, the storage contract (storage/contract.py) for one bot process.
 
 Here: the connection, the transactions (one writer, commits grouped), the one-process
-coordination, the updates already handled and a chat that moved. Rows are decoded by storage/rows.py (shared with the PostgreSQL
-backend). Mixed in: games and their versioned commits (storage/sqlite_games.py), chats
-and users (storage/sqlite_chats.py), a game's move log, tallies, record and a chat's stats
-(storage/sqlite_history.py), the outbox and the games' message ids
-(storage/sqlite_outbox.py), series records, ratings and history (storage/records.py).
+coordination, the updates already handled and a chat that moved. Rows are decoded by
+storage/rows.py (shared with the PostgreSQL backend). Mixed in: games and their
+versioned commits (``games.py``), chats and users (``chats.py``), a game's move log,
+tallies, record and a chat's stats (``history.py``), the outbox and the games' message
+ids (``outbox.py``), series records, ratings and history (storage/records.py). The
+schema: ``migrations.py``. storage/postgres/ has the same files for the same roles.
 """
 
 from __future__ import annotations
@@ -25,19 +27,16 @@ import aiosqlite
 from storage.errors import (
     StorageError,
 )
-from storage.migrations import SCHEMA_VERSION, migrate, refuse_newer, schema_version
+from storage.jobs import Job
 from storage.models import (
     GameState,
 )
-from storage.records import (
-    Job,
-    RecordsMixin,
-    migrate_records,
-)
-from storage.sqlite_chats import SqliteChats
-from storage.sqlite_games import SqliteGames, fetch_all, run_job
-from storage.sqlite_history import SqliteHistory
-from storage.sqlite_outbox import SqliteOutbox
+from storage.records import RecordsMixin, migrate_records
+from storage.sqlite.chats import SqliteChats
+from storage.sqlite.games import SqliteGames, fetch_all, run_job
+from storage.sqlite.history import SqliteHistory
+from storage.sqlite.migrations import SCHEMA_VERSION, migrate, refuse_newer, schema_version
+from storage.sqlite.outbox import SqliteOutbox
 from storage.updates import DuplicateUpdateError, pending_claim
 
 logger = logging.getLogger(__name__)
@@ -244,10 +243,10 @@ class Storage(SqliteChats, SqliteGames, SqliteHistory, SqliteOutbox, RecordsMixi
         return outcomes
 
     async def _run_job(self, job: Job[_T], *, write: bool) -> _T:
-        """A storage/records.py job, as one transaction."""
+        """A job (storage/jobs.py), as one transaction."""
         return await (self._write if write else self._read)(lambda conn: run_job(conn, job))
 
-    # --- coordination (one process: these are trivial; see storage/pg.py) -------
+    # --- coordination (one process: these are trivial; see storage/postgres/__init__.py) -------
 
     @contextlib.asynccontextmanager
     async def game_lock(

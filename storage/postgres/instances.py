@@ -4,7 +4,7 @@
   changes a game, yielding the committed version so a cached game can be checked;
 - :meth:`PgInstances.try_lead`: the sender/timer election (a session advisory lock);
 - :meth:`PgInstances.listen_outbox`: LISTEN for outbox rows any instance queued (a
-  trigger on the outbox table NOTIFYs, storage/pg_migrations.py);
+  trigger on the outbox table NOTIFYs, storage/postgres/migrations.py);
 - card selections and handled update ids, which must not live in one instance's memory.
 """
 
@@ -21,8 +21,8 @@ import asyncpg
 
 from storage.errors import CorruptRecordError
 from storage.models import GameState
-from storage.pg_migrations import LEADER_LOCK, OUTBOX_CHANNEL
-from storage.pg_writes import Conn, Params, rows_touched
+from storage.postgres.migrations import LEADER_LOCK, OUTBOX_CHANNEL
+from storage.postgres.writes import Conn, Params, rows_touched
 from storage.rows import dumps, loads
 
 logger = logging.getLogger(__name__)

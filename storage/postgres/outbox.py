@@ -1,6 +1,6 @@
-"""Delivery state in PostgreSQL (mixed into :class:`storage.pg.PgStorage`): the durable
+"""Delivery state in PostgreSQL (mixed into :class:`storage.postgres.PgStorage`): the durable
 outbox of Bot API calls and the ids of the messages each game owns, as
-storage/sqlite_outbox.py keeps them for SQLite. The contract is docs/storage-api.md's."""
+storage/sqlite/outbox.py keeps them for SQLite. The contract is storage/contract.py's."""
 
 from __future__ import annotations
 
@@ -9,10 +9,17 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar
 
 from storage.errors import StorageError
-from storage.models import OUTBOX_METHODS, MessageRef, OutboxItem, OutboxOp, SentOp
-from storage.pg_instances import PgInstances
-from storage.pg_writes import Conn, Params, outbox_insert, rows_touched, sql
-from storage.rows import OUTBOX_COLUMNS, OUTBOX_SUPERSEDED, dumps, message_row, outbox_row
+from storage.models import OUTBOX_METHODS, MessageRef, OutboxOp, SentOp
+from storage.postgres.instances import PgInstances
+from storage.postgres.writes import Conn, Params, outbox_insert, rows_touched, sql
+from storage.rows import (
+    OUTBOX_COLUMNS,
+    OUTBOX_SUPERSEDED,
+    OutboxItem,
+    dumps,
+    message_row,
+    outbox_row,
+)
 
 _T = TypeVar("_T")
 
@@ -20,7 +27,7 @@ _T = TypeVar("_T")
 class PgOutbox(PgInstances):
     """The outbox and game-message methods of the PostgreSQL backend."""
 
-    if TYPE_CHECKING:  # provided by storage/pg.py's PgStorage
+    if TYPE_CHECKING:  # provided by storage.postgres.PgStorage
 
         async def _write(self, body: Callable[[Conn], Awaitable[_T]]) -> _T: ...
 

@@ -1,5 +1,5 @@
 """PostgreSQL statements: ``?`` placeholders made ``$n`` (:func:`sql`), command tags
-read (:func:`rows_touched`), a storage/records.py job run on a connection
+read (:func:`rows_touched`), a job (storage/jobs.py) run on a connection
 (:func:`run_job`), and writes as single statements: one round trip each, no BEGIN/COMMIT.
 
 A statement is atomic on its own, so a write that fits in one (CTEs chaining its parts)
@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 import asyncpg
 
 from storage.errors import StorageError
+from storage.jobs import Job, Step
 from storage.models import _UNSET, OUTBOX_METHODS, Deadline, Game, GameChange, OutboxOp, Seat
-from storage.records import Job, Step
 from storage.rows import GAME_COLUMNS, SEAT_COLUMNS, deadline_params, dumps, game_row, seat_row
 from storage.updates import DuplicateUpdateError, UpdateClaim
 
@@ -247,7 +247,7 @@ def game_from_rows(rows: Iterable[Sequence[Any]]) -> list[Game]:
 
 
 async def run_job(conn: Conn, job: Job[_T]) -> _T:
-    """Run a storage/records.py job's statements on ``conn`` (inside the caller's
+    """Run the statements of a job (storage/jobs.py) on ``conn`` (inside the caller's
     transaction), sending each one's rows back."""
     try:
         step: Step = next(job)

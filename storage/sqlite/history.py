@@ -1,6 +1,6 @@
-"""A game's history in SQLite (mixed into :class:`storage.db.Storage`): its deals and
+"""A game's history in SQLite (mixed into :class:`storage.sqlite.Storage`): its deals and
 move log, the catch-up a cache needs, the deal tallies, the exported record, and a
-chat's stats. The contract is docs/storage-api.md's."""
+chat's stats. The contract is storage/contract.py's."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ _T = TypeVar("_T")
 class SqliteHistory:
     """The move log, tallies, records and stats methods of the SQLite backend."""
 
-    if TYPE_CHECKING:  # provided by storage/db.py's Storage
+    if TYPE_CHECKING:  # provided by storage.sqlite.Storage
 
         async def _read(self, body: Callable[[sqlite3.Connection], _T]) -> _T: ...
 
@@ -87,7 +87,7 @@ class SqliteHistory:
         return [tally_row(game_id, row) for row in rows]
 
     async def export_record(self, game_id: int) -> dict[str, Any]:
-        """The game as its engine's record (``burkozel-record/1`` or ``bura-record/1``) (``engine.replay`` accepts it).
+        """The game as its engine's record (storage.records.game_record; the engine replays it).
 
         Deals, moves and the game row are read in one transaction, so the record is a
         consistent snapshot even while another process is committing.

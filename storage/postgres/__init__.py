@@ -1,8 +1,8 @@
 """The PostgreSQL backend (asyncpg): the storage contract for several bot instances.
 
-Same contract (docs/storage-api.md), same tables and the same row decoders
-(storage/rows.py) as the SQLite backend (storage/db.py); queries are written with ``?``
-placeholders like SQLite's and turned into ``$n`` by :func:`storage.pg_writes.sql`.
+Same contract (storage/contract.py), same tables and the same row decoders
+(storage/rows.py) as the SQLite backend (storage/sqlite/); queries are written with
+``?`` placeholders like SQLite's and turned into ``$n`` by :func:`storage.postgres.writes.sql`.
 Differences that matter:
 
 - each method is one transaction on a pooled connection (no group commit: PostgreSQL
@@ -13,11 +13,12 @@ Differences that matter:
   outbox sender and the timers, and when its connection dies the lock is free again;
 - a trigger NOTIFYs the sender, wherever it runs, of every outbox row queued.
 
-Instance coordination (locks, election, shared selections, update ids) is in
-storage/pg_instances.py, games and their versioned commit in storage/pg_games.py, chats
-and users in storage/pg_chats.py, a game's move log,
-tallies, record and a chat's stats in storage/pg_history.py, the outbox and the games'
-message ids in storage/pg_outbox.py.
+The same files as storage/sqlite/ for the same roles: games and their versioned commit
+in ``games.py``, chats and users in ``chats.py``, a game's move log, tallies, record and
+a chat's stats in ``history.py``, the outbox and the games' message ids in
+``outbox.py``, the schema in ``migrations.py``; and PostgreSQL's own: instance
+coordination (locks, election, shared selections, update ids) in ``instances.py``, and
+statements, single-statement writes and the job runner in ``writes.py``.
 """
 
 from __future__ import annotations
@@ -34,24 +35,21 @@ import asyncpg
 from storage.errors import (
     StorageError,
 )
-from storage.pg_chats import PgChats
-from storage.pg_games import PgGames
-from storage.pg_history import PgHistory
-from storage.pg_instances import CONNECT_TIMEOUT
-from storage.pg_migrations import PG_SCHEMA_VERSION, pg_migrate
-from storage.pg_outbox import PgOutbox
-from storage.pg_writes import (
+from storage.jobs import Job
+from storage.postgres.chats import PgChats
+from storage.postgres.games import PgGames
+from storage.postgres.history import PgHistory
+from storage.postgres.instances import CONNECT_TIMEOUT
+from storage.postgres.migrations import PG_SCHEMA_VERSION, pg_migrate
+from storage.postgres.outbox import PgOutbox
+from storage.postgres.writes import (
     Conn,
     Params,
     fetch_claimed,
     run_job,
     sql,
 )
-from storage.records import (
-    Job,
-    RecordsMixin,
-    migrate_records,
-)
+from storage.records import RecordsMixin, migrate_records
 from storage.updates import DuplicateUpdateError, pending_claim
 
 logger = logging.getLogger(__name__)
@@ -150,7 +148,7 @@ class PgStorage(PgChats, PgGames, PgHistory, PgOutbox, RecordsMixin):
         return value
 
     async def _run_job(self, job: Job[_T], *, write: bool) -> _T:
-        """A storage/records.py job, as one transaction."""
+        """A job (storage/jobs.py), as one transaction."""
         if write:
             return await self._write(lambda conn: run_job(conn, job))
         return await self._read(lambda conn: run_job(conn, job))
@@ -163,7 +161,7 @@ class PgStorage(PgChats, PgGames, PgHistory, PgOutbox, RecordsMixin):
     # --- a chat that moved (chats and users themselves: the Chats mixin) ------
 
     async def migrate_chat(self, old_id: int, new_id: int) -> None:
-        """As :meth:`storage.db.Storage.migrate_chat`."""
+        """As :meth:`storage.sqlite.Storage.migrate_chat`."""
         if old_id == new_id:
             return
 

@@ -1,6 +1,6 @@
-"""Chats and users in SQLite (mixed into :class:`storage.db.Storage`): titles,
+"""Chats and users in SQLite (mixed into :class:`storage.sqlite.Storage`): titles,
 languages, a chat's house rules and whether a user has started the bot (so it may DM
-them). The contract is docs/storage-api.md's."""
+them). The contract is storage/contract.py's."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ _T = TypeVar("_T")
 class SqliteChats:
     """The chat and user methods of the SQLite backend."""
 
-    if TYPE_CHECKING:  # provided by storage/db.py's Storage
+    if TYPE_CHECKING:  # provided by storage.sqlite.Storage
 
         async def _read(self, body: Callable[[sqlite3.Connection], _T]) -> _T: ...
 

@@ -1,6 +1,6 @@
 """The PostgreSQL schema as a numbered, append-only list of migrations.
 
-The same tables, columns and meanings as the SQLite schema (storage/migrations.py), in
+The same tables, columns and meanings as the SQLite schema (storage/sqlite/migrations.py), in
 PostgreSQL's types: ids are BIGINT (Telegram ids pass 2^31), times DOUBLE PRECISION,
 JSON columns TEXT (the row decoders are shared with SQLite), flags INTEGER 0/1 so the
 queries read the same on both backends. Never edit a shipped migration: append.
@@ -254,7 +254,7 @@ PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     ),
     # 3: fewer round trips per update (bench/bot_scale.py counts them).
     (
-        # The game lock and the version it guards in one round trip (storage/pg_instances.py
+        # The game lock and the version it guards in one round trip (storage/postgres/instances.py
         # game_lock). The function is VOLATILE, so its SELECT takes a snapshot after the
         # lock is granted and sees what the previous holder committed.
         """

@@ -1,7 +1,7 @@
-"""Games in SQLite (mixed into :class:`storage.db.Storage`): creating and finding them,
+"""Games in SQLite (mixed into :class:`storage.sqlite.Storage`): creating and finding them,
 and the versioned commit that applies a change (moves, seats, deals, tallies, stats, the
 series record and the outbox rows) in one transaction. The contract is
-docs/storage-api.md's."""
+storage/contract.py's."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from storage.errors import GameExistsError, GameNotFoundError, StaleVersionError, StorageError
+from storage.jobs import Job, Step
 from storage.models import Game, GameChange, OutboxOp, Seat
-from storage.records import Job, Step, finishing_series, record_series
+from storage.records import finishing_series, record_series
 from storage.rows import (
     GAME_COLUMNS,
     OPEN_GAMES,
@@ -28,7 +29,7 @@ _T = TypeVar("_T")
 
 
 def run_job(conn: sqlite3.Connection, job: Job[_T]) -> _T:
-    """Run a storage/records.py job's statements on ``conn`` (inside the caller's
+    """Run the statements of a job (storage/jobs.py) on ``conn`` (inside the caller's
     transaction), sending each one's rows back."""
     try:
         step: Step = next(job)
@@ -51,7 +52,7 @@ def fetch_all(conn: sqlite3.Connection, sql: str, params: Sequence[object] = ())
 class SqliteGames:
     """The games methods of the SQLite backend."""
 
-    if TYPE_CHECKING:  # provided by storage/db.py's Storage and storage/sqlite_outbox.py
+    if TYPE_CHECKING:  # provided by storage.sqlite.Storage and storage/sqlite/outbox.py
 
         async def _read(self, body: Callable[[sqlite3.Connection], _T]) -> _T: ...
 

@@ -1,6 +1,6 @@
-"""Games in PostgreSQL (mixed into :class:`storage.pg.PgStorage`): creating and finding
+"""Games in PostgreSQL (mixed into :class:`storage.postgres.PgStorage`): creating and finding
 them, and the versioned commit (one statement for a plain move, else one transaction), as
-storage/sqlite_games.py keeps them for SQLite. The contract is docs/storage-api.md's."""
+storage/sqlite/games.py keeps them for SQLite. The contract is storage/contract.py's."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import asyncpg
 
 from storage.errors import GameExistsError, GameNotFoundError, StaleVersionError, StorageError
 from storage.models import Game, GameChange, OutboxOp, Seat
-from storage.pg_instances import PgInstances
-from storage.pg_writes import Conn, commit_one, game_from_rows, run_job, simple_change, sql
+from storage.postgres.instances import PgInstances
+from storage.postgres.writes import Conn, commit_one, game_from_rows, run_job, simple_change, sql
 from storage.records import finishing_series, record_series
 from storage.rows import (
     GAME_COLUMNS,
@@ -32,7 +32,7 @@ _T = TypeVar("_T")
 class PgGames(PgInstances):
     """The games methods of the PostgreSQL backend."""
 
-    if TYPE_CHECKING:  # provided by storage/pg.py's PgStorage and storage/pg_outbox.py
+    if TYPE_CHECKING:  # provided by storage.postgres.PgStorage and storage/postgres/outbox.py
 
         async def _write(self, body: Callable[[Conn], Awaitable[_T]]) -> _T: ...
 
@@ -134,7 +134,7 @@ class PgGames(PgInstances):
             )
 
     async def commit(self, game_id: int, expected_version: int, change: GameChange) -> Game:
-        """As :meth:`storage.db.Storage.commit`: one atomic, version-checked change."""
+        """As :meth:`storage.sqlite.Storage.commit`: one atomic, version-checked change."""
         try:
             if simple_change(change):  # a move, most often: one statement, one round trip
                 return await self._commit_one(game_id, expected_version, change)

@@ -1,6 +1,6 @@
-"""Delivery state in SQLite (mixed into :class:`storage.db.Storage`): the durable outbox
+"""Delivery state in SQLite (mixed into :class:`storage.sqlite.Storage`): the durable outbox
 of Bot API calls and the ids of the messages each game owns (its table per deal, each
-hand), which later outbox rows edit. The contract is docs/storage-api.md's."""
+hand), which later outbox rows edit. The contract is storage/contract.py's."""
 
 from __future__ import annotations
 
@@ -10,8 +10,15 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from storage.errors import StorageError
-from storage.models import OUTBOX_METHODS, MessageRef, OutboxItem, OutboxOp, SentOp
-from storage.rows import OUTBOX_COLUMNS, OUTBOX_SUPERSEDED, dumps, message_row, outbox_row
+from storage.models import OUTBOX_METHODS, MessageRef, OutboxOp, SentOp
+from storage.rows import (
+    OUTBOX_COLUMNS,
+    OUTBOX_SUPERSEDED,
+    OutboxItem,
+    dumps,
+    message_row,
+    outbox_row,
+)
 
 _T = TypeVar("_T")
 
@@ -19,7 +26,7 @@ _T = TypeVar("_T")
 class SqliteOutbox:
     """The outbox and game-message methods of the SQLite backend."""
 
-    if TYPE_CHECKING:  # provided by storage/db.py's Storage
+    if TYPE_CHECKING:  # provided by storage.sqlite.Storage
 
         async def _read(self, body: Callable[[sqlite3.Connection], _T]) -> _T: ...
 

@@ -1,5 +1,5 @@
-"""Chats and users in PostgreSQL (mixed into :class:`storage.pg.PgStorage`), as
-storage/sqlite_chats.py keeps them for SQLite. The contract is docs/storage-api.md's."""
+"""Chats and users in PostgreSQL (mixed into :class:`storage.postgres.PgStorage`), as
+storage/sqlite/chats.py keeps them for SQLite. The contract is storage/contract.py's."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from storage.models import Chat, User
-from storage.pg_instances import PgInstances
-from storage.pg_writes import Conn, sql
+from storage.postgres.instances import PgInstances
+from storage.postgres.writes import Conn, sql
 from storage.rows import chat_row, dumps, user_row
 
 _T = TypeVar("_T")
@@ -17,7 +17,7 @@ _T = TypeVar("_T")
 class PgChats(PgInstances):
     """The chat and user methods of the PostgreSQL backend."""
 
-    if TYPE_CHECKING:  # provided by storage/pg.py's PgStorage
+    if TYPE_CHECKING:  # provided by storage.postgres.PgStorage
 
         async def _read(self, body: Callable[[Conn], Awaitable[_T]]) -> _T: ...
 

@@ -1,5 +1,5 @@
-"""A game's history in PostgreSQL (mixed into :class:`storage.pg.PgStorage`), as
-storage/sqlite_history.py keeps it for SQLite. The contract is docs/storage-api.md's."""
+"""A game's history in PostgreSQL (mixed into :class:`storage.postgres.PgStorage`), as
+storage/sqlite/history.py keeps it for SQLite. The contract is storage/contract.py's."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from storage.errors import GameNotFoundError
 from storage.models import DealStart, DealTally, Game, LoggedMove, UserStats
-from storage.pg_instances import PgInstances
-from storage.pg_writes import Conn, game_from_rows
+from storage.postgres.instances import PgInstances
+from storage.postgres.writes import Conn, game_from_rows
 from storage.records import game_record
 from storage.rows import (
     GAME_COLUMNS,
@@ -27,7 +27,7 @@ _T = TypeVar("_T")
 class PgHistory(PgInstances):
     """The move log, tallies, records and stats methods of the PostgreSQL backend."""
 
-    if TYPE_CHECKING:  # provided by storage/pg.py's PgStorage
+    if TYPE_CHECKING:  # provided by storage.postgres.PgStorage
 
         async def _read(self, body: Callable[[Conn], Awaitable[_T]]) -> _T: ...
 
@@ -51,7 +51,7 @@ class PgHistory(PgInstances):
             return await self._moves(conn, game_id)
 
     async def catch_up(self, game_id: int, version: int) -> tuple[Game, list[LoggedMove]] | None:
-        """As :meth:`storage.db.Storage.catch_up`: one statement (one snapshot, one round
+        """As :meth:`storage.sqlite.Storage.catch_up`: one statement (one snapshot, one round
         trip) for an instance whose cached game another instance has moved on."""
         async with self._conn() as conn:
             rows = await conn.fetch(
@@ -93,7 +93,7 @@ class PgHistory(PgInstances):
         return [tally_row(game_id, row) for row in rows]
 
     async def export_record(self, game_id: int) -> dict[str, Any]:
-        """The game as its engine's record (``burkozel-record/1`` or ``bura-record/1``), read in one snapshot."""
+        """The game as its engine's record (storage.records.game_record), read in one snapshot."""
 
         async def body(conn: Conn) -> tuple[Game, list[DealStart], list[LoggedMove]]:
             game = await self._game(conn, game_id)
