@@ -1,37 +1,70 @@
-"""Both games through the one interface (``engine.game``, registry ``engine.registry``):
-what the bot, storage and AI rely on, over random decks and random legal play."""
+"""Every registered game through the one interface (``engine.game``, registry
+``engine.registry``): what the bot, storage and AI rely on, over random decks and random
+legal play. Burkozel, Bura and Duel (a game of the test tree, tests/support/duel) alike."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from dataclasses import fields, is_dataclass
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.cards import DECK, shuffled_deck
+from engine.cards import DECK, Card, shuffled_deck
 from engine.errors import IllegalMoveError
-from engine.registry import GAMES, game_for_record, game_named
+from engine.registry import GAMES, game_for_record, game_named, register, unregister
+from tests.support.duel.game import DUEL
 
 decks = st.permutations(DECK).map(tuple)
+NAMES = sorted([*GAMES, DUEL.name])
 
 
-@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.fixture(autouse=True)
+def duel_registered() -> Iterator[None]:
+    register(DUEL)
+    yield
+    unregister(DUEL.name)
+
+
+def cards_in(value: object) -> set[Card]:
+    """Every card a value holds, however deep (dataclasses, tuples, lists, dicts)."""
+    if isinstance(value, Card):
+        return {value}
+    if is_dataclass(value) and not isinstance(value, type):
+        return set().union(*(cards_in(getattr(value, f.name)) for f in fields(value)))
+    if isinstance(value, dict):
+        return cards_in(list(value.items()))
+    if isinstance(value, list | tuple | set | frozenset):
+        return set().union(*(cards_in(v) for v in value))
+    return set()
+
+
+@pytest.mark.parametrize("name", NAMES)
 @settings(max_examples=25, deadline=None)
-@given(players=st.integers(2, 4), data=st.data())
-def test_random_play_through_the_interface(name: str, players: int, data: st.DataObject) -> None:
+@given(data=st.data())
+def test_random_play_through_the_interface(name: str, data: st.DataObject) -> None:
     game = game_named(name)
+    players = data.draw(st.integers(game.min_players, game.max_players))
     series = game.new_series(players, {}, data.draw(st.integers(0, players - 1)))
     for _ in range(data.draw(st.integers(1, 3))):
         if series.finished:
             break
         deal = series.start_deal(data.draw(decks))
+        public: set[Card] = set()  # shown to every seat while in no hand (a turned trump)
         while not deal.finished:
             actors = deal.actors()
             assert actors
+            hands = [set(deal.hand(seat)) for seat in range(players)]
+            seen = [cards_in(deal.view(seat)) for seat in range(players)]
+            public |= set.intersection(*seen) - set().union(*hands)
             for seat in range(players):
-                deal.view(seat)
+                assert hands[seat] <= seen[seat]  # a seat sees its own hand
+                for other in range(players):
+                    if other != seat:  # never another hand's card that was not public
+                        assert not (hands[other] & seen[seat]) - public
             seat = data.draw(st.sampled_from(actors))
             action = data.draw(st.sampled_from(deal.legal_actions(seat)))
             assert game.action_from_json(game.action_to_json(action)) == action
@@ -46,7 +79,7 @@ def test_random_play_through_the_interface(name: str, players: int, data: st.Dat
     assert game.replay_json(record)["totals"] == list(series.totals)
 
 
-@pytest.mark.parametrize("name", sorted(GAMES))
+@pytest.mark.parametrize("name", NAMES)
 def test_a_refused_action_raises_and_the_deal_goes_on(name: str) -> None:
     game = game_named(name)
     series = game.new_series(2, {}, 0)
@@ -62,7 +95,17 @@ def test_a_refused_action_raises_and_the_deal_goes_on(name: str) -> None:
         wrong = game.action_from_json({**game.action_to_json(legal[0]), "seat": other})
         deal.apply(wrong)
     assert deal.legal_actions(seat) == legal
+    views = [deal.view(s) for s in range(2)]
+    held = [deal.hand(s) for s in range(2)]
+    with pytest.raises(IllegalMoveError):  # out of turn: nothing changes either
+        deal.apply(deal.legal_actions(seat)[0].__class__(**{**_fields(legal[0]), "seat": other}))
+    assert [deal.view(s) for s in range(2)] == views and [deal.hand(s) for s in range(2)] == held
     deal.apply(legal[0])
+
+
+def _fields(action: object) -> dict[str, object]:
+    assert is_dataclass(action)
+    return {f.name: getattr(action, f.name) for f in fields(action)}
 
 
 def test_c3_burkozel_stopper_is_an_actor_through_the_interface() -> None:
