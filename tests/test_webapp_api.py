@@ -505,3 +505,46 @@ async def _until(check: Any) -> None:
 async def _until_async(check: Any) -> None:
     while not await check():
         await asyncio.sleep(0.02)
+
+
+async def test_on_postgresql_a_move_through_one_instance_reaches_a_live_connection_on_another(
+    pg_url: str,
+) -> None:
+    """Two instances on one database: Ann's app is connected to instance B; a move made
+    through instance A (a text tap there) reaches her through PostgreSQL's NOTIFY from
+    the move's transaction (migration 8), with no commit on B."""
+    first, second = await open_storage(pg_url), await open_storage(pg_url)
+    try:
+        services = [
+            GameService(s, bot_username="cards_bot", computer_pause=0, default_language="en")
+            for s in (first, second)
+        ]
+        users = [UserInfo(10, "Ann"), UserInfo(11, "Ben")]
+        for user in users:
+            await first.upsert_user(user.id, user.name, None, None)
+            await first.set_user_started(user.id, True)
+        game = await services[0].new_game(CHAT, "Group", None, users[0])
+        await services[0].join(game.id, users[1])
+        game = await services[0].start(game.id, users[0].id)
+        webapp = WebApp(services[1], bot_token=TOKEN, max_age=MAX_AGE)
+        await second.listen_games(webapp.hub.changed)
+        app = webapp.add_routes(web.Application())
+        async with TestClient(TestServer(app)) as client:
+            table = Table(services[1], second, client, Clock(), webapp, game, users)
+            token = await table.session(10)
+            resp = await client.get(f"/webapp/api/live?game={game.id}&token={token}")
+            event, state = await asyncio.wait_for(next_event(resp), 30)
+            for _ in range(3):  # a few moves, whoever's turn, all through instance A
+                mover = seat_user(table, state["turn"])
+                await table.session(mover)
+                mine = await table.state(mover)
+                action = mine["actions"][0]
+                codes = ".".join(action["cards"] or [])
+                await services[0].play(game.id, mover, mine["version"], action["kind"], codes)
+                event, moved = await asyncio.wait_for(next_event(resp), 30)
+                assert event == "state" and moved["version"] > state["version"]
+                state = moved
+            resp.close()
+    finally:
+        await first.close()
+        await second.close()
