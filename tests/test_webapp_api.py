@@ -395,15 +395,18 @@ GAMES = [
 async def test_every_state_of_whole_random_games_holds_only_cards_the_seat_may_see(
     storage: Backend, players: int, rules: dict[str, Any]
 ) -> None:
-    """R8/B1/D3: every state answer of whole games played through the API, for every
-    seat after every move, names no card of another hand, of the stock or of another
-    seat's face-down discard; and each action the state lists is accepted."""
+    """R8/B1/D3: every state answer, action answer and live event of whole games played
+    through the API, for every seat after every move, names no card of another hand, of
+    the stock or of another seat's face-down discard; each action listed is accepted."""
     rng = random.Random(players * 7 + len(rules))
     async with open_table(storage, players, rules, seed=players) as table:
         users = [seat_user(table, s) for s in range(players)]
+        streams = []
         for user_id in users:
-            await table.session(user_id)
-        moves = kinds = 0
+            token = await table.session(user_id)
+            url = f"/webapp/api/live?game={table.game.id}&token={token}"
+            streams.append(await table.client.get(url))
+        moves = kinds = face_down = 0
         seen_kinds: set[str] = set()
         while moves < 2000:
             states = {}
@@ -412,6 +415,8 @@ async def test_every_state_of_whole_random_games_holds_only_cards_the_seat_may_s
                 leaked = set(card_fields(state)) & hidden_from(table, seat)
                 assert not leaked, (seat, leaked, state)
                 states[seat] = state
+                plays = state["table"] + (state["last_trick"] or {"plays": []})["plays"]
+                face_down += sum(p["closed"] for p in plays)
             if states[0]["finished"]:
                 break
             actors = [s for s in range(players) if states[s]["actions"]]
@@ -425,11 +430,23 @@ async def test_every_state_of_whole_random_games_holds_only_cards_the_seat_may_s
             assert status == 200, (action, body)
             leaked = set(card_fields(body)) & hidden_from(table, seat)
             assert not leaked, (seat, leaked, body)
+            # Every seat's live stream brings the new state, holding nothing hidden either.
+            for viewer, stream in enumerate(streams):
+                event, live = "", {"version": -1}
+                while live["version"] < body["version"]:
+                    event, live = await asyncio.wait_for(next_event(stream), 30)
+                assert event == "state" and live["version"] == body["version"]
+                leaked = set(card_fields(live)) & hidden_from(table, viewer)
+                assert not leaked, (viewer, leaked, live)
             moves += 1
         kinds = len(seen_kinds)
+        for stream in streams:
+            stream.close()
         assert states[0]["finished"] and states[0]["status"] == "finished", moves
         assert states[0]["notes"], "the series' result is told"
         assert kinds >= 2
+        closed = "open" not in json.dumps(rules)  # (B1 asked for; D3 closed is Bura's base)
+        assert (face_down > 0) == closed, face_down  # hidden cards were there to leak
 
 
 # --- live ------------------------------------------------------------------------------

@@ -374,8 +374,8 @@ class WebApp:
                 data = _dumps(self._state(live, seat))
                 await response.write(f"event: state\ndata: {data}\n\n".encode())
                 quiet = 0.0
-            if live.game.status != "playing":
-                return
+            # (A finished game's stream stays open, quiet: a closed one would only be
+            # opened again by the browser's EventSource, again and again.)
             if self.clock() >= session.expires_at:
                 data = _dumps({"error": "expired_token"})
                 await response.write(f"event: error\ndata: {data}\n\n".encode())
