@@ -247,7 +247,8 @@ class App:
                 max_age=settings.webapp_max_age,
             )
             self.webapp = webapp
-            await storage.listen_games(webapp.hub.changed)
+            await storage.listen_games(webapp.hub.changed, webapp.hub.heard)
+            tasks.append(asyncio.create_task(webapp.hub.announcer(), name="webapp-presence"))
             http = metrics.add_routes(
                 web.Application(), storage, lambda: role.active, webapp.health
             )

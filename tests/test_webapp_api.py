@@ -544,13 +544,18 @@ async def test_on_postgresql_a_move_through_one_instance_reaches_a_live_connecti
         await services[0].join(game.id, users[1])
         game = await services[0].start(game.id, users[0].id)
         webapp = WebApp(services[1], bot_token=TOKEN, max_age=MAX_AGE)
-        await second.listen_games(webapp.hub.changed)
+        await second.listen_games(webapp.hub.changed, webapp.hub.heard)
+        mover_app = WebApp(services[0], bot_token=TOKEN, max_age=MAX_AGE)  # instance A
+        await first.listen_games(mover_app.hub.changed, mover_app.hub.heard)
         app = webapp.add_routes(web.Application())
         async with TestClient(TestServer(app)) as client:
             table = Table(services[1], second, client, Clock(), webapp, game, users)
             token = await table.session(10)
             resp = await client.get(f"/webapp/api/live?game={game.id}&token={token}")
             event, state = await asyncio.wait_for(next_event(resp), 30)
+            # Instance A is told Ann is in the app (through B): it spares her hand's edits.
+            await asyncio.wait_for(_until(lambda: mover_app.hub.in_app(game.id, 10)), 30)
+            queued = max(r.id for r in await outbox_rows(table))
             for _ in range(3):  # a few moves, whoever's turn, all through instance A
                 mover = seat_user(table, state["turn"])
                 await table.session(mover)
@@ -561,7 +566,14 @@ async def test_on_postgresql_a_move_through_one_instance_reaches_a_live_connecti
                 event, moved = await asyncio.wait_for(next_event(resp), 30)
                 assert event == "state" and moved["version"] > state["version"]
                 state = moved
+            rows = [r for r in await outbox_rows(table) if r.id > queued]
+            # (A "delete" of a ping A cannot know is down costs nothing when none is up.)
+            assert rows and not [r for r in rows if r.chat_id == 10 and r.method != "delete"]
             resp.close()
+            # She leaves: A hears it, and B (holding her connection) brings her hand up
+            # to date once.
+            await asyncio.wait_for(_until(lambda: not mover_app.hub.in_app(game.id, 10)), 30)
+            await asyncio.wait_for(_until_async(lambda: _has_hand_edit(table, 10, queued)), 30)
     finally:
         await first.close()
         await second.close()

@@ -95,30 +95,48 @@ def test_a_launch_proves_its_user_and_is_refused_once_too_old() -> None:
 async def test_the_hub_keeps_a_player_in_the_app_for_a_grace_after_leaving() -> None:
     now = [0.0]
     hub = Hub(grace=5, clock=lambda: now[0])
-    left: list[tuple[int, int]] = []
+    left: list[tuple[int, int, int | None]] = []
+    told: list[tuple[int, int, bool]] = []
 
-    async def on_leave(game: int, user: int) -> None:
-        left.append((game, user))
+    async def on_leave(game: int, user: int, since: int | None) -> None:
+        left.append((game, user, since))
 
-    hub.on_leave = on_leave
+    async def announce(game: int, user: int, present: bool) -> None:
+        told.append((game, user, present))
+
+    hub.on_leave, hub.announce = on_leave, announce
     hub.grace = 0.01  # the task's own sleep; ``clock`` judges ``in_app``
-    with hub.connection(1, 10) as event:
+    with hub.connection(1, 10, 3) as event:
         assert hub.in_app(1, 10) and not hub.in_app(1, 11) and not hub.in_app(2, 10)
         hub.changed(2)
         assert not event.is_set()
         hub.changed(1)
         assert event.is_set()
-        hub.skipped(1, 10)
     assert hub.connections == 0
     assert hub.in_app(1, 10)  # within the grace
     now[0] = 1.0
     assert not hub.in_app(1, 10)
     await asyncio.sleep(0.1)
-    assert left == [(1, 10)]  # the hand brought up to date once, as an edit was skipped
-    with hub.connection(1, 11):
-        pass
-    await asyncio.sleep(0.1)
-    assert left == [(1, 10)]  # nothing skipped: nothing to bring up to date
+    # The hand is brought up to date once (if the game moved on since version 3), and
+    # the other instances are told she came and went.
+    assert left == [(1, 10, 3)]
+    assert told == [(1, 10, True), (1, 10, False)]
+
+
+def test_a_player_in_the_app_through_another_instance_counts_until_told_or_timed_out() -> None:
+    now = [0.0]
+    hub = Hub(grace=5, clock=lambda: now[0])
+    hub.heard(1, 10, True)
+    assert hub.in_app(1, 10)
+    now[0] = 44.0
+    assert hub.in_app(1, 10)
+    now[0] = 46.0  # not told again: that instance may have died
+    assert not hub.in_app(1, 10)
+    hub.heard(1, 10, True)
+    hub.heard(1, 10, False)  # left: the same grace as a connection here
+    assert hub.in_app(1, 10)
+    now[0] = 52.0
+    assert not hub.in_app(1, 10)
 
 
 def _norm(action_json: dict[str, object]) -> str:

@@ -75,13 +75,15 @@ class TableFlow(ServiceCore):
         users = [s.user_id for s in live.game.seats if s.user_id is not None]
         return bool(users) and all(self._in_app(live, u) for u in users)
 
-    async def app_left(self, game_id: int, user_id: int) -> None:
-        """The user closed the Mini App: their hand message, not edited meanwhile, is
-        brought up to date once."""
+    async def app_left(self, game_id: int, user_id: int, since: int | None = None) -> None:
+        """The user closed the Mini App, opened at game version ``since``: their hand
+        message, not edited meanwhile, is brought up to date once (if the game moved)."""
         async with self.lock(game_id):
             live = await self._load(game_id)
             seat = live.seat_of(user_id)
             if seat is None or live.game.status != "playing" or live.series is None:
+                return
+            if since is not None and live.game.version == since:
                 return
             await self.storage.enqueue((self.hand_op(live, seat),))
             self.outbox_ready.set()

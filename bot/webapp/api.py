@@ -153,6 +153,8 @@ class WebApp:
         self.static_dir = static_dir
         service.watchers = self.hub
         self.hub.on_leave = service.app_left
+        if service.storage.shared:  # several instances: who is in the app, told to all
+            self.hub.announce = service.storage.notify_presence
         metrics.WEBAPP_CONNECTIONS.set_function(lambda: self.hub.connections)
 
     def health(self) -> dict[str, Any]:
@@ -337,7 +339,7 @@ class WebApp:
     async def live(self, request: web.Request) -> web.StreamResponse:
         session = self._session(request.query.get("token"))
         game_id = self._game_of(request, session)
-        await self._seat(game_id, session.user_id)  # 404 / 403 before the stream opens
+        live, _ = await self._seat(game_id, session.user_id)  # 404 / 403 first
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream",
@@ -348,7 +350,7 @@ class WebApp:
         await response.prepare(request)
         # (ConnectionResetError, RuntimeError: the client went away while written to.)
         with (
-            self.hub.connection(game_id, session.user_id) as changed,
+            self.hub.connection(game_id, session.user_id, live.game.version) as changed,
             contextlib.suppress(ConnectionResetError, RuntimeError),
         ):
             await self._stream(request, response, changed, session)
