@@ -265,7 +265,10 @@ class WebApp:
         launch = check_init_data(self.bot_token, init_data, max_age=self.max_age, now=self.clock())
         if not 0 < game_id < 2**63:
             raise Refused("no_game", launch.language)
-        live, seat = await self._seat(game_id, launch.user_id)
+        try:
+            live, seat = await self._seat(game_id, launch.user_id)
+        except Refused as exc:  # (no game to take a language from: the user's own)
+            raise Refused(exc.code, exc.language or launch.language) from None
         expires = self.clock() + TOKEN_SECONDS
         token = issue_token(self.key, launch.user_id, game_id, expires)
         metrics.WEBAPP_SESSIONS.inc()
