@@ -39,6 +39,7 @@ def _seat_rows(live: LiveGame, me: int) -> list[Json]:
             "away": s.away,
             "cards": 0,
             "pile": None,
+            "tricks": None,
             "points": None,
             "out": False,
             "partner": False if partner is None else s.seat == partner,
@@ -153,6 +154,7 @@ def _burkozel(out: Json, t: Texts, series: Any, deal: Any, me: int, playing: boo
     for row in out["seats"]:
         s = row["seat"]
         row["cards"] = view.hand_sizes[s]
+        row["pile"] = len(deal.won_cards[s])  # how many cards a seat took is public (R8)
         row["points"] = None if view.points is None else view.points[s]
         row["out"] = seats_in is not None and s not in seats_in
     out["table"] = [_play_json(p, me, closed_rule) for p in view.table]
@@ -229,6 +231,7 @@ def _bura(out: Json, t: Texts, deal: BuraDeal, me: int, playing: bool) -> None:
         row["cards"] = view.hand_sizes[s]
         pile = view.piles[s]
         row["pile"] = len(pile.open_cards) + len(pile.closed_by)
+        row["tricks"] = len({pc.trick for pc in deal.piles[s]})  # (public: tricks taken)
         if view.result is not None:  # D3: the points are public once the deal is over
             row["points"] = view.result.points[s]
     mine = {c for c, _owner in view.my_closed}
