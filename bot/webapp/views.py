@@ -2,22 +2,23 @@
 seat's engine view (``Deal.view`` / ``BuraDeal.view``): never another hand, another
 seat's closed discard (B1, D3) or the stock's order. The actions listed are the seat's
 legal actions, in the same ``kind`` + cards encoding the text buttons carry
-(``bot.callbacks.PlayCb``, parsed back by ``BotGame.parse_action``)."""
+(``bot.views.callbacks.PlayCb``, parsed back by ``BotGame.parse_action``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from bot import burkozel_house as house
-from bot.games.bura import last_trick_taken
+from bot.games.bura.game import last_trick_taken
+from bot.games.burkozel import house
 from bot.i18n import Texts, plain
-from bot.render import cards_text
 from bot.service.core import LiveGame
-from engine import Card, Move, Play
+from bot.views.render import cards_text
+from engine import Card
 from engine.bura.actions import Answer, Dave, DaveReply, Declare, Lead, Show
 from engine.bura.deal import BuraDeal
 from engine.bura.view import BuraView, SeenPlay
+from engine.burkozel.actions import Move, Play
 from storage import Seat
 
 Json = dict[str, Any]
@@ -94,8 +95,10 @@ def state(live: LiveGame, me: int, *, selected: Sequence[Card] = ()) -> Json:
     playing = game.status == "playing"
     if live.ui.name == "bura":
         _bura(out, live.t, deal, me, playing)
-    else:
+    elif live.ui.name == "burkozel":
         _burkozel(out, live.t, series, deal, me, playing)
+    else:  # a game the Mini App cannot draw yet: its tally only, played by text
+        return out
     deadline = game.deadline
     if playing and out["turn"] is not None and deadline is not None:
         human = game.seats[deadline.seat].bot_level is None
