@@ -310,6 +310,22 @@ class Backend(Protocol):
         """Call ``callback`` whenever any instance queues outbox rows."""
         ...
 
+    async def listen_games(
+        self,
+        callback: Callable[[int], None],
+        presence: Callable[[int, int, bool], None] | None = None,
+    ) -> None:
+        """The Mini App (issue 29): call ``callback(game_id)`` whenever any instance
+        commits a new version of a game (PostgreSQL: NOTIFY from the move's transaction;
+        SQLite: nothing, the one process tells itself), and ``presence(game_id, user_id,
+        present)`` for what any instance tells with :meth:`notify_presence`."""
+        ...
+
+    async def notify_presence(self, game_id: int, user_id: int, present: bool) -> None:
+        """Tell every instance that the user has the game open in the Mini App, or no
+        more (SQLite: nothing to tell)."""
+        ...
+
     async def get_selection(self, game_id: int, user_id: int, version: int) -> list[str] | None:
         """The cards the user selected at ``version``; None: kept in memory (SQLite)."""
         ...
