@@ -79,7 +79,7 @@ from bot.callbacks import CardCb, LobbyCb, PlayCb  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.delivery import Limits  # noqa: E402
 from bot.games.burkozel import card_taps  # noqa: E402
-from engine.ai import make_player  # noqa: E402
+from engine.burkozel.ai import make_player  # noqa: E402
 from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser  # noqa: E402
 
 TOKEN = "123456:BENCH-token"

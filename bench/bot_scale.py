@@ -34,9 +34,9 @@ from typing import Any
 import aiohttp
 import asyncpg
 
-import engine
 from bot.callbacks import CardCb, LobbyCb, PlayCb
 from bot.games.burkozel import card_taps
+from engine import burkozel
 from storage import open_storage
 from tests.fake_telegram import FakeChat, FakeTelegram, FakeUser
 
@@ -55,7 +55,7 @@ class Table:
     group: FakeChat
     users: list[FakeUser]
     game_id: int = 0
-    series: engine.Series | None = None
+    series: burkozel.Series | None = None
 
 
 async def _start_instances(
@@ -227,7 +227,7 @@ async def _drive(
         table.game_id = await fake.wait_for(lobby, timeout=600, interval=0.05)
         await taps.tap(second, command, LobbyCb(game=table.game_id, action="join").pack())
         await taps.tap(first, command, LobbyCb(game=table.game_id, action="start").pack())
-        table.series = engine.from_record(await storage.export_record(table.game_id))
+        table.series = burkozel.from_record(await storage.export_record(table.game_id))
 
     async def move(table: Table, rng: random.Random) -> bool:
         series = table.series
@@ -236,7 +236,7 @@ async def _drive(
             return False
         if series.current is None:  # the bot dealt the next deal: read its deck
             record = await storage.export_record(table.game_id)
-            series = table.series = engine.from_record(record)
+            series = table.series = burkozel.from_record(record)
         deal = series.current
         assert deal is not None and deal.turn is not None
         version = await storage.game_version(table.game_id)

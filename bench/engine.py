@@ -6,8 +6,8 @@ Each deal starts from a seeded random deck; every move is a random pick from
 declaring (Bura, D-rules with ``moscow: on``). "push" plays it trusted (no re-check, as a simulating
 computer player would); "apply" re-validates it first.
 
-Then the computer players' playout simulator (``engine/ai/sim.py`` with the greedy
-rollout policy, ``engine/ai/policy.py``): full greedy playouts per second from a
+Then the computer players' playout simulator (``engine/burkozel/ai/sim.py`` with the greedy
+rollout policy, ``engine/burkozel/ai/policy.py``): full greedy playouts per second from a
 sampled world at the start of a deal, the figure the Monte Carlo search spends its
 time on.
 
@@ -45,11 +45,29 @@ PLAYERS = (2, 3, 4)
 MODES = ("push", "apply")
 
 
+def _burkozel() -> Any:
+    """Burkozel's deal class, in either engine layout (``--against`` an older commit)."""
+    try:
+        from engine.burkozel import Deal
+    except ImportError:  # before the engine/<game>/ layout
+        from engine import Deal  # type: ignore[attr-defined,no-redef]
+    return Deal
+
+
+def _sim() -> tuple[Any, Any]:
+    """The greedy policy module and ``sample_world``, in either layout."""
+    try:
+        from engine.burkozel.ai import policy, sim
+    except ImportError:  # before the engine/<game>/ layout
+        from engine.ai import policy, sim  # type: ignore[no-redef]
+    return policy, sim.sample_world
+
+
 def play_deal(players: int, rng: random.Random, *, validated: bool) -> int:
     """Play one random full deal; return the number of moves made."""
-    from engine import Deal, shuffled_deck
+    from engine import shuffled_deck
 
-    deal = Deal.start(players, shuffled_deck(rng=rng), rng.randrange(players))
+    deal = _burkozel().start(players, shuffled_deck(rng=rng), rng.randrange(players))
     play = deal.apply if validated else deal.push
     moves = 0
     while not deal.finished:
@@ -101,10 +119,10 @@ def measure(
 
 def measure_playouts(players: int, seconds: float) -> float:
     """Greedy playouts per second, each from a fresh copy of a start-of-deal world."""
-    from engine import Deal, shuffled_deck
-    from engine.ai import policy
-    from engine.ai.sim import sample_world
+    from engine import shuffled_deck
 
+    Deal = _burkozel()
+    policy, sample_world = _sim()
     rng = random.Random(players)
     worlds = []
     for _ in range(50):

@@ -18,7 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot import picture
 from bot.i18n import texts
-from engine import Series, shuffled_deck
+from engine import shuffled_deck
+from engine.burkozel import Series
 
 NAMES = ("Алиса <b>", "Bob & Co 🍺", "🤖 Компьютер 1 (сложный)", "Ёжик ♠♥♦♣")
 

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 
 from bot.chat_settings import rules_of_game
 from bot.i18n import Html, Texts, html, html_join
-from engine import Deal, EngineError, Move, RuleSet, Series
-from engine.scoring import sides
+from engine import EngineError
+from engine.burkozel import Deal, Move, RuleSet, Series
+from engine.burkozel.scoring import sides
 from storage import Game, Seat
 
 # B5: partners sit opposite each other; the engine's own scoring sides, so what the

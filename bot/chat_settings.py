@@ -11,11 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from engine import BASE_RULES, RuleSet
 from engine.bura import BASE_BURA_RULES, BuraRules
 from engine.bura.rules import SWITCHES as BURA_SWITCHES
+from engine.burkozel import BASE_RULES, RuleSet
+from engine.burkozel.rules import SWITCHES as BURKOZEL_SWITCHES
 from engine.errors import RuleSetError
-from engine.rules import SWITCHES as BURKOZEL_SWITCHES
 
 GAMES = ("burkozel", "bura")
 SWITCHES: dict[str, dict[str, tuple[object, ...]]] = {

@@ -9,7 +9,7 @@ from the states it starts), so the bot, storage and AI can play any registered g
   :class:`~engine.errors.IllegalMoveError` and changes nothing), a seat's view and the
   typed result.
 
-The registry (``engine.games``) finds a game by name or by a record's ``format``.
+The registry (``engine.registry``) finds a game by name or by a record's ``format``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ from __future__ import annotations
 import random
 import time
 
-from engine import BASE_RULES, Series, card_codes, from_record, shuffled_deck
+from engine import card_codes, shuffled_deck
+from engine.burkozel import BASE_RULES, Series, from_record
 from storage import (
     UNSET,
     Deadline,

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.ai import (
+from engine.burkozel.ai import (
     LEVELS,
     GreedyPlayer,
     Player,
@@ -18,8 +18,8 @@ from engine.ai import (
     make_player,
     safe_move,
 )
+from engine.burkozel.deal import Deal, DealResult, Move
 from engine.cards import DECK, Card, shuffled_deck
-from engine.deal import Deal, DealResult, Move
 
 Factory = Callable[[int], Player]
 

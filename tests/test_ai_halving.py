@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from engine.ai import StrongPlayer, canonical, players, policy
-from engine.ai.sim import Sim
+from engine.burkozel.ai import StrongPlayer, canonical, players, policy
+from engine.burkozel.ai.sim import Sim
+from engine.burkozel.deal import Deal, Move, PlayerView
 from engine.cards import shuffled_deck
-from engine.deal import Deal, Move, PlayerView
 
 
 def first_lead(moves_wanted: int) -> tuple[PlayerView, list[Move]]:

@@ -8,9 +8,17 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from engine import DECK, Deal, Move, RuleSet, Series, parse_cards
-from engine.ai import GreedyPlayer, Player, RandomPlayer, StrongPlayer, make_player, safe_move
-from engine.ai.house import sample_deal
+from engine import DECK, parse_cards
+from engine.burkozel import Deal, Move, RuleSet, Series
+from engine.burkozel.ai import (
+    GreedyPlayer,
+    Player,
+    RandomPlayer,
+    StrongPlayer,
+    make_player,
+    safe_move,
+)
+from engine.burkozel.ai.house import sample_deal
 from tests.test_engine_house_properties import table_rules
 from tests.test_engine_support import after_first_trick, build_deck, move
 

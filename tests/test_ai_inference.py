@@ -1,4 +1,4 @@
-"""Inference from the other seats' open answers (engine/ai/belief.py, issue 13): soft
+"""Inference from the other seats' open answers (engine/burkozel/ai/belief.py, issue 13): soft
 weights on sampled worlds that assume no particular style of play (R7: a seat may
 discard even when it could beat)."""
 
@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from engine.ai import GreedyPlayer, RandomPlayer, StrongPlayer, safe_move
-from engine.ai.belief import (
+from engine.burkozel.ai import GreedyPlayer, RandomPlayer, StrongPlayer, safe_move
+from engine.burkozel.ai.belief import (
     P_PLAIN_COVER,
     P_TRUMP_COVER,
     P_WASTE,
@@ -20,9 +20,9 @@ from engine.ai.belief import (
     past_tricks,
     public_weight,
 )
-from engine.ai.sim import SUIT_INDEX, Sim, covers
+from engine.burkozel.ai.sim import SUIT_INDEX, Sim, covers
+from engine.burkozel.deal import Deal
 from engine.cards import Card, Suit, shuffled_deck
-from engine.deal import Deal
 from tests.test_ai_informed import idx, table_sim
 
 SPADES = SUIT_INDEX[Suit.SPADES]

@@ -1,4 +1,4 @@
-"""The strong player's rollout policy (engine/ai/informed.py): legal, and it plays the
+"""The strong player's rollout policy (engine/burkozel/ai/informed.py): legal, and it plays the
 sampled world's open cards better than our greedy policy (issue 13)."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import random
 
 import pytest
 
-from engine.ai import informed
-from engine.ai.sim import SUIT_INDEX, Sim
+from engine.burkozel.ai import informed
+from engine.burkozel.ai.sim import SUIT_INDEX, Sim
+from engine.burkozel.deal import Deal
 from engine.cards import Card, Suit, shuffled_deck
-from engine.deal import Deal
 from tests.test_ai_sim import exact_sim
 
 

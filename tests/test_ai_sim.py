@@ -1,4 +1,4 @@
-"""The fast playout model (engine/ai/sim.py) must play exactly like engine.deal.Deal."""
+"""The fast playout model (engine/burkozel/ai/sim.py) must play exactly like engine.burkozel.deal.Deal."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import random
 
 import pytest
 
-from engine.ai.belief import likelihood, observations
-from engine.ai.players import all_worlds, safe_move
-from engine.ai.policy import random_move
-from engine.ai.sim import SUIT_INDEX, Sim, sample_world
+from engine.burkozel.ai.belief import likelihood, observations
+from engine.burkozel.ai.players import all_worlds, safe_move
+from engine.burkozel.ai.policy import random_move
+from engine.burkozel.ai.sim import SUIT_INDEX, Sim, sample_world
+from engine.burkozel.deal import Deal
 from engine.cards import DECK, shuffled_deck
-from engine.deal import Deal
 
 
 def exact_sim(deal: Deal) -> Sim:

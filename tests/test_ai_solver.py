@@ -2,7 +2,7 @@
 reply to our own greedy policy (issue 13).
 
 The reference here is an independent brute force over the real rules
-(``engine.deal.Deal``: copy, push, legal moves), scoring a finished deal
+(``engine.burkozel.deal.Deal``: copy, push, legal moves), scoring a finished deal
 lexicographically: the penalty edge first (R13), then the point margin (R12).
 """
 
@@ -12,12 +12,12 @@ import random
 
 import pytest
 
-from engine.ai import StrongPlayer, canonical, make_player, safe_move
-from engine.ai.players import decision_rng, utility
-from engine.ai.sim import SUIT_INDEX, Sim, sample_world
-from engine.ai.solver import Solver, options
+from engine.burkozel.ai import StrongPlayer, canonical, make_player, safe_move
+from engine.burkozel.ai.players import decision_rng, utility
+from engine.burkozel.ai.sim import SUIT_INDEX, Sim, sample_world
+from engine.burkozel.ai.solver import Solver, options
+from engine.burkozel.deal import Deal, Move, penalties_for
 from engine.cards import Card, Suit, shuffled_deck
-from engine.deal import Deal, Move, penalties_for
 from tests.test_ai import swapped_twin
 
 Score = tuple[int, int]

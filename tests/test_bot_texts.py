@@ -22,8 +22,9 @@ from bot.games.base import listed_plays
 from bot.games.burkozel import BURKOZEL, card_plays
 from bot.i18n import LANGUAGES, catalog_keys, plain, texts
 from bot.settings_view import Customs, lobby_rules_line, menu_keyboard, menu_text, rules_lines
-from engine import Move, Series, shuffled_deck
-from engine.deal import covers
+from engine import shuffled_deck
+from engine.burkozel import Move, Series
+from engine.tricks import covers
 from storage import Deadline, Game, Seat
 from tests.fake_telegram.text import parse_html
 

@@ -12,7 +12,7 @@ from engine.bura.record import FORMAT, from_record, replay, to_record
 from engine.bura.rules import BuraRules
 from engine.cards import DECK
 from engine.errors import RecordError
-from engine.games import game_for_record, replay_json
+from engine.registry import game_for_record, replay_json
 from tests.bura_support import bura_deck, random_series
 from tests.test_cli import failure, run
 

@@ -13,8 +13,9 @@ from bot import render
 from bot.games.base import ForgedAction
 from bot.games.burkozel import BURKOZEL, hand_keyboard, hand_text, table_text
 from bot.i18n import plain, texts
-from engine import Move, RuleSet, Series, parse_cards, shuffled_deck
-from engine.scoring import sides
+from engine import parse_cards, shuffled_deck
+from engine.burkozel import Move, RuleSet, Series
+from engine.burkozel.scoring import sides
 from storage import Game, Seat
 from tests.test_engine_support import after_first_trick, build_deck, move
 

@@ -19,9 +19,10 @@ from bot.games.bura import BURA
 from bot.games.burkozel import BURKOZEL
 from bot.i18n import texts
 from bot.service.table import cards_of
-from engine import Move, RuleSet, Series, parse_cards
+from engine import parse_cards
 from engine.bura.rules import SWITCHES, BuraRules
 from engine.bura.series import BuraSeries
+from engine.burkozel import Move, RuleSet, Series
 from tests.test_burkozel_house_screens import game_of
 from tests.test_engine_house_properties import lumpy_decks, table_rules
 from tests.test_engine_support import build_deck

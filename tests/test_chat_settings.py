@@ -14,8 +14,8 @@ from bot.chat_settings import (
     preset_of,
     rules_of_game,
 )
-from engine import RuleSet
 from engine.bura import BuraRules
+from engine.burkozel import RuleSet
 
 
 def test_defaults_are_base_burkozel_and_store_as_nothing() -> None:

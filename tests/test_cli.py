@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from engine import DECK, Deal, Move, parse_cards, replay, to_record
+from engine import DECK, parse_cards
+from engine.burkozel import Deal, Move, replay, to_record
 from tests.test_engine_support import random_series
 
 ROOT = Path(__file__).resolve().parent.parent

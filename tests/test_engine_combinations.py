@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine import Deal, IllegalMoveError, Move, RuleSet, parse_cards
+from engine import IllegalMoveError, parse_cards
+from engine.burkozel import Deal, Move, RuleSet
+from engine.burkozel.combinations import show_winner
 from engine.cards import Suit
-from engine.combinations import show_winner
 from tests.test_engine_support import after_first_trick, build_deck, move
 
 ON = RuleSet(combinations="on")

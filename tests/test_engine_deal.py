@@ -6,17 +6,9 @@ import random
 
 import pytest
 
-from engine import (
-    DECK,
-    Card,
-    Deal,
-    GameOverError,
-    IllegalMoveError,
-    Move,
-    Suit,
-    penalties_for,
-)
-from engine.deal import covers
+from engine import DECK, Card, GameOverError, IllegalMoveError, Suit
+from engine.burkozel import Deal, Move, penalties_for
+from engine.tricks import covers
 from tests.test_engine_support import (
     assert_views_private,
     build_deck,

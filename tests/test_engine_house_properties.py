@@ -8,19 +8,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import (
-    DECK,
-    Card,
-    Deal,
-    IllegalMoveError,
-    Move,
-    RuleSet,
-    Series,
-    from_record,
-    replay,
-    report,
-    to_record,
-)
+from engine import DECK, Card, IllegalMoveError
+from engine.burkozel import Deal, Move, RuleSet, Series, from_record, replay, report, to_record
 from tests.test_engine_support import all_legal, assert_views_private, cards_in_play, view_cards
 
 

@@ -7,21 +7,19 @@ import random
 
 import pytest
 
-from engine import (
-    DECK,
+from engine import DECK, IllegalMoveError, parse_cards
+from engine.burkozel import (
     Deal,
     DealResult,
-    IllegalMoveError,
     Move,
     RuleSet,
     Series,
-    parse_cards,
     penalties_for,
     replay,
     report,
     to_record,
 )
-from engine.scoring import score_deal
+from engine.burkozel.scoring import score_deal
 from tests.test_engine_support import (
     after_first_trick,
     all_legal,

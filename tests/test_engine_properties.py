@@ -8,11 +8,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import (
-    DECK,
-    Card,
+from engine import DECK, Card, IllegalMoveError
+from engine.burkozel import (
     Deal,
-    IllegalMoveError,
     Move,
     Series,
     from_record,

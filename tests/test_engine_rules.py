@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import BASE_RULES, Deal, RuleSet, RuleSetError, Series, shuffled_deck
+from engine import RuleSetError, shuffled_deck
+from engine.burkozel import BASE_RULES, Deal, RuleSet, Series
 
 
 def test_base_values() -> None:

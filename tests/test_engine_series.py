@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import DECK, DealResult, GameOverError, IllegalMoveError, Series
+from engine import DECK, GameOverError, IllegalMoveError
+from engine.burkozel import DealResult, Series
 from tests.test_engine_support import random_series
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from engine import DECK, Card, Deal, Move, PlayerView, RuleSet, Series, Suit, parse_cards
-from engine.rules import HAND_SIZE
+from engine import DECK, Card, Suit, parse_cards
+from engine.burkozel import Deal, Move, PlayerView, RuleSet, Series
+from engine.burkozel.rules import HAND_SIZE
 
 
 def build_deck(

@@ -1,4 +1,4 @@
-"""Both games through the one interface (``engine.game``, registry ``engine.games``):
+"""Both games through the one interface (``engine.game``, registry ``engine.registry``):
 what the bot, storage and AI rely on, over random decks and random legal play."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from engine.cards import DECK, shuffled_deck
 from engine.errors import IllegalMoveError
-from engine.games import GAMES, game_for_record, game_named
+from engine.registry import GAMES, game_for_record, game_named
 
 decks = st.permutations(DECK).map(tuple)
 
@@ -68,8 +68,9 @@ def test_a_refused_action_raises_and_the_deal_goes_on(name: str) -> None:
 def test_c3_burkozel_stopper_is_an_actor_through_the_interface() -> None:
     """B6/C3: the interface offers the out-of-turn lead to the молодка holder beside the
     rightful leader, as the Burkozel deal itself does."""
-    from engine import Move, RuleSet, parse_cards
-    from engine.burkozel_game import BurkozelDealState
+    from engine import parse_cards
+    from engine.burkozel import Move, RuleSet
+    from engine.burkozel.game import BurkozelDealState
     from tests.test_engine_support import after_first_trick
 
     deal = after_first_trick(

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from engine import DECK, FORMAT, RecordError, Series, from_record, replay, report, to_record
+from engine import DECK, RecordError
+from engine.burkozel import FORMAT, Series, from_record, replay, report, to_record
 from tests.test_engine_support import random_series
 
 

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from engine import Move, RecordError, RuleSet, from_record, replay, report, to_record
+from engine import RecordError
+from engine.burkozel import Move, RuleSet, from_record, replay, report, to_record
 from tests.test_burkozel_house_screens import shown_series
 from tests.test_cli import run
 from tests.test_engine_support import after_first_trick

@@ -10,7 +10,7 @@ import pytest
 from bot.callbacks import PlayCb
 from bot.service import GameService, UserError, UserInfo
 from bot.service.core import LiveGame
-from engine.ai import make_player
+from engine.burkozel.ai import make_player
 from engine.cards import Card
 from storage import Backend, Game, OutboxItem, open_storage
 from tests.test_engine_support import build_deck

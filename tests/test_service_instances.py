@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-import engine
 from bot.chat_settings import ChatSettings
 from bot.games.burkozel import BEAT_OF_KIND, BURKOZEL
 from bot.i18n import texts
 from bot.service import GameService, UserError, UserInfo
+from engine import burkozel
 from engine.cards import Card
 from storage import Backend, Game, GameChange, OutboxItem, open_storage
 from tests.test_engine_support import build_deck
@@ -62,7 +62,7 @@ async def test_instances_taking_turns_keep_the_game_as_stored(pg_url: str) -> No
             assert stored is not None
             if stored.status != "playing":
                 break
-            series = engine.from_record(await stores[0].export_record(game.id))
+            series = burkozel.from_record(await stores[0].export_record(game.id))
             deal = series.current
             if deal is None or deal.turn is None:
                 break
@@ -78,8 +78,8 @@ async def test_instances_taking_turns_keep_the_game_as_stored(pg_url: str) -> No
             if live is not None:
                 # The copy in memory is the stored game, and its series the replay's.
                 assert live.game == await stores[0].get_game(game.id)
-                replay = engine.from_record(await stores[0].export_record(game.id))
-                assert engine.to_record(live.series) == engine.to_record(replay)
+                replay = burkozel.from_record(await stores[0].export_record(game.id))
+                assert burkozel.to_record(live.series) == burkozel.to_record(replay)
         assert caught_up > 10
         # A change of more than the deadline that logged no move (here the seats) cannot
         # be caught up by moves: the copy is rebuilt. (A deadline alone is caught up:
@@ -112,7 +112,7 @@ async def test_choosing_several_cards_goes_on_whichever_instance_takes_the_tap(
         live = await services[1]._load(game.id)
         assert BOB.id in live.picking  # read back with the cards when the tap came
         await services[1].play(game.id, BOB.id, game.version, "l", "6S.7S")
-        series = engine.from_record(await stores[0].export_record(game.id))
+        series = burkozel.from_record(await stores[0].export_record(game.id))
         assert [p.cards for p in series.deals[0].table] == [(Card.parse("6S"), Card.parse("7S"))]
 
 
@@ -137,7 +137,7 @@ class Table:
         assert stored is not None
         if stored.status != "playing":
             return None
-        deal = engine.from_record(await store.export_record(self.game_id)).current
+        deal = burkozel.from_record(await store.export_record(self.game_id)).current
         assert deal is not None and deal.turn is not None
         user = stored.seats[deal.turn].user_id
         assert user is not None
@@ -273,7 +273,7 @@ async def test_a_selection_made_through_one_instance_is_seen_by_the_other(table:
     for _ in range(60):
         stored = await store.get_game(table.game_id)
         assert stored is not None and stored.status == "playing"
-        series = engine.from_record(await store.export_record(table.game_id))
+        series = burkozel.from_record(await store.export_record(table.game_id))
         deal = series.current
         assert deal is not None and deal.turn is not None
         user = stored.seats[deal.turn].user_id
@@ -316,8 +316,8 @@ async def test_a_deal_ended_by_the_other_instance_is_caught_up_not_rebuilt(table
         if seen is not None and dealt > seen:  # the other instance ended a deal since
             assert live is cached, f"move {n}: rebuilt from the record at a deal's end"
             crossed += 1
-        replay = engine.from_record(await store.export_record(table.game_id))
-        assert engine.to_record(live.series) == engine.to_record(replay)
+        replay = burkozel.from_record(await store.export_record(table.game_id))
+        assert burkozel.to_record(live.series) == burkozel.to_record(replay)
         assert live.game == await store.get_game(table.game_id)
     assert crossed >= 2
 
@@ -352,9 +352,9 @@ async def test_a_reminder_through_one_instance_leaves_the_keyboard_good_on_the_o
     assert b._live[table.game_id] is cached  # caught up, not rebuilt from the record
     moved = await store.get_game(table.game_id)
     assert moved is not None and moved.version == moved.state_version == drawn_at + 2
-    logged = engine.from_record(await store.export_record(table.game_id))
+    logged = burkozel.from_record(await store.export_record(table.game_id))
     assert len(logged.deals[0].history) == len(deal.history) + 1  # the player's move
-    assert engine.to_record(cached.series) == engine.to_record(logged)
+    assert burkozel.to_record(cached.series) == burkozel.to_record(logged)
     for service in (a, b):
         with pytest.raises(UserError) as refused:
             await table.move(service, drawn_at + 1)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
 import engine
+from engine import burkozel
 from stats.ratings import Entrant, Skill, rate
 from stats.summary import higher_is_better, places, series_end, teams_of
 from storage import Backend, DealStart, DealTally, GameChange, Seat, StorageError
@@ -53,7 +54,7 @@ async def play_series(
 def engine_deals(players: int, seed: int) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
     """A whole random series played by the engine (R14), as (points, penalties) per deal."""
     rng = random.Random(seed)
-    series = engine.Series(players, first_dealer=0)
+    series = burkozel.Series(players, first_dealer=0)
     while not series.finished:
         deal = series.start_deal(engine.shuffled_deck(rng=rng))
         while not deal.finished:

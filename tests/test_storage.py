@@ -20,6 +20,7 @@ import pytest
 import engine
 import storage.migrations as migrations
 import storage.pg_migrations as pg_migrations
+from engine import burkozel
 from storage import (
     SCHEMA_VERSION,
     UNSET,
@@ -413,8 +414,8 @@ async def test_export_of_a_finished_game_replays_to_the_stored_tallies(db: Backe
     game = await play_to_end(db, await new_game(db, rng, -5), rng)
     assert game.status == "finished"
     record = await db.export_record(game.id)
-    assert record["format"] == engine.FORMAT and record["players"] == len(game.seats)
-    report = engine.replay(record)
+    assert record["format"] == burkozel.FORMAT and record["players"] == len(game.seats)
+    report = burkozel.replay(record)
     tallies = await db.tallies(game.id)
     assert len(tallies) == len(report.deals) >= 1
     assert [t.penalties for t in tallies] == [d.penalties for d in report.deals]
@@ -433,8 +434,8 @@ async def test_an_unfinished_game_exports_a_record_that_rebuilds_the_live_state(
     series = series_of(await db.export_record(game.id), game, rng)
     for _ in range(40):
         game = await db.commit(game.id, game.version, next_change(game, series, rng))
-    rebuilt = engine.from_record(await db.export_record(game.id))
-    assert engine.to_record(rebuilt) == engine.to_record(series)
+    rebuilt = burkozel.from_record(await db.export_record(game.id))
+    assert burkozel.to_record(rebuilt) == burkozel.to_record(series)
     assert rebuilt.current is not None and rebuilt.current.view(0) == series.current.view(0)
     with pytest.raises(GameNotFoundError):
         await db.export_record(game.id + 1)

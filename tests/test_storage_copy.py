@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import engine
+from engine import burkozel
 from stats.summary import series_end
 from storage import (
     Backend,
@@ -90,7 +90,7 @@ async def test_copy_to_postgresql_and_back_keeps_everything_and_games_go_on(
         game = running
         while game.status == "playing":
             game = await pg.commit(game.id, game.version, next_change(game, series, rng))
-        report = engine.replay(await pg.export_record(game.id))
+        report = burkozel.replay(await pg.export_record(game.id))
         assert report.finished and report.winners == game.winners
         # New rows get new ids after the copied ones.
         fresh = await pg.create_game(-7, None, {}, 1, running.seats, None)

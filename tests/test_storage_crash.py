@@ -14,7 +14,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import engine
+from engine import burkozel
 from storage import Game, Storage
 from tests.storage_play import outbox_count
 
@@ -55,7 +55,7 @@ async def check_database(path: Path) -> tuple[int, int]:
         total_moves = finished = 0
         for game in all_games:
             record = await storage.export_record(game.id)
-            series = engine.from_record(record)  # the move log replays without error
+            series = burkozel.from_record(record)  # the move log replays without error
             moves = sum(len(d["moves"]) for d in record["deals"])
             # One move per commit: the version counts exactly the commits that landed.
             assert game.version == moves == len(await storage.moves(game.id))

@@ -42,7 +42,7 @@ from bot.render import (
 from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
 from engine.bura.ai import make_bura_player
 from engine.bura.ai.players import BuraGreedyPlayer
-from engine.bura.combos import dealt_combination, show_kind
+from engine.bura.combinations import dealt_combination, show_kind
 from engine.bura.deal import ANSWER, DAVE, DECLARE, LEAD, BuraDeal, TablePlay
 from engine.bura.record import from_record
 from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, BuraRules

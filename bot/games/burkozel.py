@@ -33,8 +33,9 @@ from bot.render import (
     shown_lines,
     time_limit,
 )
-from engine import (
-    Card,
+from engine import Card, Suit
+from engine.bura.view import BuraView
+from engine.burkozel import (
     Deal,
     DealResult,
     Move,
@@ -42,15 +43,14 @@ from engine import (
     PlayerView,
     RuleSet,
     Series,
-    Suit,
     from_record,
     to_record,
 )
-from engine.ai import make_player, safe_move
-from engine.ai.house import house_move
-from engine.bura.view import BuraView
-from engine.combinations import SHOWS, show_kind
-from engine.deal import TrickResult, covers
+from engine.burkozel.ai import make_player, safe_move
+from engine.burkozel.ai.house import house_move
+from engine.burkozel.combinations import SHOWS, show_kind
+from engine.burkozel.deal import TrickResult
+from engine.tricks import covers
 from storage import Game, Seat
 
 

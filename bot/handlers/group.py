@@ -11,7 +11,7 @@ from bot import render
 from bot.chatter import Route
 from bot.handlers.common import chat_texts, chat_title, reply, thread_of, user_info
 from bot.service import AlreadyOpen, GameService, UserError
-from engine import RuleSet
+from engine.burkozel import RuleSet
 
 
 async def migrated(message: Message, service: GameService) -> None:

@@ -28,8 +28,9 @@ from bot.handlers.stats import pictures_command
 from bot.i18n import LANGUAGES, Texts, texts
 from bot.service import GameService, NeedsStart, UserError
 from bot.settings_view import Customs, menu_keyboard, menu_text
-from engine import BASE_RULES, EngineError, RuleSet
+from engine import EngineError
 from engine.bura import BASE_BURA_RULES, BuraRules
+from engine.burkozel import BASE_RULES, RuleSet
 from storage import OutboxOp
 
 

@@ -25,7 +25,7 @@ from bot.games import BotGame, bot_game
 from bot.games.base import PICK
 from bot.i18n import Texts, texts
 from engine import Card, CardCodeError, EngineError
-from engine.games import game_named
+from engine.registry import game_named
 from storage import (
     Backend,
     Chat,

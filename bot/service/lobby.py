@@ -25,7 +25,7 @@ from bot.service.core import (
 from bot.service.table import TableFlow, table_role
 from bot.settings_view import lobby_rules_line
 from engine import EngineError, shuffled_deck
-from engine.ai import LEVELS
+from engine.burkozel.ai import LEVELS
 from stats.summary import game_of
 from storage import DealStart, Game, GameChange, GameExistsError, OutboxOp, Seat
 

@@ -2,7 +2,7 @@
 shows, даве, drawing and the deal's outcome.
 
 Shared with Burkozel: cards, beating and points (``engine.cards``), the R7 answer
-matching (``engine.deal.covers``). Several seats may act at one moment (the rightful
+matching (``engine.burkozel.deal.covers``). Several seats may act at one moment (the rightful
 leader and a «Стоп!» holder): :meth:`BuraDeal.actors` names them. Every refusal
 raises :class:`IllegalMoveError` before anything changes.
 """
@@ -15,7 +15,7 @@ from itertools import combinations
 from typing import TYPE_CHECKING
 
 from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
-from engine.bura.combos import (
+from engine.bura.combinations import (
     is_bura,
     is_moscow,
     is_small_moscow,
@@ -32,8 +32,8 @@ from engine.bura.rules import (
     BuraRules,
 )
 from engine.cards import Card, Suit, check_deck
-from engine.deal import covers
 from engine.errors import GameOverError, IllegalMoveError
+from engine.tricks import covers
 
 if TYPE_CHECKING:
     from engine.bura.view import BuraView

@@ -16,7 +16,7 @@ from engine.bura import from_record
 from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
 from engine.bura.deal import BuraDeal
 from engine.cards import Card
-from engine.games import replay_json
+from engine.registry import replay_json
 from storage import Storage
 from tests.bura_support import bura_deck
 from tests.e2e.harness import PLAYED, cards_in, hand_message, new_fake, running_bot

@@ -16,7 +16,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from engine.games import replay_json
+from engine.registry import replay_json
 from storage import Storage
 from tests.e2e.harness import (
     assert_no_hand_in_another_dm,

@@ -17,12 +17,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import engine
 from bot import render
 from bot.app import App
 from bot.i18n import texts
 from bot.service.table import table_role
-from engine import Card
+from engine import Card, burkozel
 from storage import Game, OutboxOp
 from tests.e2e.harness import (
     hand_cards,
@@ -75,14 +74,14 @@ async def move_count(app: App, game_id: int) -> int:
 
 async def assert_final_state(
     fake: FakeTelegram, app: App, game_id: int, title: str, timeout: float = 30
-) -> engine.Series:
+) -> burkozel.Series:
     """Once the outbox is drained, the table and every hand show what the move log says."""
     await fake.wait_for(lambda: drained(app), timeout=timeout, description="outbox drained")
     assert app.service is not None
     storage = app.service.storage
     game = await storage.get_game(game_id)
     assert game is not None
-    series = engine.from_record(await storage.export_record(game_id))
+    series = burkozel.from_record(await storage.export_record(game_id))
     t = texts("en")
     table = await storage.get_message(game_id, table_role(series))
     if table is None and game.status == "playing":

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from PIL import Image
 
-import engine
 from bot.app import App
 from bot.chatter import ChatterLimit
+from engine import burkozel
 from storage import Storage
 from tests.e2e.harness import new_fake, open_game, play_until, running_bot
 from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
@@ -144,7 +144,7 @@ async def test_a_finished_series_brings_one_picture_stats_rating_history_and_exp
             check=True,
         )
         assert json.loads(cli.stdout)["winners"] == list(game.winners or ())
-        report = engine.replay(json.loads(content))
+        report = burkozel.replay(json.loads(content))
         assert report.finished and report.winners == game.winners
         for seat, total in zip(game.seats, report.totals, strict=True):
             assert f"{seat.name}: {total}" in result.text
@@ -190,7 +190,7 @@ async def test_export_during_a_deal_holds_only_finished_deals(tmp_path: Path) ->
         assert ",".join(deal.deck[:8]) not in ",".join(
             c for d in record["deals"] for c in d["deck"]
         )
-    report = engine.replay(record)
+    report = burkozel.replay(record)
     assert list(report.totals) == [sum(t.penalties[s] for t in tallies) for s in range(2)]
 
 

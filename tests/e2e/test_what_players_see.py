@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from bot.i18n import texts
-from engine import Move
+from engine.burkozel import Move
 from tests.e2e.harness import (
     SLOW_GROUP,
     hand_message,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from itertools import combinations
 
-from engine.ai.sim import PTS, RANK, Sim, covers
+from engine.burkozel.ai.sim import PTS, RANK, Sim, covers
 
 # Keep value of a card beyond its points: trumps win tricks later, high plain
 # cards sometimes do. Indexed [trump][card].

@@ -1,6 +1,6 @@
 """Computer players: random, greedy and determinized Monte Carlo ("strong").
 
-Every player decides from the seat's :class:`~engine.deal.PlayerView` alone, and its
+Every player decides from the seat's :class:`~engine.burkozel.deal.PlayerView` alone, and its
 randomness is seeded from its own seed plus that view, so a decision is a pure
 function of (seed, view): it cannot depend on cards the seat cannot see, it is the
 same after a bot restart, and it does not depend on how many decisions came before.
@@ -16,13 +16,20 @@ from itertools import combinations, permutations
 from statistics import fmean, pstdev
 from typing import Protocol
 
-from engine.ai import informed, policy
-from engine.ai.belief import PublicSampler, Sampler, likelihood
-from engine.ai.house import HouseSearch, house_move
-from engine.ai.sim import SUIT_INDEX, Sim, build_world, sample_world, unseen_for, view_table
-from engine.ai.solver import Solver
-from engine.deal import Move, PlayerView, penalties_for
-from engine.rules import BASE_RULES
+from engine.burkozel.ai import informed, policy
+from engine.burkozel.ai.belief import PublicSampler, Sampler, likelihood
+from engine.burkozel.ai.house import HouseSearch, house_move
+from engine.burkozel.ai.sim import (
+    SUIT_INDEX,
+    Sim,
+    build_world,
+    sample_world,
+    unseen_for,
+    view_table,
+)
+from engine.burkozel.ai.solver import Solver
+from engine.burkozel.deal import Move, PlayerView, penalties_for
+from engine.burkozel.rules import BASE_RULES
 
 
 class Player(Protocol):
@@ -149,18 +156,18 @@ class StrongPlayer:
 
     In a two-player deal with an empty stock nothing is hidden any more, so the rest of
     the deal is searched exactly instead (``endgame``: "minimax" = against a perfect
-    opponent, see :mod:`engine.ai.solver`; "off" = keep sampling).
+    opponent, see :mod:`engine.burkozel.ai.solver`; "off" = keep sampling).
 
     ``rollout``: "greedy" finishes each world with our greedy policy for every seat;
-    "informed" with :mod:`engine.ai.informed`, which plays the world's open cards.
+    "informed" with :mod:`engine.burkozel.ai.informed`, which plays the world's open cards.
 
     ``solve_stock``/``solve_samples``: two players, at most ``solve_stock`` cards left
     in the stock: search ``solve_samples`` sampled worlds exactly (each to the end with
-    its own draw order, :class:`~engine.ai.solver.Solver`) instead of playouts; the
+    its own draw order, :class:`~engine.burkozel.ai.solver.Solver`) instead of playouts; the
     greedy playouts misjudge the last tricks, where one card decides the deal.
 
     ``infer``: weight the sampled worlds by what the other seats' open answers reveal,
-    without assuming how they play (:func:`engine.ai.belief.public_weight`: a seat
+    without assuming how they play (:func:`engine.burkozel.ai.belief.public_weight`: a seat
     that discarded probably could not beat, ...), each factor raised to ``infer``
     (0 = off, uniform worlds). Used instead of ``belief`` when set. With
     ``infer_history`` > 0 also older answers of the deal, rebuilt from the open cards,

@@ -10,11 +10,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from engine.ai import LEVELS, Player, make_player
+from engine.burkozel.ai import LEVELS, Player, make_player
+from engine.burkozel.deal import Deal, Move, Play, PlayerView
+from engine.burkozel.rules import BASE_RULES, RuleSet
+from engine.burkozel.series import Series
 from engine.cards import Card, shuffled_deck
-from engine.deal import Deal, Move, Play, PlayerView
-from engine.rules import BASE_RULES, RuleSet
-from engine.series import Series
 
 HUMAN = 0
 

@@ -4,7 +4,7 @@
 ``safe_move(view, legal)`` is the cheap deterministic move for an absent player.
 """
 
-from engine.ai.players import (
+from engine.burkozel.ai.players import (
     LEVELS,
     GreedyPlayer,
     Player,

@@ -1,6 +1,6 @@
 """Computer play under the house rules (Part B and C), from a seat's view only.
 
-The fast simulator (``engine.ai.sim``) models the base game; under any other rule set
+The fast simulator (``engine.burkozel.ai.sim``) models the base game; under any other rule set
 the players come here instead:
 
 * :func:`house_choice`, a greedy rule that knows every switch: it shows a бура or
@@ -9,7 +9,7 @@ the players come here instead:
   not beat its partner's claim: it discards, and with no opponent left to answer it
   smears points onto the partner's trick.
 * :class:`HouseSearch`, determinized Monte Carlo with the switches on: worlds
-  consistent with the view are built as real :class:`~engine.deal.Deal` positions
+  consistent with the view are built as real :class:`~engine.burkozel.deal.Deal` positions
   (closed discards and seats that are out included) and finished with the greedy
   rule; the score is the rule set's own (penalties, credits, pairs, combinations).
 """
@@ -21,12 +21,12 @@ from collections.abc import Sequence
 from itertools import combinations
 from statistics import fmean
 
-from engine.ai import policy
-from engine.ai.sim import PTS, SUIT_INDEX
+from engine.burkozel.ai import policy
+from engine.burkozel.ai.sim import PTS, SUIT_INDEX
+from engine.burkozel.combinations import is_four_foreheads, is_lead_combination, show_kind
+from engine.burkozel.deal import Deal, Move, Play, PlayerView
+from engine.burkozel.scoring import PLAYED, sides
 from engine.cards import DECK, Card
-from engine.combinations import is_four_foreheads, is_lead_combination, show_kind
-from engine.deal import Deal, Move, Play, PlayerView
-from engine.scoring import PLAYED, sides
 
 
 def _seats_in(view: PlayerView) -> tuple[int, ...]:

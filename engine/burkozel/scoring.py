@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.combinations import MOSCOW
-from engine.rules import RuleSet
+from engine.burkozel.combinations import MOSCOW
+from engine.burkozel.rules import RuleSet
 
 PLAYED = "played"
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import combinations
 
-from engine.ai.sim import PTS, Sim, covers
+from engine.burkozel.ai.sim import PTS, Sim, covers
 
 Option = tuple[tuple[int, ...], bool | None]
 Key = tuple[int, int, int, int, tuple[int, ...], int, int, int]

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from engine.ai import policy
-from engine.ai.sim import PTS, SUIT_INDEX, Sim, covers, sample_world
-from engine.deal import Play, PlayerView
+from engine.burkozel.ai import policy
+from engine.burkozel.ai.sim import PTS, SUIT_INDEX, Sim, covers, sample_world
+from engine.burkozel.deal import Play, PlayerView
 
 Option = tuple[tuple[int, ...], bool | None]
 

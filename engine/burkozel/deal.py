@@ -5,56 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import combinations
 
+from engine.burkozel.actions import DealResult, Move, Play, PlayerView, TrickResult
+from engine.burkozel.combinations import is_lead_combination, show_kind, show_winner
+from engine.burkozel.rules import BASE_RULES, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, RuleSet
+from engine.burkozel.scoring import PLAYED, penalties_for, score_deal
+from engine.burkozel.view import PUBLIC, restore, seat_view
 from engine.cards import Card, Suit, check_deck
-from engine.combinations import is_lead_combination, show_kind, show_winner
 from engine.errors import GameOverError, IllegalMoveError
-from engine.moves import DealResult, Move, Play, PlayerView, TrickResult
-from engine.rules import BASE_RULES, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, RuleSet
-from engine.scoring import PLAYED, penalties_for, score_deal
-from engine.views import PUBLIC, restore, seat_view
+from engine.tricks import covers
 
 __all__ = ["Deal", "DealResult", "Move", "Play", "PlayerView", "TrickResult", "penalties_for"]
-
-
-def covers(answer: Sequence[Card], claim: Sequence[Card], trump: Suit) -> bool:
-    """R7: can ``answer`` be paired one-to-one with ``claim`` so every claim card is beaten?
-
-    R5 on the cards' indices: within a suit a higher index is a higher rank. The pairing
-    is tried through each claim card's set of answer positions that beat it (a bit mask),
-    never by building permutations of cards.
-    """
-    k = len(claim)
-    if len(answer) != k:
-        return False
-    if k == 1:
-        a, c = answer[0], claim[0]
-        return a.index > c.index if a.suit is c.suit else a.suit is trump
-    masks = []
-    for c in claim:
-        mask = 0
-        bit = 1
-        for a in answer:
-            if a.index > c.index if a.suit is c.suit else a.suit is trump:
-                mask |= bit
-            bit <<= 1
-        if not mask:
-            return False
-        masks.append(mask)
-    return _matches(masks, 0)
-
-
-def _matches(masks: list[int], used: int) -> bool:
-    """Is there a choice of one unused bit from each mask, all different?"""
-    if not masks:
-        return True
-    first, rest = masks[0], masks[1:]
-    free = first & ~used
-    while free:
-        bit = free & -free
-        if _matches(rest, used | bit):
-            return True
-        free ^= bit
-    return False
 
 
 # Moves handed out by ``Deal.legal_moves`` are interned (a Move is immutable and equal
@@ -221,7 +181,7 @@ class Deal:
         table: Sequence[Play],
     ) -> Deal:
         """The position ``view`` shows with its hidden parts filled in (a determinization
-        for computer players), see :func:`engine.views.restore`."""
+        for computer players), see :func:`engine.burkozel.view.restore`."""
         self = object.__new__(cls)
         restore(self, view, hands, stock, table)
         self._fresh()

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.bura.game import BURA
-from engine.burkozel_game import BURKOZEL
+from engine.burkozel.game import BURKOZEL
 from engine.errors import RecordError
 from engine.game import Game
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine.burkozel.deal import Deal, DealResult, Move, TrickResult
+from engine.burkozel.rules import BASE_RULES, MAX_PLAYERS, MIN_PLAYERS, SERIES_LIMIT, RuleSet
 from engine.cards import Card
-from engine.deal import Deal, DealResult, Move, TrickResult
 from engine.errors import GameOverError, IllegalMoveError
-from engine.rules import BASE_RULES, MAX_PLAYERS, MIN_PLAYERS, SERIES_LIMIT, RuleSet
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.burkozel.combinations import SHOWS
+from engine.burkozel.rules import BASE_RULES, RuleSet
+from engine.burkozel.scoring import PLAYED
 from engine.cards import Card, Suit, card_codes, parse_cards
-from engine.combinations import SHOWS
 from engine.errors import IllegalMoveError
-from engine.rules import BASE_RULES, RuleSet
-from engine.scoring import PLAYED
 
 
 @dataclass(frozen=True, slots=True)

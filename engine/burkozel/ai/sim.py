@@ -1,6 +1,6 @@
 """A fast integer model of one Burkozel deal (R5–R13), for playouts only.
 
-:class:`engine.deal.Deal` checks every move, keeps history and builds tuples of
+:class:`engine.burkozel.deal.Deal` checks every move, keeps history and builds tuples of
 :class:`~engine.cards.Card`; a Monte Carlo search runs tens of thousands of playouts per
 decision, so it works here on card indices (``Card.index`` = suit * 9 + rank, strength
 order, see ``engine.cards``) with no checking. ``tests/test_ai_sim.py`` proves it plays
@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 from itertools import permutations
 
+from engine.burkozel.deal import PlayerView, penalties_for
+from engine.burkozel.rules import HAND_SIZE
 from engine.cards import DECK, Card
-from engine.deal import PlayerView, penalties_for
-from engine.rules import HAND_SIZE
 
 RANK: tuple[int, ...] = tuple(c.rank for c in DECK)
 SUIT: tuple[int, ...] = tuple(c.index // 9 for c in DECK)

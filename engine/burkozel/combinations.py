@@ -1,7 +1,7 @@
 """Part C: the four-card combinations (B6), their detection and precedence.
 
 Only hands of exactly four cards can hold one. Who may act on them is decided by
-:class:`engine.deal.Deal`; this module only answers "what does this hand hold" and
+:class:`engine.burkozel.deal.Deal`; this module only answers "what does this hand hold" and
 "who wins when several are shown at once".
 """
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from engine.ai import policy
-from engine.ai.sim import PTS, Sim, covers
+from engine.burkozel.ai import policy
+from engine.burkozel.ai.sim import PTS, Sim, covers
 
 Option = tuple[tuple[int, ...], bool | None]
 

@@ -1,7 +1,7 @@
 """What a seat sees of a deal (R8, B1), and a deal rebuilt from what a seat sees.
 
-Kept apart from :mod:`engine.deal` (the rules of play); both functions work on a
-:class:`~engine.deal.Deal`'s state and are reached through ``Deal.view`` and
+Kept apart from :mod:`engine.burkozel.deal` (the rules of play); both functions work on a
+:class:`~engine.burkozel.deal.Deal`'s state and are reached through ``Deal.view`` and
 ``Deal.from_view``.
 """
 
@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from engine.burkozel.actions import Play, PlayerView, TrickResult
+from engine.burkozel.scoring import PLAYED
 from engine.cards import DECK, Card, Suit
 from engine.errors import GameOverError, IllegalMoveError
-from engine.moves import Play, PlayerView, TrickResult
-from engine.scoring import PLAYED
 
 if TYPE_CHECKING:
-    from engine.deal import Deal
+    from engine.burkozel.deal import Deal
 
 
 PUBLIC = -1  # the seat of the public view: nobody's hand, nobody's closed discards

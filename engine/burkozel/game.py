@@ -1,16 +1,16 @@
 """Burkozel behind the common game interface (``engine.game``): a thin adapter over
-:class:`~engine.deal.Deal` and :class:`~engine.series.Series`, which stay as they are."""
+:class:`~engine.burkozel.deal.Deal` and :class:`~engine.burkozel.series.Series`, which stay as they are."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.burkozel.deal import Deal, DealResult, Move, PlayerView
+from engine.burkozel.record import FORMAT, from_record, replay, to_record
+from engine.burkozel.rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
+from engine.burkozel.series import Series, SeriesResult
 from engine.cards import Card
-from engine.deal import Deal, DealResult, Move, PlayerView
-from engine.record import FORMAT, from_record, replay, to_record
-from engine.rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
-from engine.series import Series, SeriesResult
 
 
 class BurkozelDealState:
