@@ -1,6 +1,8 @@
 """Engine speed: random full deals per second and moves per second, on one core.
 
-Run with ``python bench/engine.py`` (``--seconds`` per measurement, default 2).
+Run with ``python bench/engine.py`` (``--seconds`` per measurement, default 2). Seconds
+are the measuring process's CPU seconds (``time.process_time``), so other jobs on a
+shared machine disturb the figures less than they would wall-clock ones.
 Each deal starts from a seeded random deck; every move is a random pick from
 ``Deal.legal_moves()`` (Burkozel) or from every acting seat's legal actions, never
 declaring (Bura, D-rules with ``moscow: on``). "push" plays it trusted (no re-check, as a simulating
@@ -107,13 +109,13 @@ def measure(
     rng = random.Random(players)
     one_deal = play_bura_deal if game == "bura" else play_deal
     deals = moves = 0
-    start = time.perf_counter()
+    start = time.process_time()
     elapsed = 0.0
     while elapsed < seconds:
         for _ in range(20):
             moves += one_deal(players, rng, validated=validated)
             deals += 1
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
     return deals / elapsed, moves / elapsed
 
 
@@ -129,14 +131,14 @@ def measure_playouts(players: int, seconds: float) -> float:
         deal = Deal.start(players, shuffled_deck(rng=rng), rng.randrange(players))
         worlds.append(sample_world(deal.view(deal.turn or 0), rng))
     done = 0
-    start = time.perf_counter()
+    start = time.process_time()
     elapsed = 0.0
     while elapsed < seconds:
         for world in worlds:
             sim = world.copy()
             policy.playout(sim)
         done += len(worlds)
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
     return done / elapsed
 
 

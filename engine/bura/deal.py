@@ -29,11 +29,12 @@ from engine.bura.rules import (
     BUST_LIMIT,
     DECLARE_TARGET,
     HAND_SIZE,
+    MAX_PLAYERS,
     BuraRules,
 )
-from engine.cards import Card, Suit, check_deck
+from engine.cards import DECK, Card, Suit, check_deck
 from engine.errors import GameOverError, IllegalMoveError
-from engine.tricks import covers
+from engine.tricks import covers, group_leads
 
 if TYPE_CHECKING:
     from engine.bura.view import BuraView
@@ -107,6 +108,13 @@ def _interned(seat: int, cards: tuple[Card, ...], kind: int) -> Lead | Answer:
             action = Answer(seat, cards, kind == _BEAT)
         _ACTIONS[key] = action
     return action
+
+
+# One-card actions, made once: [kind][seat][card index].
+_SINGLES: tuple[tuple[tuple[Lead | Answer, ...], ...], ...] = tuple(
+    tuple(tuple(_interned(seat, (card,), kind) for card in DECK) for seat in range(MAX_PLAYERS))
+    for kind in (_LEAD, _DISCARD, _BEAT)
+)
 
 
 def _pile_card(card: Card, by: int, closed: bool, trick: int) -> PileCard:
@@ -285,12 +293,13 @@ class BuraDeal:
             actions += self._shows(seat)
             claim, trump = self.claim, self.trump
             if len(claim) == 1:
+                discards, beats = _SINGLES[_DISCARD][seat], _SINGLES[_BEAT][seat]
                 c = claim[0]
+                index, suit = c.index, c.suit
                 for a in hand:
-                    cards = (a,)
-                    actions.append(_interned(seat, cards, _DISCARD))
-                    if a.index > c.index if a.suit is c.suit else a.suit is trump:
-                        actions.append(_interned(seat, cards, _BEAT))
+                    actions.append(discards[a.index])
+                    if a.index > index if a.suit is suit else a.suit is trump:
+                        actions.append(beats[a.index])
                 return self._offer(actions)
             for combo in combinations(hand, len(claim)):
                 actions.append(_interned(seat, combo, _DISCARD))
@@ -308,13 +317,13 @@ class BuraDeal:
         if self.rules.dave == "on" and self._dave_refusal(seat) is None:
             actions.append(Dave(seat))
         limit = self._lead_limit(seat)
-        actions += [_interned(seat, (c,), _LEAD) for c in hand]
-        if limit >= 2 and len(hand) >= 2:
+        singles = _SINGLES[_LEAD][seat]
+        actions += [singles[c.index] for c in hand]
+        if limit >= 2:
             same_rank = self.rules.same_rank_leads == "on"
-            for size in range(2, limit + 1):
-                for combo in combinations(hand, size):
-                    if _one_suit(combo) or (same_rank and _other_ranks_same(combo)):
-                        actions.append(_interned(seat, combo, _LEAD))
+            actions += [
+                _interned(seat, group, _LEAD) for group in group_leads(hand, limit, same_rank)
+            ]
         if limit >= HAND_SIZE and is_small_moscow(hand, self.trump, self.rules):
             actions.append(_interned(seat, tuple(hand), _LEAD))
         return self._offer(actions)

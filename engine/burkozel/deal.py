@@ -10,9 +10,9 @@ from engine.burkozel.combinations import is_lead_combination, show_kind, show_wi
 from engine.burkozel.rules import BASE_RULES, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from engine.burkozel.scoring import PLAYED, penalties_for, score_deal
 from engine.burkozel.view import PUBLIC, restore, seat_view
-from engine.cards import Card, Suit, check_deck
+from engine.cards import DECK, Card, Suit, check_deck
 from engine.errors import GameOverError, IllegalMoveError
-from engine.tricks import covers
+from engine.tricks import covers, group_leads
 
 __all__ = ["Deal", "DealResult", "Move", "Play", "PlayerView", "TrickResult", "penalties_for"]
 
@@ -38,6 +38,13 @@ def _interned(seat: int, cards: tuple[Card, ...], kind: int) -> Move:
         beat = None if kind == _LEAD else kind == _BEAT
         move = _MOVES[key] = Move(seat, cards, beat)
     return move
+
+
+# One-card moves, made once: [kind][seat][card index].
+_SINGLES: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
+    tuple(tuple(_interned(seat, (card,), kind) for card in DECK) for seat in range(MAX_PLAYERS))
+    for kind in (_LEAD, _DISCARD, _BEAT)
+)
 
 
 class Deal:
@@ -340,13 +347,10 @@ class Deal:
             hands = self._hands
             smallest = min(len(hands[s]) for s in self.seats_in if s != seat)
             limit = min(self._lead_limit(), smallest)
-            moves += [_interned(seat, (c,), _LEAD) for c in hand]
-            if limit >= 2 and len({c.suit for c in hand}) < len(hand):
-                for size in range(2, limit + 1):
-                    for combo in combinations(hand, size):
-                        suit = combo[0].suit
-                        if all(c.suit is suit for c in combo):
-                            moves.append(_interned(seat, combo, _LEAD))
+            singles = _SINGLES[_LEAD][seat]
+            moves += [singles[c.index] for c in hand]
+            if limit >= 2:
+                moves += [_interned(seat, group, _LEAD) for group in group_leads(hand, limit)]
             if self.rules.combinations == "on":
                 whole = tuple(hand)
                 if self._combination_lead(seat) and (limit < 4 or not _one_suit(whole)):
@@ -354,12 +358,13 @@ class Deal:
             return self._offer(moves)
         claim, trump = self._claim, self.trump
         if len(claim) == 1:
+            discards, beats = _SINGLES[_DISCARD][seat], _SINGLES[_BEAT][seat]
             c = claim[0]
+            index, suit = c.index, c.suit
             for a in hand:
-                cards = (a,)
-                moves.append(_interned(seat, cards, _DISCARD))
-                if a.index > c.index if a.suit is c.suit else a.suit is trump:
-                    moves.append(_interned(seat, cards, _BEAT))
+                moves.append(discards[a.index])
+                if a.index > index if a.suit is suit else a.suit is trump:
+                    moves.append(beats[a.index])
             return self._offer(moves)
         for combo in combinations(hand, len(claim)):
             moves.append(_interned(seat, combo, _DISCARD))
