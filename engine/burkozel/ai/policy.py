@@ -15,6 +15,7 @@ import random
 from itertools import combinations
 
 from engine.burkozel.ai.sim import PTS, RANK, Sim, covers
+from engine.burkozel.rules import HAND_SIZE
 
 # Keep value of a card beyond its points: trumps win tricks later, high plain
 # cards sometimes do. Indexed [trump][card].
@@ -152,9 +153,143 @@ def decide(sim: Sim) -> tuple[tuple[int, ...], bool | None]:
     return answer(hand, sim.trump, sim.claim, sim.table_pts, sim.left - 1, sim.n)
 
 
+# The lead order of single cards as one number per card (the rank of LEAD_KEY).
+LEAD_ORDER: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sorted(range(36), key=LEAD_KEY[t].__getitem__).index(c) for c in range(36))
+    for t in range(4)
+)
+# Cards worth no points, by trump: those of another suit (lead() groups them).
+PLAIN_ZERO: tuple[tuple[bool, ...], ...] = tuple(
+    tuple(not PTS[c] and c // 9 != t for c in range(36)) for t in range(4)
+)
+TRUMP_ACE = tuple(t * 9 + 8 for t in range(4))
+
+
 def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> None:
-    """Play ``sim`` to the end with the greedy policy (``noise``: chance of a random move)."""
-    # decide() inlined: this loop is where the Monte Carlo search spends its time.
+    """Play ``sim`` to the end with the greedy policy (``noise``: chance of a random move).
+
+    The moves are exactly those of :func:`lead` and :func:`answer` played with
+    :meth:`Sim.play` (see :func:`playout_steps`); this loop has them inlined on local
+    variables, with no call per move: it is where the Monte Carlo search spends its time.
+    """
+    hands, stock, points, trump, n = sim.hands, sim.stock, sim.points, sim.trump, sim.n
+    turn, leader, claimant, claim = sim.turn, sim.leader, sim.claimant, sim.claim
+    table_pts, k, left, last_winner = sim.table_pts, sim.k, sim.left, sim.last_winner
+    keep, lead_order, plain_zero, trump_ace = (
+        KEEP[trump],
+        LEAD_ORDER[trump],
+        PLAIN_ZERO[trump],
+        TRUMP_ACE[trump],
+    )
+    share = 1.0 if n == 2 else 0.5
+    pts_of = PTS
+    cards: tuple[int, ...]
+    beat: bool | None
+    while turn >= 0:
+        hand = hands[turn]
+        if noise and rng is not None and rng.random() < noise:
+            sim.turn, sim.leader, sim.claimant, sim.claim = turn, leader, claimant, claim
+            sim.table_pts, sim.k, sim.left, sim.last_winner = table_pts, k, left, last_winner
+            cards, beat = random_move(sim, rng)
+        elif k:
+            # answer() inlined; the one-card case as in _answer_options.
+            if k == 1:
+                hold = HOLD[left - 1 if left < 3 else 2]
+                best_beat: tuple[int, ...] | None = None
+                best_beat_value = float("-inf")
+                best_disc: tuple[int, ...] = ()
+                best_disc_value = float("-inf")
+                c0 = claim[0]
+                s0 = c0 // 9
+                for c in hand:
+                    won = table_pts + pts_of[c]
+                    cost = keep[c]
+                    disc = -won * share - cost
+                    if disc > best_disc_value:
+                        best_disc_value, best_disc = disc, (c,)
+                    sc = c // 9
+                    if c > c0 if sc == s0 else sc == trump:
+                        value = hold * won - (1.0 - hold) * won * share - cost
+                        if value > best_beat_value:
+                            best_beat_value, best_beat = value, (c,)
+                if best_beat is not None and best_beat_value >= best_disc_value:
+                    cards, beat = best_beat, True
+                else:
+                    cards, beat = best_disc, False
+            else:
+                cards, beat = answer(hand, trump, claim, table_pts, left - 1, n)
+        else:
+            # lead() inlined, with sim.lead_limit().
+            size = len(hand)
+            if n == 2:
+                other = len(hands[1 - turn])
+            else:
+                other = min([len(h) for s, h in enumerate(hands) if s != turn])
+            limit = min(3, other, size)
+            cards = ()
+            if limit >= 2:
+                zeros = [c for c in hand if plain_zero[c]]
+                if len(zeros) >= 2:
+                    zero: list[list[int]] = [[], [], [], []]
+                    for c in zeros:
+                        zero[c // 9].append(c)
+                    best_group: tuple[int, ...] = ()
+                    for group in zero:
+                        if len(group) > len(best_group):
+                            best_group = tuple(sorted(group)[:limit])
+                    if len(best_group) >= 2:
+                        cards = best_group
+            if not cards:
+                if not stock and trump_ace in hand:
+                    cards = (trump_ace,)  # the trump ace leads first in the endgame
+                else:
+                    cards = (min(hand, key=lead_order.__getitem__),)
+            beat = None
+        # Sim.play inlined.
+        pts = 0
+        for c in cards:
+            hand.remove(c)
+            pts += pts_of[c]
+        table_pts += pts
+        if beat is None:
+            leader = claimant = turn
+            claim = cards
+            k = len(cards)
+            left = n - 1
+            turn = (turn + 1) % n
+            continue
+        if beat:
+            claimant = turn
+            claim = cards
+        left -= 1
+        if left:
+            turn = (turn + 1) % n
+            continue
+        # R9: the claimant takes the trick; R10: draws, winner first.
+        winner = claimant
+        points[winner] += table_pts
+        table_pts = 0
+        k = 0
+        claim = ()
+        last_winner = winner
+        while stock:
+            drew = False
+            for i in range(n):
+                h = hands[(winner + i) % n]
+                if len(h) < HAND_SIZE and stock:
+                    h.append(stock.pop())
+                    drew = True
+            if not drew:
+                break
+        leader = claimant = winner
+        turn = winner if any(hands) else -1
+    sim.turn, sim.leader, sim.claimant, sim.claim = turn, leader, claimant, claim
+    sim.table_pts, sim.k, sim.left, sim.last_winner = table_pts, k, left, last_winner
+
+
+def playout_steps(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> None:
+    """:func:`playout` one move at a time through :func:`decide`-like calls (the
+    readable reference the fast loop is tested against)."""
     hands, trump, n, play = sim.hands, sim.trump, sim.n, sim.play
     while sim.turn >= 0:
         if noise and rng is not None and rng.random() < noise:
