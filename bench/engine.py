@@ -198,7 +198,7 @@ def rows(seconds: float) -> list[dict[str, Any]]:
     ]
 
 
-def against(rev: str, seconds: float, rounds: int) -> None:
+def against(rev: str, seconds: float, rounds: int, only: str | None = None) -> None:
     """Side by side: this tree's engine and ``rev``'s, alternating, best of ``rounds``."""
     commit = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", rev],
@@ -221,6 +221,8 @@ def against(rev: str, seconds: float, rounds: int) -> None:
         )
         try:
             for row in rows(seconds / rounds):
+                if only and row["game"] != only:
+                    continue
                 best_new: list[float] = []
                 best_old: list[float] = []
                 for r in range(rounds):
@@ -249,13 +251,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     parser.add_argument("--against", metavar="REV", help="also measure the engine of commit REV")
     parser.add_argument("--rounds", type=int, default=3, help="with --against: turns each")
+    parser.add_argument("--only", choices=(*GAMES, "playouts"), help="with --against: one kind")
     parser.add_argument("--worker", metavar="ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker()
         return
     if args.against:
-        against(args.against, args.seconds, args.rounds)
+        against(args.against, args.seconds, args.rounds, args.only)
         return
     print(f"{'game':>8} {'players':>7} {'mode':>6} {'deals/s':>10} {'moves/s':>10}")
     for game in GAMES:

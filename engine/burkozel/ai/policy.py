@@ -163,6 +163,38 @@ PLAIN_ZERO: tuple[tuple[bool, ...], ...] = tuple(
     tuple(not PTS[c] and c // 9 != t for c in range(36)) for t in range(4)
 )
 TRUMP_ACE = tuple(t * 9 + 8 for t in range(4))
+# R5 on indices: BEATS[trump][claim card][card] says whether card beats claim card.
+BEATS: tuple[tuple[tuple[bool, ...], ...], ...] = tuple(
+    tuple(
+        tuple((c > c0) if c // 9 == c0 // 9 else c // 9 == t for c in range(36)) for c0 in range(36)
+    )
+    for t in range(4)
+)
+# A seat's order of drawing, winner first: DRAW_ORDER[players][winner].
+DRAW_ORDER = {n: tuple(tuple((w + i) % n for i in range(n)) for w in range(n)) for n in (2, 3, 4)}
+
+# The values _answer_options gives one card (discard, beat) per card index, computed
+# with its very expressions (so equal to the last bit) once per (trump, share, hold,
+# table points); a row is a pure function of those four, built the first time it is met.
+_ROWS: dict[tuple[int, float, float, int], tuple[tuple[float, ...], tuple[float, ...]]] = {}
+
+
+def _row(
+    trump: int, share: float, hold: float, table_pts: int
+) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    key = (trump, share, hold, table_pts)
+    row = _ROWS.get(key)
+    if row is None:
+        keep = KEEP[trump]
+        discs: list[float] = []
+        values: list[float] = []
+        for c in range(36):
+            won = table_pts + PTS[c]
+            cost = keep[c]
+            discs.append(-won * share - cost)
+            values.append(hold * won - (1.0 - hold) * won * share - cost)
+        row = _ROWS[key] = (tuple(discs), tuple(values))
+    return row
 
 
 def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> None:
@@ -175,14 +207,18 @@ def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> N
     hands, stock, points, trump, n = sim.hands, sim.stock, sim.points, sim.trump, sim.n
     turn, leader, claimant, claim = sim.turn, sim.leader, sim.claimant, sim.claim
     table_pts, k, left, last_winner = sim.table_pts, sim.k, sim.left, sim.last_winner
-    keep, lead_order, plain_zero, trump_ace = (
-        KEEP[trump],
+    lead_order, plain_zero, trump_ace = (
         LEAD_ORDER[trump],
         PLAIN_ZERO[trump],
         TRUMP_ACE[trump],
     )
     share = 1.0 if n == 2 else 0.5
     pts_of = PTS
+    beats_of = BEATS[trump]
+    draw_order = DRAW_ORDER[n]
+    beats_claim = beats_of[claim[0]] if claim else beats_of[0]
+    # This playout's rows of card values by table points and answers left.
+    rows: dict[int, tuple[tuple[float, ...], tuple[float, ...]]] = {}
     cards: tuple[int, ...]
     beat: bool | None
     while turn >= 0:
@@ -194,28 +230,24 @@ def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> N
         elif k:
             # answer() inlined; the one-card case as in _answer_options.
             if k == 1:
-                hold = HOLD[left - 1 if left < 3 else 2]
-                best_beat: tuple[int, ...] | None = None
-                best_beat_value = float("-inf")
-                best_disc: tuple[int, ...] = ()
-                best_disc_value = float("-inf")
-                c0 = claim[0]
-                s0 = c0 // 9
-                for c in hand:
-                    won = table_pts + pts_of[c]
-                    cost = keep[c]
-                    disc = -won * share - cost
-                    if disc > best_disc_value:
-                        best_disc_value, best_disc = disc, (c,)
-                    sc = c // 9
-                    if c > c0 if sc == s0 else sc == trump:
-                        value = hold * won - (1.0 - hold) * won * share - cost
-                        if value > best_beat_value:
-                            best_beat_value, best_beat = value, (c,)
-                if best_beat is not None and best_beat_value >= best_disc_value:
-                    cards, beat = best_beat, True
+                # max() keeps the first of equal values, as the strict > of the loop does.
+                row = rows.get(table_pts * 4 + left)
+                if row is None:
+                    hold = HOLD[left - 1 if left < 3 else 2]
+                    row = rows[table_pts * 4 + left] = _row(trump, share, hold, table_pts)
+                discs, values = row
+                best = max(hand, key=discs.__getitem__)
+                able = [c for c in hand if beats_claim[c]]
+                if able:
+                    top = max(able, key=values.__getitem__)
+                    if values[top] >= discs[best]:
+                        best = top
+                        beat = True
+                    else:
+                        beat = False
                 else:
-                    cards, beat = best_disc, False
+                    beat = False
+                cards = (best,)
             else:
                 cards, beat = answer(hand, trump, claim, table_pts, left - 1, n)
         else:
@@ -246,14 +278,13 @@ def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> N
                     cards = (min(hand, key=lead_order.__getitem__),)
             beat = None
         # Sim.play inlined.
-        pts = 0
         for c in cards:
             hand.remove(c)
-            pts += pts_of[c]
-        table_pts += pts
+            table_pts += pts_of[c]
         if beat is None:
             leader = claimant = turn
             claim = cards
+            beats_claim = beats_of[cards[0]]
             k = len(cards)
             left = n - 1
             turn = (turn + 1) % n
@@ -261,6 +292,7 @@ def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> N
         if beat:
             claimant = turn
             claim = cards
+            beats_claim = beats_of[cards[0]]
         left -= 1
         if left:
             turn = (turn + 1) % n
@@ -272,15 +304,17 @@ def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> N
         k = 0
         claim = ()
         last_winner = winner
-        while stock:
-            drew = False
-            for i in range(n):
-                h = hands[(winner + i) % n]
-                if len(h) < HAND_SIZE and stock:
-                    h.append(stock.pop())
-                    drew = True
-            if not drew:
-                break
+        if stock:
+            order = draw_order[winner]
+            while stock:
+                drew = False
+                for s in order:
+                    h = hands[s]
+                    if len(h) < HAND_SIZE and stock:
+                        h.append(stock.pop())
+                        drew = True
+                if not drew:
+                    break
         leader = claimant = winner
         turn = winner if any(hands) else -1
     sim.turn, sim.leader, sim.claimant, sim.claim = turn, leader, claimant, claim
