@@ -91,12 +91,13 @@ def play_bura_deal(players: int, rng: random.Random, *, validated: bool) -> int:
     play = deal.apply if validated else deal.push
     moves = 0
     while not deal.finished:
-        options = [
-            a
-            for s in deal.actors()
-            for a in deal.legal_actions(s)
-            if getattr(a, "declare", False) is not True
-        ]
+        actors = deal.actors()
+        if len(actors) == 1:
+            options = deal.legal_actions(actors[0])
+        else:
+            options = [a for s in actors for a in deal.legal_actions(s)]
+        if deal.phase == "declare":  # the options but a declaration (D5)
+            options = [a for a in options if getattr(a, "declare", False) is not True]
         play(rng.choice(options))
         moves += 1
     return moves

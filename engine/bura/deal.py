@@ -19,7 +19,6 @@ from engine.bura.combinations import (
     is_bura,
     is_moscow,
     is_small_moscow,
-    show_kind,
     stop_refusal,
     void_from_deal,
     winning_show,
@@ -32,7 +31,7 @@ from engine.bura.rules import (
     MAX_PLAYERS,
     BuraRules,
 )
-from engine.cards import DECK, Card, Suit, check_deck
+from engine.cards import DECK, Card, Rank, Suit, check_deck
 from engine.errors import GameOverError, IllegalMoveError
 from engine.tricks import covers, group_leads
 
@@ -176,9 +175,8 @@ class BuraDeal:
     result_: BuraDealResult | None
     # The actions legal_actions handed out at history length ``_offered_at`` (kept
     # alive, so their ids stay theirs): apply plays one of them without a re-check.
-    _offered: list[Action]
-    _offered_ids: set[int]
-    _offered_at: int = -1  # set per position by _offer before the two above are read
+    _offered: tuple[Action, ...] = ()
+    _offered_at: int = -1
 
     @classmethod
     def start(
@@ -332,17 +330,22 @@ class BuraDeal:
         """Remember ``actions`` as legal in this position (until the next action)."""
         now = len(self.history)
         if self._offered_at != now:
-            self._offered, self._offered_ids, self._offered_at = [], set(), now
-        self._offered += actions
-        self._offered_ids.update(map(id, actions))
+            self._offered, self._offered_at = tuple(actions), now
+        else:
+            self._offered += tuple(actions)
         return actions
 
     def _shows(self, seat: int) -> list[Action]:
         hand = self.hands[seat]
         if len(hand) != HAND_SIZE:
             return []
-        kind = show_kind(hand, self.trump, self.rules)
-        return [] if kind is None else [Show(seat, kind)]
+        # show_kind's tests, inlined: three aces (D8, with moscow: on), three trumps (D6).
+        a, b, c = hand
+        if a.rank is b.rank is c.rank is Rank.ACE and self.rules.moscow == "on":
+            return [Show(seat, "moscow")]
+        if a.suit is b.suit is c.suit is self.trump:
+            return [Show(seat, "bura")]
+        return []
 
     def _lead_limit(self, seat: int) -> int:
         """D2: at most 3 cards, never more than the smallest other hand."""
@@ -468,7 +471,7 @@ class BuraDeal:
         An action :meth:`legal_actions` handed out in this very position (the same
         object) is known legal and is not derived again; any other is checked in full.
         """
-        if self._offered_at != len(self.history) or id(action) not in self._offered_ids:
+        if self._offered_at != len(self.history) or id(action) not in map(id, self._offered):
             self.check(action)
         self.push(action)
 
@@ -538,9 +541,14 @@ class BuraDeal:
         winner = self.claimant
         self.last_trick, self.last_taker = tuple(self.plays), winner
         trick = self.trick_number
-        self.piles[winner].extend(
-            _pile_card(c, p.seat, p.closed, trick) for p in self.plays for c in p.cards
-        )
+        pile = self.piles[winner]
+        for p in self.plays:
+            base = ((trick * 2 + p.closed) * 4 + p.seat) * 36
+            for c in p.cards:
+                pile_card = _PILE_CARDS.get(base + c.index)
+                if pile_card is None:
+                    pile_card = _pile_card(c, p.seat, p.closed, trick)
+                pile.append(pile_card)
         self.plays, self.claim = [], ()
         self.trick_number += 1
         self.leader = self.trick_leader = winner

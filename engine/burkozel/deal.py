@@ -62,8 +62,9 @@ class Deal:
         "_leader",
         "_offered",
         "_offered_at",
-        "_offered_ids",
+        "_others",
         "_plays",
+        "_rounds",
         "_seen",
         "_stock",
         "_succ",
@@ -97,10 +98,11 @@ class Deal:
     _face_down: dict[Card, int]
     # The moves legal_moves handed out at history length ``_offered_at`` (kept alive, so
     # their ids stay theirs): apply plays one of them without checking it again.
-    _offered: list[Move]
-    _offered_ids: set[int]
+    _offered: tuple[Move, ...]
     _offered_at: int
     _succ: tuple[int, ...]  # the next seat still in after each seat (B3)
+    _others: tuple[tuple[int, ...], ...]  # the other seats still in, for each seat
+    _rounds: tuple[tuple[int, ...], ...]  # the seats still in from each seat on (R10)
     players: int
     rules: RuleSet
     seats_in: tuple[int, ...]
@@ -196,8 +198,18 @@ class Deal:
 
     def _fresh(self) -> None:
         """Set the derived state: seat order and no moves offered yet."""
-        self._offered, self._offered_ids, self._offered_at = [], set(), -1
+        self._offered, self._offered_at = (), -1
         self._succ = tuple(self._next_in(seat) for seat in range(self.players))
+        self._others = tuple(
+            tuple(s for s in self.seats_in if s != seat) for seat in range(self.players)
+        )
+        rounds = []
+        for seat in range(self.players):
+            order = [seat]
+            for _ in range(len(self.seats_in) - 1):
+                order.append(self._succ[order[-1]])
+            rounds.append(tuple(order))
+        self._rounds = tuple(rounds)
 
     def copy(self) -> Deal:
         other = object.__new__(Deal)
@@ -211,7 +223,7 @@ class Deal:
         other.points = list(self.points)
         other.won_cards = [list(w) for w in self.won_cards]
         other.history = list(self.history)
-        other._offered, other._offered_ids, other._offered_at = [], set(), -1
+        other._offered, other._offered_at = (), -1
         return other
 
     def _next(self, seat: int) -> int:
@@ -345,8 +357,14 @@ class Deal:
                 moves.append(Move(seat, (), show=kind))
         if not self._plays:
             hands = self._hands
-            smallest = min(len(hands[s]) for s in self.seats_in if s != seat)
-            limit = min(self._lead_limit(), smallest)
+            others = self._others[seat]
+            if len(others) == 1:
+                smallest = len(hands[others[0]])
+            else:
+                smallest = min([len(hands[s]) for s in others])
+            limit = 4 if self.rules.max_lead == 4 and self.trick_number >= 1 else 3
+            if smallest < limit:
+                limit = smallest
             singles = _SINGLES[_LEAD][seat]
             moves += [singles[c.index] for c in hand]
             if limit >= 2:
@@ -376,9 +394,9 @@ class Deal:
         """Remember ``moves`` as legal in this position (until the next move is played)."""
         now = len(self.history)
         if self._offered_at != now:
-            self._offered, self._offered_ids, self._offered_at = [], set(), now
-        self._offered += moves
-        self._offered_ids.update(map(id, moves))
+            self._offered, self._offered_at = tuple(moves), now
+        else:
+            self._offered += tuple(moves)
         return moves
 
     def check(self, move: Move) -> None:
@@ -473,7 +491,7 @@ class Deal:
         A move :meth:`legal_moves` handed out in this very position (the same object)
         is known legal and is not derived again; any other move is checked in full.
         """
-        if self._offered_at != len(self.history) or id(move) not in self._offered_ids:
+        if self._offered_at != len(self.history) or id(move) not in map(id, self._offered):
             self.check(move)
         return self.push(move)
 
@@ -540,10 +558,7 @@ class Deal:
         stock, hands = self._stock, self._hands
         if not stock:
             return
-        order = [winner]
-        succ = self._succ
-        for _ in range(len(self.seats_in) - 1):
-            order.append(succ[order[-1]])
+        order = self._rounds[winner]
         while stock:
             drew = False
             for s in order:
