@@ -261,13 +261,12 @@ class BuraDeal:
         if self.phase != LEAD:
             return (self.turn,)
         hands, leader = self.hands, self.leader
-        stoppers = tuple(
-            s
-            for s in range(self.players)
-            if s != leader
-            and _may_stop(hands[s])
-            and stop_refusal(hands, s, leader, self.trump, self.rules) is None
-        )
+        may = [s for s in range(self.players) if s != leader and _may_stop(hands[s])]
+        if not may:
+            return (leader,)
+        stoppers = [
+            s for s in may if stop_refusal(hands, s, leader, self.trump, self.rules) is None
+        ]
         return (leader, *stoppers)
 
     def legal_actions(self, seat: int) -> list[Action]:
@@ -322,7 +321,11 @@ class BuraDeal:
             actions += [
                 _interned(seat, group, _LEAD) for group in group_leads(hand, limit, same_rank)
             ]
-        if limit >= HAND_SIZE and is_small_moscow(hand, self.trump, self.rules):
+        if (
+            limit >= HAND_SIZE
+            and self.rules.moscow == "on"
+            and is_small_moscow(hand, self.trump, self.rules)
+        ):
             actions.append(_interned(seat, tuple(hand), _LEAD))
         return self._offer(actions)
 
@@ -349,7 +352,11 @@ class BuraDeal:
 
     def _lead_limit(self, seat: int) -> int:
         """D2: at most 3 cards, never more than the smallest other hand."""
-        return min(HAND_SIZE, *(len(h) for s, h in enumerate(self.hands) if s != seat))
+        limit = HAND_SIZE
+        for s, hand in enumerate(self.hands):
+            if s != seat and len(hand) < limit:
+                limit = len(hand)
+        return limit
 
     def _dave_refusal(self, seat: int) -> str | None:
         if self.rules.dave != "on":
