@@ -163,6 +163,7 @@ PLAIN_ZERO: tuple[tuple[bool, ...], ...] = tuple(
     tuple(not PTS[c] and c // 9 != t for c in range(36)) for t in range(4)
 )
 TRUMP_ACE = tuple(t * 9 + 8 for t in range(4))
+NO_VALUE = float("-inf")
 # R5 on indices: BEATS[trump][claim card][card] says whether card beats claim card.
 BEATS: tuple[tuple[tuple[bool, ...], ...], ...] = tuple(
     tuple(
@@ -237,17 +238,17 @@ def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> N
                     row = rows[table_pts * 4 + left] = _row(trump, share, hold, table_pts)
                 discs, values = row
                 best = max(hand, key=discs.__getitem__)
-                able = [c for c in hand if beats_claim[c]]
-                if able:
-                    top = max(able, key=values.__getitem__)
-                    if values[top] >= discs[best]:
-                        best = top
-                        beat = True
-                    else:
-                        beat = False
+                top = -1
+                top_value = NO_VALUE
+                for c in hand:
+                    if beats_claim[c]:
+                        value = values[c]
+                        if value > top_value:
+                            top, top_value = c, value
+                if top >= 0 and top_value >= discs[best]:
+                    cards, beat = (top,), True
                 else:
-                    beat = False
-                cards = (best,)
+                    cards, beat = (best,), False
             else:
                 cards, beat = answer(hand, trump, claim, table_pts, left - 1, n)
         else:
@@ -259,18 +260,17 @@ def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> N
                 other = min([len(h) for s, h in enumerate(hands) if s != turn])
             limit = min(3, other, size)
             cards = ()
-            if limit >= 2:
-                zeros = [c for c in hand if plain_zero[c]]
-                if len(zeros) >= 2:
-                    zero: list[list[int]] = [[], [], [], []]
-                    for c in zeros:
+            if limit >= 2 and sum(map(plain_zero.__getitem__, hand)) >= 2:
+                zero: list[list[int]] = [[], [], [], []]
+                for c in hand:
+                    if plain_zero[c]:
                         zero[c // 9].append(c)
-                    best_group: tuple[int, ...] = ()
-                    for group in zero:
-                        if len(group) > len(best_group):
-                            best_group = tuple(sorted(group)[:limit])
-                    if len(best_group) >= 2:
-                        cards = best_group
+                best_group: tuple[int, ...] = ()
+                for group in zero:
+                    if len(group) > len(best_group):
+                        best_group = tuple(sorted(group)[:limit])
+                if len(best_group) >= 2:
+                    cards = best_group
             if not cards:
                 if not stock and trump_ace in hand:
                     cards = (trump_ace,)  # the trump ace leads first in the endgame
