@@ -178,6 +178,9 @@ DRAW_ORDER = {n: tuple(tuple((w + i) % n for i in range(n)) for w in range(n)) f
 # with its very expressions (so equal to the last bit) once per (trump, share, hold,
 # table points); a row is a pure function of those four, built the first time it is met.
 _ROWS: dict[tuple[int, float, float, int], tuple[tuple[float, ...], tuple[float, ...]]] = {}
+_ROWS_BY_TABLE: tuple[dict[int, tuple[tuple[float, ...], tuple[float, ...]]], ...] = tuple(
+    {} for _ in range(8)
+)
 
 
 def _row(
@@ -218,8 +221,9 @@ def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> N
     beats_of = BEATS[trump]
     draw_order = DRAW_ORDER[n]
     beats_claim = beats_of[claim[0]] if claim else beats_of[0]
-    # This playout's rows of card values by table points and answers left.
-    rows: dict[int, tuple[tuple[float, ...], tuple[float, ...]]] = {}
+    # The rows of card values of this trump and table size, by table points and answers
+    # left (table points stay far below 128: the deck holds 120).
+    rows = _ROWS_BY_TABLE[trump * 2 + (n == 2)]
     cards: tuple[int, ...]
     beat: bool | None
     while turn >= 0:
