@@ -34,8 +34,8 @@ from typing import Any
 import aiohttp
 import asyncpg
 
-from bot.callbacks import CardCb, LobbyCb, PlayCb
-from bot.games.burkozel import card_taps
+from bot.games.burkozel.game import card_taps
+from bot.views.callbacks import CardCb, LobbyCb, PlayCb
 from engine import burkozel
 from storage import open_storage
 from tests.fake_telegram import FakeChat, FakeTelegram, FakeUser
@@ -427,7 +427,7 @@ def _record_arrivals(fake: FakeTelegram) -> list[float]:
 
 
 # The bot's sender starts at most global_capacity + global_rate * t operations in any t
-# seconds (bot/delivery.py Limits: 3 + 25 t); more arriving at the fake within BUNCH
+# seconds (bot/delivery/worker.py Limits: 3 + 25 t); more arriving at the fake within BUNCH
 # seconds were sent further apart and bunched up on the way (a busy event loop).
 BUNCH = 0.04
 

@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot import picture
 from bot.i18n import texts
+from bot.views import picture
 from engine import shuffled_deck
 from engine.burkozel import Series
 

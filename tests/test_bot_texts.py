@@ -15,15 +15,18 @@ from dataclasses import replace
 
 import pytest
 
-from bot import render
-from bot.chat_settings import PRESETS, RULE_IDS, SWITCHES, ChatSettings, apply_preset
-from bot.games import GAMES
+from bot.chat_settings import ChatSettings, apply_preset, presets
+from bot.games import GAMES, bot_game
 from bot.games.base import listed_plays
-from bot.games.burkozel import BURKOZEL, card_plays
+from bot.games.burkozel import game as burkozel_screens
+from bot.games.burkozel.game import BURKOZEL, card_plays
 from bot.i18n import LANGUAGES, catalog_keys, plain, texts
-from bot.settings_view import Customs, lobby_rules_line, menu_keyboard, menu_text, rules_lines
+from bot.views import render
+from bot.views.lobby import lobby_text
+from bot.views.settings import Customs, lobby_rules_line, menu_keyboard, menu_text, rules_lines
 from engine import shuffled_deck
 from engine.burkozel import Move, Series
+from engine.registry import GAMES as ENGINE_GAMES
 from engine.tricks import covers
 from storage import Deadline, Game, Seat
 from tests.fake_telegram.text import parse_html
@@ -91,21 +94,21 @@ def screens(language: str, game: Game, series: Series, title: str) -> list[str]:
     t = texts(language)
     deal = series.deals[-1]
     out = [
-        render.lobby_text(t, game),
+        lobby_text(t, game, bot_game(game.rules)),
         render.lobby_closed_text(t, game, "cancelled"),
-        render.table_text(t, game, series, turn_seconds=600),
+        burkozel_screens.table_text(t, game, series, turn_seconds=600),
         render.final_table_text(t, game, series, "finished"),
         render.hand_over_text(t, title, "finished"),
         render.series_end_text(t, game, series.totals, [0, 1]),
     ]
     for seat in game.seats:
         out.append(
-            render.hand_text(
+            burkozel_screens.hand_text(
                 t, game, title, deal, seat.seat, deal_number=len(series.deals), turn_seconds=60
             )
         )
     if series.results:
-        out.append(render.deal_end_text(t, game, 1, series.results[-1], series.totals))
+        out.append(burkozel_screens.deal_end_text(t, game, 1, series.results[-1], series.totals))
     return out
 
 
@@ -129,7 +132,9 @@ def test_every_screen_shows_hostile_names_and_titles_literally(language: str, pl
             series.start_deal(shuffled_deck(rng=rng))
             continue
         series.apply(rng.choice(deal.legal_moves()))
-    table = parse_html(render.table_text(texts(language), game, series, turn_seconds=5))[0]
+    table = parse_html(burkozel_screens.table_text(texts(language), game, series, turn_seconds=5))[
+        0
+    ]
     assert all(name in table for name in names), table
 
 
@@ -158,7 +163,7 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
         assert seat is not None
         view = deal.view(seat)
         for card in view.hand:
-            move = render.one_tap_move(deal, seat, card)
+            move = burkozel_screens.one_tap_move(deal, seat, card)
             if not view.table:
                 assert move == Move(seat, (card,)), (card, view.hand)
             elif len(view.table[0].cards) == 1:
@@ -168,7 +173,7 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
                 assert move is None  # several cards to answer with: always a choice
             for other in range(players):
                 if other != seat:
-                    assert render.one_tap_move(deal, other, card) is None
+                    assert burkozel_screens.one_tap_move(deal, other, card) is None
             checked += 1
         listed = {(tuple(sorted(m.cards)), m.beat) for m in listed_plays(card_plays(deal, seat))}
         if not view.table:
@@ -224,7 +229,7 @@ def test_r8_the_last_trick_of_the_deal_before_marks_that_deals_trumps() -> None:
             break
     else:
         pytest.fail("no two deals with different trumps in 200 tries")
-    table = plain(render.table_text(texts("en"), game, series, turn_seconds=60))
+    table = plain(burkozel_screens.table_text(texts("en"), game, series, turn_seconds=60))
     last = first.last_trick
     assert last is not None
     for play in last.plays:
@@ -293,27 +298,37 @@ def test_the_lobby_says_what_each_changed_rule_does_in_words_and_its_id_after(
     on"), which players do not know. Each switch away from its base is named in words,
     its value too, with a few words on what it does; the id follows for RULES.md readers."""
     t = texts(language)
-    for game, switches in SWITCHES.items():
-        base = ChatSettings().rules(game)
-        for name, values in switches.items():
-            for value in values:
-                if value == getattr(base, name):
-                    continue
+    for game, engine_game in ENGINE_GAMES.items():
+        for name, values in engine_game.switches.items():
+            for value in values[1:]:  # the base value is first
                 rules = {**({"game": game} if game == "bura" else {}), name: value}
-                lobby = plain(render.lobby_text(t, lobby_of(rules), lobby_rules_line(t, rules)))
+                lobby = plain(
+                    lobby_text(
+                        t,
+                        lobby_of(rules),
+                        bot_game(lobby_of(rules).rules),
+                        lobby_rules_line(t, rules),
+                    )
+                )
                 (line,) = [line for line in lobby.splitlines() if RULE_ID.search(line)]
                 words = plain(t(f"rule.{game}.{name}")) + ": "
                 words += plain(t(f"rule.{game}.{name}.{value}")) + " — "
                 assert line.startswith("• " + words), line
-                gist = line.removeprefix("• " + words).removesuffix(f" ({RULE_IDS[game][name]})")
+                gist = line.removeprefix("• " + words).removesuffix(
+                    f" ({ENGINE_GAMES[game].rule_ids[name]})"
+                )
                 assert len(gist) > 8 and not RULE_ID.search(gist), line
     dave = {"game": "bura", "dave": "on"}
-    home = dict(PRESETS["home_burkozel"][1])
+    home = dict(presets()["home_burkozel"][1])
     if language == "ru":
-        shown = plain(render.lobby_text(t, lobby_of(dave), lobby_rules_line(t, dave)))
+        shown = plain(
+            lobby_text(t, lobby_of(dave), bot_game(lobby_of(dave).rules), lobby_rules_line(t, dave))
+        )
         assert "Правила:\n• Даве: есть — удвоение ставки, вдвоём (D11)\n" in shown
     else:
-        shown = plain(render.lobby_text(t, lobby_of(home), lobby_rules_line(t, home)))
+        shown = plain(
+            lobby_text(t, lobby_of(home), bot_game(lobby_of(home).rules), lobby_rules_line(t, home))
+        )
         assert (
             "Rules:\n• Discards: closed — only their owner sees them (B1)\n"
             "• Lead: up to 4 — of one suit, from the second trick (B2)\n"
@@ -331,16 +346,16 @@ def test_settings_and_rules_name_each_switch_in_words_and_its_id_only_after(
     with its own id (/rules alike); the buttons, which cannot have small print, show none."""
     t = texts(language)
     customs = Customs(language, True, 600.0, "normal", 3)
-    for preset in PRESETS:
+    for preset in presets():
         settings = apply_preset(ChatSettings(), preset)
         game = settings.game
         menu = plain(menu_text(t, settings, title="<&> 🃏", lobby=False, customs=customs))
-        assert RULE_ID.findall(menu) == list(RULE_IDS[game].values()), menu
-        for name, rule_id in RULE_IDS[game].items():
+        assert RULE_ID.findall(menu) == list(ENGINE_GAMES[game].rule_ids.values()), menu
+        for name, rule_id in ENGINE_GAMES[game].rule_ids.items():
             (line,) = [line for line in menu.splitlines() if rule_id in line]
             assert line.startswith(plain(t(f"rule.{game}.{name}")) + ": "), line
             assert line.endswith(f"({rule_id})"), line
-        shown = [plain(line) for line in rules_lines(t, settings.rules())]
+        shown = [plain(line) for line in rules_lines(t, game, settings.rules())]
         assert shown == [line for line in menu.splitlines() if RULE_ID.search(line)]
         labels = [
             b["text"]

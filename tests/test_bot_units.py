@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.callbacks import CancelCb, CardCb, LangCb, LobbyCb, PlayCb, SettingsCb
-from bot.chat_settings import GAMES
 from bot.chat_settings import load as load_chat_settings
 from bot.config import ConfigError, load_settings
 from bot.handlers.stats import ResetCb
 from bot.i18n import LANGUAGES, catalog_keys, texts
-from bot.settings_view import Customs, menu_keyboard
+from bot.views.callbacks import CancelCb, CardCb, LangCb, LobbyCb, PlayCb, SettingsCb
+from bot.views.settings import Customs, menu_keyboard
+from engine.registry import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_GAME = 2**53  # far beyond any SQLite rowid a bot will reach
@@ -156,7 +156,7 @@ def test_every_text_key_used_in_the_code_is_in_the_catalogue() -> None:
 
 
 def test_the_default_language_is_russian_and_cards_render_with_suit_symbols() -> None:
-    from bot.render import card_text
+    from bot.views.render import card_text
     from engine import Card, Suit
 
     assert texts(None)("lobby.join") == texts("ru")("lobby.join") != texts("en")("lobby.join")
@@ -165,7 +165,7 @@ def test_the_default_language_is_russian_and_cards_render_with_suit_symbols() ->
 
 
 def test_fast_callback_data_packs_exactly_as_the_factories() -> None:
-    from bot.callbacks import card_data, play_data
+    from bot.views.callbacks import card_data, play_data
 
     assert card_data(12, 34, "10H") == CardCb(game=12, v=34, card="10H").pack()
     assert play_data(12, 34, "b", "AH.6C") == PlayCb(game=12, v=34, kind="b", cards="AH.6C").pack()

@@ -14,11 +14,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.callbacks import PlayCb
-from bot.games.bura import BURA, declaration_may_win, hand_keyboard, hand_text, last_trick_taken
+from bot.games.bura.game import (
+    BURA,
+    declaration_may_win,
+    hand_keyboard,
+    hand_text,
+    last_trick_taken,
+)
 from bot.i18n import plain, texts
 from bot.service import GameService
 from bot.service.core import BY_ITSELF_AFTER
+from bot.views.callbacks import PlayCb
 from engine.bura.actions import Declare
 from engine.bura.deal import DECLARE
 from engine.bura.rules import SWITCHES, BuraRules

@@ -9,10 +9,10 @@ from dataclasses import replace
 
 import pytest
 
-from bot import render
 from bot.games.base import ForgedAction
-from bot.games.burkozel import BURKOZEL, hand_keyboard, hand_text, table_text
+from bot.games.burkozel.game import BURKOZEL, hand_keyboard, hand_text, table_text
 from bot.i18n import plain, texts
+from bot.views.lobby import lobby_text
 from engine import parse_cards, shuffled_deck
 from engine.burkozel import Move, RuleSet, Series
 from engine.burkozel.scoring import sides
@@ -102,11 +102,11 @@ def test_b5_the_lobby_shows_the_pairs_as_seats_fill_and_they_are_the_games_pairs
     full = game_of(4, {"teams": "pairs"})
     for language, free in (("en", "(free)"), ("ru", "(свободно)")):
         t = texts(language)
-        lobby = plain(render.lobby_text(t, replace(full, seats=full.seats[:1])))
+        lobby = plain(lobby_text(t, replace(full, seats=full.seats[:1]), BURKOZEL))
         assert f"1. P0 <&> & 3. {free}" in lobby and f"2. {free} & 4. {free}" in lobby
-        lobby = plain(render.lobby_text(t, replace(full, seats=full.seats[:3])))
+        lobby = plain(lobby_text(t, replace(full, seats=full.seats[:3]), BURKOZEL))
         assert "1. P0 <&> & 3. P2 <&>" in lobby and f"2. P1 <&> & 4. {free}" in lobby
-    lobby = plain(render.lobby_text(T, full)).splitlines()
+    lobby = plain(lobby_text(T, full, BURKOZEL)).splitlines()
     shown = [line for line in lobby if line.startswith("👥 Pair")]
     assert shown == ["👥 Pair 1: 1. P0 <&> & 3. P2 <&>", "👥 Pair 2: 2. P1 <&> & 4. P3 <&>"]
     # Nor does it say two players may start: pairs play four (Start refuses fewer, B5).
@@ -119,7 +119,7 @@ def test_b5_the_lobby_shows_the_pairs_as_seats_fill_and_they_are_the_games_pairs
     assert "👥 Pair 1: P0 <&> & P2 <&> — 0" in table and "👥 Pair 2: P1 <&> & P3 <&> — 0" in table
     assert sides(series.rules, range(4)) == [(0, 2), (1, 3)]
     # Without pairs the lobby lists the seats as ever, no pairs.
-    solo = plain(render.lobby_text(T, game_of(4)))
+    solo = plain(lobby_text(T, game_of(4), BURKOZEL))
     assert "Pair" not in solo and "4. P3 <&>" in solo and "once there are two" in solo
 
 

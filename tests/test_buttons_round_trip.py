@@ -13,12 +13,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.callbacks import PlayCb
 from bot.games.base import PICK
-from bot.games.bura import BURA
-from bot.games.burkozel import BURKOZEL
+from bot.games.bura.game import BURA
+from bot.games.burkozel.game import BURKOZEL
 from bot.i18n import texts
 from bot.service.table import cards_of
+from bot.views.callbacks import PlayCb
 from engine import parse_cards
 from engine.bura.rules import SWITCHES, BuraRules
 from engine.bura.series import BuraSeries

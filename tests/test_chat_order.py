@@ -1,4 +1,4 @@
-"""bot/chat_order.py: one chat's updates one at a time and in order, other chats beside
+"""bot/middlewares/chat_order.py: one chat's updates one at a time and in order, other chats beside
 them and taking turns, a bounded number held (issue 27), nothing kept for an idle chat."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from aiogram.types import Update
 from prometheus_client import REGISTRY
 
-from bot.chat_order import ChatQueues
+from bot.middlewares.chat_order import ChatQueues
 
 
 def update(number: int, chat: int) -> Update:

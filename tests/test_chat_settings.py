@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from bot.chat_settings import (
-    PRESETS,
     ChatSettings,
     SettingsError,
     apply_preset,
     fits_seats,
     load,
     preset_of,
+    presets,
     rules_of_game,
 )
 from engine.bura import BuraRules
@@ -35,8 +35,8 @@ def test_every_switch_value_round_trips_through_storage() -> None:
         .with_custom("turn_timer", "0")
         .with_custom("stand_in", "hard")
     )
-    assert settings.burkozel == RuleSet(discards="closed", max_lead=4)
-    assert settings.bura == BuraRules(series="robber_21")
+    assert settings.rules("burkozel") == RuleSet(discards="closed", max_lead=4)
+    assert settings.rules("bura") == BuraRules(series="robber_21")
     assert (settings.turn_timer, settings.stand_in) == (0, "hard")
     assert ChatSettings.from_dict(settings.to_dict()) == settings
     assert settings.game_rules() == {"game": "bura", "series": "robber_21"}
@@ -98,19 +98,21 @@ def test_broken_stored_settings_say_why_and_load_as_defaults(stored: object) -> 
 
 
 def test_a_games_own_rule_set_from_before_settings_is_read() -> None:
-    assert ChatSettings.from_dict({"teams": "pairs"}).burkozel == RuleSet(teams="pairs")
+    assert ChatSettings.from_dict({"teams": "pairs"}).rules("burkozel") == RuleSet(teams="pairs")
     bura = ChatSettings.from_dict({"game": "bura", "dave": "on"})
-    assert bura.game == "bura" and bura.bura == BuraRules(dave="on")
+    assert bura.game == "bura" and bura.rules("bura") == BuraRules(dave="on")
 
 
 def test_presets_set_the_game_and_every_switch_and_are_recognised() -> None:
     mixed = ChatSettings().with_switch("burkozel", "scoring", "winner_takes")
-    for name, (game, switches) in PRESETS.items():
+    for name, (game, switches) in presets().items():
         settings = apply_preset(mixed.with_custom("turn_timer", "60"), name)
         assert settings.game == game and settings.turn_timer == 60  # customs are kept
         assert settings.rules().to_dict() == switches
         assert preset_of(settings) == name
-    assert apply_preset(mixed, "pairs").burkozel == RuleSet(teams="pairs", combinations="on")
+    assert apply_preset(mixed, "pairs").rules("burkozel") == RuleSet(
+        teams="pairs", combinations="on"
+    )
     assert preset_of(ChatSettings().with_switch("burkozel", "max_lead", "4")) is None
     with pytest.raises(SettingsError):
         apply_preset(mixed, "poker_night")

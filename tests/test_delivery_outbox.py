@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bot.delivery import DeliveryWorker, Limits
+from bot.delivery.worker import DeliveryWorker, Limits
 from storage import OutboxItem, OutboxOp, open_storage
 from tests.e2e.harness import FAST
 from tests.test_delivery_pacing import Clock, _never

@@ -13,7 +13,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from bot.delivery import DeliveryWorker, Limits
+from bot.delivery.worker import DeliveryWorker, Limits
 from storage import OutboxItem, OutboxOp, open_storage
 
 # A burst of 3, then 2 a second: at most 5 operations start in any one second.

@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import time
 
-from bot.delivery import DeliveryWorker
+from bot.delivery.worker import DeliveryWorker
 from storage import Backend, OutboxItem, OutboxOp
 from tests.fake_telegram.limits import RateLimiter, RateLimits
 from tests.test_delivery_pacing import Clock, _never

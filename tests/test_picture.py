@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from bot import picture
-from bot.attachments import Attachments, document_payload
+from bot.delivery.attachments import Attachments, document_payload
 from bot.i18n import LANGUAGES, texts
-from bot.picture import PictureData, drawable, render, standings, with_series_picture
+from bot.views import picture
+from bot.views.picture import PictureData, drawable, render, standings, with_series_picture
 from storage import OutboxItem, OutboxOp, Seat, Storage
 from tests.test_stats import engine_deals, play_series
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.callbacks import PlayCb
 from bot.service import GameService, UserError, UserInfo
 from bot.service.core import LiveGame
+from bot.views.callbacks import PlayCb
 from engine.burkozel.ai import make_player
 from engine.cards import Card
 from storage import Backend, Game, OutboxItem, open_storage

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from bot.chat_settings import ChatSettings
-from bot.games.burkozel import BEAT_OF_KIND, BURKOZEL
+from bot.games.burkozel.game import BEAT_OF_KIND, BURKOZEL
 from bot.i18n import texts
 from bot.service import GameService, UserError, UserInfo
 from engine import burkozel

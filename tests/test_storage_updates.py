@@ -35,7 +35,7 @@ DECK = tuple(engine.card_codes(engine.shuffled_deck(7)))
 
 @contextmanager
 def handling(update_id: int) -> Iterator[UpdateClaim]:
-    """As the bot's middleware: writes made inside record ``update_id`` (bot/updates.py)."""
+    """As the bot's middleware: writes made inside record ``update_id`` (bot/middlewares/updates.py)."""
     claim = UpdateClaim(update_id)
     token = CURRENT_UPDATE.set(claim)
     try:

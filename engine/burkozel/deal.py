@@ -9,7 +9,7 @@ from engine.burkozel.actions import DealResult, Move, Play, PlayerView, TrickRes
 from engine.burkozel.combinations import is_lead_combination, show_kind, show_winner
 from engine.burkozel.rules import BASE_RULES, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from engine.burkozel.scoring import PLAYED, penalties_for, score_deal
-from engine.burkozel.view import PUBLIC, restore, seat_view
+from engine.burkozel.view import PUBLIC, display_key, masked
 from engine.cards import DECK, Card, Suit, check_deck
 from engine.errors import GameOverError, IllegalMoveError
 from engine.tricks import covers, group_leads
@@ -190,9 +190,9 @@ class Deal:
         table: Sequence[Play],
     ) -> Deal:
         """The position ``view`` shows with its hidden parts filled in (a determinization
-        for computer players), see :func:`engine.burkozel.view.restore`."""
+        for computer players), see :meth:`_restore`."""
         self = object.__new__(cls)
-        restore(self, view, hands, stock, table)
+        self._restore(view, hands, stock, table)
         self._fresh()
         return self
 
@@ -279,11 +279,11 @@ class Deal:
     def view(self, seat: int) -> PlayerView:
         """What ``seat`` sees: its own hand and the open table, never other hands, nor
         (B1 closed) another seat's discards until the deal is over."""
-        return seat_view(self, seat)
+        return self._seat_view(seat)
 
     def public_view(self) -> PlayerView:
         """What everyone sees (the group's table): no hand, no closed discard (B1)."""
-        return seat_view(self, PUBLIC)
+        return self._seat_view(PUBLIC)
 
     # --- Part C: who may act on a combination --------------------------------
 
@@ -576,6 +576,103 @@ class Deal:
         for move in moves:
             self.apply(move)
         return self
+
+    def _seat_view(self, seat: int) -> PlayerView:
+        """What ``seat`` sees: its own hand and the open table, never other hands, nor
+        (B1 closed) another seat's discards until the deal is over. ``PUBLIC`` is what a
+        spectator (the group) sees: no hand and no closed discard at all."""
+        if seat != PUBLIC and not 0 <= seat < self.players:
+            raise IllegalMoveError(f"no seat {seat} at a {self.players}-player table")
+        hidden: set[Card] = set()
+        if self._face_down and not self.finished:
+            hidden = {c for c, owner in self._face_down.items() if owner != seat}
+        last = self.last_trick
+        table = tuple(self._plays)
+        seen = tuple(self._seen)
+        known = tuple(self.points)
+        if hidden:
+            if last is not None:
+                plays = tuple(masked(p, hidden) for p in last.plays)
+                shown = sum(c.points for p in plays for c in p.cards)
+                last = TrickResult(last.winner, plays, shown)
+            table = tuple(masked(p, hidden) for p in table)
+            seen = tuple(c for c in seen if c not in hidden)
+            known = tuple(
+                p - sum(c.points for c in pile if c in hidden)
+                for p, pile in zip(self.points, self.won_cards, strict=True)
+            )
+        closed = self.rules.discards == "closed" and not self.finished
+        return PlayerView(
+            seat=seat,
+            players=self.players,
+            hand=()
+            if seat == PUBLIC
+            else tuple(sorted(self._hands[seat], key=display_key(self.trump))),
+            hand_sizes=self.hand_sizes(),
+            trump=self.trump,
+            trump_card=self.trump_card,
+            trump_card_in_stock=self._trump_drawn_by is None,
+            trump_card_drawn_by=self._trump_drawn_by,
+            stock_size=len(self._stock),
+            dealer=self.dealer,
+            leader=self._leader,
+            turn=self.turn,
+            claimant=self.claimant,
+            table=table,
+            seen_cards=seen,
+            points=None if closed else tuple(self.points),
+            last_trick=last,
+            trick_number=self.trick_number,
+            finished=self.finished,
+            rules=self.rules,
+            seats_in=self.seats_in,
+            known_points=known,
+            stakes=self.stakes,
+            outcome=self.outcome if self.finished else None,
+        )
+
+    def _restore(
+        self,
+        view: PlayerView,
+        hands: Sequence[Sequence[Card]],
+        stock: Sequence[Card],
+        table: Sequence[Play],
+    ) -> None:
+        """Fill the blank deal ``self`` with the position ``view`` shows and its hidden parts
+        as given: every seat's ``hands``, the ``stock`` top first and the ``table`` with
+        face-down cards (B1) filled in. Trick piles are not rebuilt: points are the view's
+        (B1 closed: the points it could see)."""
+        if view.turn is None:
+            raise GameOverError("the deal is over")
+        self.players, self.rules, self.dealer = view.players, view.rules, view.dealer
+        self.deck = DECK  # unknown to a seat; only records use it
+        self.seats_in = view.seats_in or tuple(range(view.players))
+        self.stakes = view.stakes
+        self._hands = [list(h) for h in hands]
+        self._stock = list(stock)
+        self.trump_card, self.trump = view.trump_card, view.trump
+        self._leader, self.turn = view.leader, view.turn
+        self._plays = list(table)
+        self._claimant = view.claimant if view.claimant is not None else view.leader
+        claims = [
+            p.cards for p in table if p.seat == self._claimant and p.declared_beat is not False
+        ]
+        self._claim = claims[-1] if claims else ()
+        self._seen = list(view.seen_cards)
+        self._face_down = {
+            c: p.seat
+            for p, seen in zip(table, view.table, strict=True)
+            if seen.face_down
+            for c in p.cards
+        }
+        self._trump_drawn_by = view.trump_card_drawn_by
+        points = view.points if view.points is not None else view.known_points
+        self.points = list(points) if points else [0] * view.players
+        self.won_cards = [[] for _ in range(view.players)]
+        self.history = []
+        self.last_trick = view.last_trick
+        self.trick_number = view.trick_number
+        self.outcome, self.shown_by = PLAYED, None
 
 
 def _one_suit(cards: Sequence[Card]) -> bool:

@@ -8,9 +8,10 @@ from typing import Any
 
 from engine.burkozel.deal import Deal, DealResult, Move, PlayerView
 from engine.burkozel.record import FORMAT, from_record, replay, to_record
-from engine.burkozel.rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
+from engine.burkozel.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, RULE_IDS, SWITCHES, RuleSet
 from engine.burkozel.series import Series, SeriesResult
 from engine.cards import Card
+from engine.game import SeriesState
 
 
 class BurkozelDealState:
@@ -31,6 +32,9 @@ class BurkozelDealState:
     def actors(self) -> tuple[int, ...]:
         # The seat to play and, under B6, a C3/C4 stopper who may lead out of turn.
         return self.deal.actors()
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        return self.deal.hand(seat)
 
     def legal_actions(self, seat: int) -> list[Move]:
         return self.deal.legal_moves(seat) if seat in self.deal.actors() else []
@@ -77,15 +81,19 @@ class BurkozelSeriesState:
     def result(self) -> SeriesResult:
         return self.series.result()
 
-    def to_record(self) -> dict[str, Any]:
-        return to_record(self.series)
-
 
 class BurkozelGame:
     name = "burkozel"
     record_format = FORMAT
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    aliases: tuple[str, ...] = ("буркозёл", "буркозел")
+    switches: Mapping[str, tuple[object, ...]] = SWITCHES
+    rule_ids: Mapping[str, str] = RULE_IDS
+    presets: Mapping[str, Mapping[str, object]] = PRESETS
+
+    def rules_from_dict(self, data: Mapping[str, Any]) -> RuleSet:
+        return RuleSet.from_dict(data)
 
     def new_series(
         self, players: int, rules: Mapping[str, Any] | None = None, first_dealer: int = 0
@@ -100,6 +108,11 @@ class BurkozelGame:
 
     def from_record(self, record: object) -> BurkozelSeriesState:
         return BurkozelSeriesState(from_record(record))
+
+    def to_record(self, series: SeriesState[Move]) -> dict[str, Any]:
+        if not isinstance(series, BurkozelSeriesState):
+            raise TypeError("not a Burkozel series")
+        return to_record(series.series)
 
     def replay_json(self, record: object) -> dict[str, Any]:
         return replay(record).to_json()

@@ -22,6 +22,27 @@ SWITCHES: dict[str, tuple[object, ...]] = {
 # rather than silently played as the base rule (today: every value).
 IMPLEMENTED: dict[str, tuple[object, ...]] = dict(SWITCHES)
 
+# The RULES.md id of each switch.
+RULE_IDS: dict[str, str] = {
+    "discards": "B1",
+    "max_lead": "B2",
+    "series_end": "B3",
+    "scoring": "B4",
+    "teams": "B5",
+    "combinations": "B6",
+}
+
+# Named choices of the switches, offered by /settings.
+PRESETS: dict[str, dict[str, object]] = {
+    # Part A as written: every switch at its base value.
+    "classic_burkozel": {},
+    # How it is often played at home: closed discards (B1), leads of four (B2) and the
+    # combinations (B6, Part C).
+    "home_burkozel": {"discards": "closed", "max_lead": 4, "combinations": "on"},
+    # Two pairs of partners (B5) with the combinations.
+    "pairs": {"teams": "pairs", "combinations": "on"},
+}
+
 HAND_SIZE = 4  # R3
 SERIES_LIMIT = 12  # R14
 MIN_PLAYERS, MAX_PLAYERS = 2, 4  # R2

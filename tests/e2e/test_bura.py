@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bot.chatter import ChatterLimit
-from bot.games.bura import BURA
+from bot.delivery.chatter import ChatterLimit
+from bot.games.bura.game import BURA
 from engine.bura import from_record
 from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
 from engine.bura.deal import BuraDeal

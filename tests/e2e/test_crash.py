@@ -26,8 +26,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.callbacks import PlayCb
 from bot.service.table import table_role
+from bot.views.callbacks import PlayCb
 from engine import burkozel
 from storage import Storage
 from tests.e2e.harness import TOKEN

@@ -12,22 +12,12 @@ from pathlib import Path
 
 from PIL import Image
 
-from bot.app import App
-from bot.chatter import ChatterLimit
 from engine import burkozel
 from storage import Storage
-from tests.e2e.harness import new_fake, open_game, play_until, running_bot
+from tests.e2e.harness import new_fake, open_game, play_until, roomy_chatter, running_bot
 from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 TITLE = "Пики & Трефы <3 🃏"
-
-
-def roomy_chatter(app: App) -> None:
-    """These tests send many group commands in a row; the group's answer budget
-    (bot/chatter.py, tested in test_what_players_see) would route the later answers to
-    private chats, which is not what these tests look at."""
-    assert app.service is not None
-    app.service.chatter = ChatterLimit(cooldown=0.0, burst=1000.0)
 
 
 def series_over(group: FakeChat) -> bool:
@@ -265,7 +255,7 @@ async def test_a_series_result_left_in_the_outbox_goes_out_with_its_picture_afte
 ) -> None:
     """The picture is drawn when the row is delivered, from stored tallies: a bot that
     stopped between finishing the series and sending the result still sends the photo."""
-    from bot.picture import with_series_picture
+    from bot.views.picture import with_series_picture
     from storage import OutboxOp, Seat
     from tests.test_stats import engine_deals, play_series
 

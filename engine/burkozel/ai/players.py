@@ -30,6 +30,7 @@ from engine.burkozel.ai.sim import (
 from engine.burkozel.ai.solver import Solver
 from engine.burkozel.deal import Move, PlayerView, penalties_for
 from engine.burkozel.rules import BASE_RULES
+from engine.game import COMPUTER_LEVELS
 
 
 class Player(Protocol):
@@ -410,7 +411,7 @@ def all_worlds(view: PlayerView, cap: int) -> list[Sim] | None:
     return worlds
 
 
-LEVELS = ("easy", "normal", "hard")
+LEVELS = COMPUTER_LEVELS
 # Budgets measured with bench/ai.py (see bench/RESULTS-ai.md): hard stays under 1 s per
 # move (p95) on one core; normal is an order of magnitude cheaper and weaker.
 NORMAL_WORLDS = 20

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bot.callbacks import card_data, play_data
 from bot.games.base import (
     PICK,
     ByItself,
@@ -23,9 +22,9 @@ from bot.games.base import (
     tap_play,
     turn_hint,
 )
-from bot.games.burkozel import trump_line
 from bot.i18n import Html, Texts
-from bot.render import (
+from bot.views.callbacks import card_data, play_data
+from bot.views.render import (
     Keyboard,
     Shown,
     button,
@@ -38,18 +37,19 @@ from bot.render import (
     series_end_text,
     shown_lines,
     time_limit,
+    trump_line,
 )
-from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
+from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show, TablePlay
 from engine.bura.ai import make_bura_player
 from engine.bura.ai.players import BuraGreedyPlayer
 from engine.bura.combinations import dealt_combination, show_kind
-from engine.bura.deal import ANSWER, DAVE, DECLARE, LEAD, BuraDeal, TablePlay
-from engine.bura.record import from_record
-from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, BuraRules
+from engine.bura.deal import ANSWER, DAVE, DECLARE, LEAD, BuraDeal
+from engine.bura.record import from_record, to_record
+from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, MAX_PLAYERS, MIN_PLAYERS, BuraRules
 from engine.bura.series import BuraSeries, deal_penalties
 from engine.bura.view import BuraView
 from engine.cards import DECK, Card
-from storage import Game, Seat
+from storage import Game, PlayerRecord, Seat
 
 FACE_DOWN = "🂠"
 
@@ -424,7 +424,7 @@ class BuraBot:
         return from_record(record)
 
     def record(self, series: BuraSeries) -> dict[str, Any]:
-        return series.to_record()
+        return to_record(series)
 
     def deal_rows(self, series: BuraSeries) -> tuple[list[Sequence[int]], list[Sequence[int]]]:
         return [r.points for r in series.results], list(series.penalties)
@@ -556,6 +556,23 @@ class BuraBot:
 
     def move_notes(self, t: Texts, game: Game, series: BuraSeries, action: Action) -> list[str]:
         return move_notes(t, game, series, action)
+
+    def stats_lines(self, t: Texts, stats: PlayerRecord) -> list[Html]:
+        return [
+            t("stats.declarations", true=stats.declarations_true, false=stats.declarations_false)
+        ]
+
+    def lobby_title(self, t: Texts) -> str:
+        return t("lobby.title_game", game=t("game.bura"))
+
+    def lobby_seat_lines(self, t: Texts, game: Game) -> list[Html]:
+        return []
+
+    def lobby_hint(self, t: Texts, game: Game) -> str:
+        return t("lobby.hint", min=MIN_PLAYERS, max=MAX_PLAYERS)
+
+    def score_lines(self, t: Texts, game: Game, series: BuraSeries) -> list[Html]:
+        return []
 
     def series_end_text(self, t: Texts, game: Game, series: BuraSeries) -> str:
         outcome = series.result()

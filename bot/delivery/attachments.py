@@ -16,10 +16,10 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import BufferedInputFile, InlineKeyboardMarkup, ReplyParameters
 
-from bot import picture
 from bot.i18n import texts
-from bot.stats import game_name, when
-from stats.summary import game_of
+from bot.views import picture
+from bot.views.stats import game_name, when
+from engine.registry import game_of_rules
 from storage import Backend, OutboxItem
 
 log = logging.getLogger(__name__)
@@ -116,7 +116,7 @@ class Attachments:
         names = tuple(s.name for s in seats)  # the picture is not HTML: names as they are
         data = picture.PictureData(
             title=(chat.title if chat else "") or "",
-            game=game_name(t, game_of(game.rules)),
+            game=game_name(t, game_of_rules(game.rules)),
             subtitle=t("picture.subtitle", deals=result.deals, date=when(result.finished_at)),
             axis=t("picture.axis"),
             standings_title=t("picture.standings"),

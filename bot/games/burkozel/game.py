@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from bot import burkozel_house as house
-from bot.callbacks import card_data, play_data
 from bot.games.base import (
     PICK,
     ForgedAction,
@@ -19,8 +17,10 @@ from bot.games.base import (
     tap_play,
     turn_hint,
 )
+from bot.games.burkozel import house
 from bot.i18n import Html, Texts
-from bot.render import (
+from bot.views.callbacks import card_data, play_data
+from bot.views.render import (
     Keyboard,
     Shown,
     button,
@@ -32,9 +32,9 @@ from bot.render import (
     series_end_text,
     shown_lines,
     time_limit,
+    trump_line,
 )
 from engine import Card, Suit
-from engine.bura.view import BuraView
 from engine.burkozel import (
     Deal,
     DealResult,
@@ -50,8 +50,9 @@ from engine.burkozel.ai import make_player, safe_move
 from engine.burkozel.ai.house import house_move
 from engine.burkozel.combinations import SHOWS, show_kind
 from engine.burkozel.deal import TrickResult
+from engine.burkozel.rules import MAX_PLAYERS, MIN_PLAYERS
 from engine.tricks import covers
-from storage import Game, Seat
+from storage import Game, PlayerRecord, Seat
 
 
 class PreviousTrick(NamedTuple):
@@ -141,22 +142,6 @@ def shown_of(deal: Deal) -> Shown | None:
     hands = [deal.hand(seat) for seat in range(deal.players)]
     found = combinations_in(hands, by, lambda hand: show_kind(hand, deal.trump))
     return Shown(by, deal.shown_by, found, deal.trump)
-
-
-def trump_line(t: Texts, view: PlayerView | BuraView) -> str:
-    """The trump card and where it is (Burkozel and Bura views say it alike)."""
-    if view.trump_card_in_stock:
-        where = t("table.trump_under_stock")
-    else:
-        assert view.trump_card_drawn_by is not None
-        where = t("table.trump_drawn")
-    return t(
-        "table.trump",
-        card=card_text(view.trump_card, view.trump),
-        suit=view.trump.symbol,
-        where=where,
-        stock=view.stock_size,
-    )
 
 
 def table_text(
@@ -490,6 +475,24 @@ class BurkozelBot:
     def by_itself(self, series: Series) -> None:
         """Nothing: every move is a player's (the draw after a trick is part of it, R10)."""
         return None
+
+    def stats_lines(self, t: Texts, stats: PlayerRecord) -> list[Html]:
+        return []
+
+    def lobby_title(self, t: Texts) -> str:
+        return t("lobby.title")
+
+    def lobby_seat_lines(self, t: Texts, game: Game) -> list[Html]:
+        return house.lobby_pair_lines(t, game)
+
+    def lobby_hint(self, t: Texts, game: Game) -> str:
+        if house.lobby_pair_lines(t, game):
+            return t("lobby.hint_pairs")
+        return t("lobby.hint", min=MIN_PLAYERS, max=MAX_PLAYERS)
+
+    def score_lines(self, t: Texts, game: Game, series: Series) -> list[Html]:
+        # B5: the pooled totals
+        return house.team_lines(t, game, series.totals) if house.pairs(series.rules) else []
 
     def table_text(self, t: Texts, game: Game, series: Series, *, turn_seconds: int | None) -> str:
         return table_text(t, game, series, turn_seconds=turn_seconds)

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from bot import burkozel_house as house
-from bot.callbacks import CancelCb, LangCb, LobbyCb, SettingsCb
 from bot.i18n import LANGUAGES, Html, Texts, html, html_join, texts
+from bot.views.callbacks import CancelCb, LangCb, LobbyCb, SettingsCb
 from engine import Card, Suit
-from stats.summary import game_of
 from storage import Game, Seat
 
 TRUMP_MARK = "★"
@@ -32,15 +30,43 @@ def keyboard(rows: list[list[dict[str, str]]]) -> Keyboard:
     return {"inline_keyboard": rows}
 
 
-MAX_PLAYERS = 4
-
-
 def card_text(card: Card, trump: Suit | None = None) -> str:
     return card.pretty() + (TRUMP_MARK if card.suit is trump else "")
 
 
 def cards_text(cards: Sequence[Card], trump: Suit | None = None) -> str:
     return " ".join(card_text(c, trump) for c in cards)
+
+
+class TrumpView(Protocol):
+    """What a seat's view says of the trump (both games' views have it)."""
+
+    @property
+    def trump(self) -> Suit: ...
+    @property
+    def trump_card(self) -> Card: ...
+    @property
+    def trump_card_in_stock(self) -> bool: ...
+    @property
+    def trump_card_drawn_by(self) -> int | None: ...
+    @property
+    def stock_size(self) -> int: ...
+
+
+def trump_line(t: Texts, view: TrumpView) -> str:
+    """The trump card and where it is (Burkozel and Bura views say it alike)."""
+    if view.trump_card_in_stock:
+        where = t("table.trump_under_stock")
+    else:
+        assert view.trump_card_drawn_by is not None
+        where = t("table.trump_drawn")
+    return t(
+        "table.trump",
+        card=card_text(view.trump_card, view.trump),
+        suit=view.trump.symbol,
+        where=where,
+        stock=view.stock_size,
+    )
 
 
 def seat_name(seat: Seat) -> Html:
@@ -52,22 +78,6 @@ def deep_link(bot_username: str, payload: str) -> str:
 
 
 # --- lobby -------------------------------------------------------------------
-
-
-def lobby_text(t: Texts, game: Game, rules_line: str | None = None) -> str:
-    name = game_of(game.rules)
-    title = (
-        t("lobby.title") if name == "burkozel" else t("lobby.title_game", game=t(f"game.{name}"))
-    )
-    lines = [title, *([rules_line] if rules_line else []), ""]
-    # B5: the seats as the pairs they will play in (who plays with whom shows before Start).
-    pairs = house.lobby_pair_lines(t, game)
-    lines += pairs or [f"{seat.seat + 1}. {seat_name(seat)}" for seat in game.seats]
-    if not game.seats:
-        lines.append(t("lobby.empty"))
-    hint = t("lobby.hint_pairs") if pairs else t("lobby.hint", min=2, max=MAX_PLAYERS)
-    lines += ["", hint]
-    return "\n".join(lines)
 
 
 def lobby_keyboard(t: Texts, game: Game, bot_username: str) -> Keyboard:
@@ -228,26 +238,3 @@ def series_end_text(
     for seat in sorted(game.seats, key=lambda s: totals[s.seat]):
         lines.append(f"{seat_name(seat)}: {totals[seat.seat]}")
     return "\n".join(lines)
-
-
-# Burkozel's drawing, under the names it had here before each game got its own module.
-_BURKOZEL_NAMES = frozenset(
-    {
-        "action_buttons",
-        "deal_end_text",
-        "hand_keyboard",
-        "hand_text",
-        "one_tap_move",
-        "previous_trick",
-        "table_text",
-        "trump_line",
-    }
-)
-
-
-def __getattr__(name: str) -> Any:
-    if name in _BURKOZEL_NAMES:
-        from bot.games import burkozel
-
-        return getattr(burkozel, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,23 +9,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.callbacks import SettingsCb
 from bot.chat_settings import (
-    GAMES,
-    PRESETS,
-    RULE_IDS,
     STAND_INS,
-    SWITCHES,
     TIMERS,
     ChatSettings,
     Rules,
-    game_name,
     preset_of,
+    presets,
+    rule_id,
     rules_of_game,
+    switch_values,
 )
 from bot.i18n import LANGUAGES, Html, Texts, texts
-from bot.render import Keyboard, button, keyboard
+from bot.views.callbacks import SettingsCb
+from bot.views.render import Keyboard, button, keyboard
 from engine import EngineError
+from engine.registry import GAMES
 
 
 @dataclass(frozen=True)
@@ -46,23 +45,21 @@ def switch_value(t: Texts, game: str, name: str, value: object) -> Html:
 def switch_line(t: Texts, game: str, name: str, value: object) -> Html:
     return t(
         "settings.switch_line",
-        id=RULE_IDS[game][name],
+        id=rule_id(game, name),
         name=t(f"rule.{game}.{name}"),
         value=switch_value(t, game, name, value),
         about=t(f"about.{game}.{name}.{value}"),
     )
 
 
-def rules_lines(t: Texts, rules: Rules) -> list[Html]:
+def rules_lines(t: Texts, game: str, rules: Rules) -> list[Html]:
     """Every switch of a rule set with its value and what it means (the /rules body)."""
-    game = game_name(rules)
-    return [switch_line(t, game, name, getattr(rules, name)) for name in SWITCHES[game]]
+    return [switch_line(t, game, name, value) for name, value in switch_values(game, rules).items()]
 
 
-def rules_summary(t: Texts, rules: Rules) -> Html:
+def rules_summary(t: Texts, game: str, rules: Rules) -> Html:
     """The lobby's rules: the base game in one line, else each switch that differs from
     its base in words, what it does in a few (the id last, for RULES.md readers)."""
-    game = game_name(rules)
     changed = rules.to_dict()
     if not changed:
         return t("lobby.rules_line", rules=t("lobby.rules_base"))
@@ -72,7 +69,7 @@ def rules_summary(t: Texts, rules: Rules) -> Html:
             name=t(f"rule.{game}.{name}"),
             value=switch_value(t, game, name, value),
             gist=t(f"gist.{game}.{name}.{value}"),
-            id=RULE_IDS[game][name],
+            id=rule_id(game, name),
         )
         for name, value in changed.items()
     ]
@@ -83,7 +80,7 @@ def lobby_rules_line(t: Texts, game_rules: Mapping[str, Any]) -> Html | None:
     """``rules_summary`` of a game's recorded rules; None if they cannot be read (Start
     then refuses them with its own message)."""
     try:
-        return rules_summary(t, rules_of_game(game_rules)[1])
+        return rules_summary(t, *rules_of_game(game_rules))
     except EngineError:
         return None
 
@@ -119,7 +116,7 @@ def menu_text(
         t("settings.game", game=t(f"game.{settings.game}")),
         t("settings.preset", preset=t(f"preset.{preset}") if preset else t("settings.own_preset")),
         "",
-        *rules_lines(t, settings.rules()),
+        *rules_lines(t, settings.game, settings.rules()),
     ]
     if customs is not None:
         timer_about = (
@@ -161,8 +158,8 @@ def menu_keyboard(
     game = settings.game
     rules = settings.rules()
     rows = [[tap(("• " if g == game else "") + t(f"game.{g}"), "game", value=g) for g in GAMES]]
-    for name, values in SWITCHES[game].items():
-        current = getattr(rules, name)
+    for name, current in switch_values(game, rules).items():
+        values = GAMES[game].switches[name]
         label = t(
             "settings.switch_button",
             name=t(f"rule.{game}.{name}"),
@@ -170,12 +167,12 @@ def menu_keyboard(
         )
         rows.append([tap(label, "set", name, _next(values, current))])
     chosen = preset_of(settings)
-    presets = [
+    preset_buttons = [
         tap(("• " if p == chosen else "") + t(f"preset.{p}"), "preset", p)
-        for p, (g, _) in PRESETS.items()
+        for p, (g, _) in presets().items()
         if g == game
     ]
-    rows += [presets[i : i + 2] for i in range(0, len(presets), 2)]
+    rows += [preset_buttons[i : i + 2] for i in range(0, len(preset_buttons), 2)]
     if customs is not None:
         timers: tuple[object, ...] = (None, *TIMERS)
         timer = _next(timers, settings.turn_timer)

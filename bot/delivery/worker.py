@@ -29,8 +29,9 @@ from aiogram.exceptions import (
     TelegramServerError,
 )
 
-from bot import lean_api, metrics
-from bot.attachments import Attachments, is_attachment
+from bot import metrics
+from bot.delivery import lean_api
+from bot.delivery.attachments import Attachments, is_attachment
 from storage import Backend, CorruptRecordError, OutboxItem, SentOp
 
 log = logging.getLogger(__name__)
@@ -248,7 +249,7 @@ class DeliveryWorker:
             # before the games' own messages: a game's pending edit is replaced by its next
             # one anyway, while an answer behind a busy table waited as long as play went
             # on (issue 27). Answers' share of a group is bounded where they are queued
-            # (bot/chatter.py), so they cannot hold up a table either.
+            # (bot/delivery/chatter.py), so they cannot hold up a table either.
             held = first.get(item.chat_id)
             if held is None or (held.game_id is not None and item.game_id is None):
                 first[item.chat_id] = item
@@ -264,7 +265,7 @@ class DeliveryWorker:
         # Across chats too, games first: when the bot-wide limit is what holds sends back
         # (a flood of strangers' commands answered in their private chats), the answers
         # wait for the tables, not the other way round (issue 27). A group's answer comes
-        # next: it may be the head that a table waits behind, and bot/chatter.py keeps
+        # next: it may be the head that a table waits behind, and bot/delivery/chatter.py keeps
         # them few; private chats' answers last.
         for chat_id, item in sorted(first.items(), key=_games_then_groups):
             if chat_id in self._in_flight or chat_id in busy:
@@ -377,7 +378,7 @@ class DeliveryWorker:
         """Perform one operation; returns the id of a message it created."""
         payload = dict(item.payload)
         markup = payload.pop("reply_markup", None)
-        # The keyboard is the JSON Telegram takes: sent as is (bot/lean_api.py), and for
+        # The keyboard is the JSON Telegram takes: sent as is (bot/delivery/lean_api.py), and for
         # attachments validated by aiogram, which takes a plain dict too.
         reply_markup: Any = markup or None
         if item.method == "delete":

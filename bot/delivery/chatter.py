@@ -7,7 +7,7 @@ within ``cooldown`` seconds is not sent again (a changed score or language is), 
 once, refilled one per ``refill`` seconds; beyond that the answer goes to the
 asker's private chat (bot/handlers/common.py), with a short pointer in the group at
 most once per ``pointer_gap`` seconds. Answers go before the table's edits
-(bot/delivery.py), so within this share each comes in a few seconds even mid-game.
+(bot/delivery/worker.py), so within this share each comes in a few seconds even mid-game.
 """
 
 from __future__ import annotations

@@ -11,9 +11,10 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from bot.games import GAMES
 from bot.i18n import Html, Texts, html, html_join
 from stats.ratings import SHOWN_AFTER
-from stats.summary import GAMES, series_end
+from stats.summary import series_end
 from storage import Game, PlayerRecord, Rating, SeatResult, SeriesEnd, SeriesSummary
 
 if TYPE_CHECKING:
@@ -105,10 +106,8 @@ def stats_text(t: Texts, name: str, records: Sequence[PlayerRecord], *, everywhe
                 best=r.best_deal,
             ),
         ]
-        if r.game == "bura":
-            lines.append(
-                t("stats.declarations", true=r.declarations_true, false=r.declarations_false)
-            )
+        if r.game in GAMES:
+            lines += GAMES[r.game].stats_lines(t, r)
         lines.append(t("stats.combinations", count=r.combinations))
     return "\n".join(lines)
 
