@@ -88,7 +88,7 @@ def _burkozel_state(deal: Deal) -> object:
     return (views, deal.public_view(), [m.to_json() for m in deal.history], result)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(table=table_rules(), deck=lumpy_decks(), data=st.data())
 def test_burkozel_fast_paths_agree_with_the_full_check(
     table: tuple[int, RuleSet], deck: tuple[Card, ...], data: st.DataObject
@@ -171,7 +171,7 @@ bura_rules = st.builds(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(players=st.integers(2, 4), deck=lumpy_decks(), rules=bura_rules, data=st.data())
 def test_bura_fast_paths_agree_with_the_full_check(
     players: int, deck: tuple[Card, ...], rules: BuraRules, data: st.DataObject
@@ -210,7 +210,7 @@ def test_bura_fast_paths_agree_with_the_full_check(
         assert _bura_state(deal) == _bura_state(slow)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     players=st.integers(2, 4),
     deck=st.permutations(DECK).map(tuple),
