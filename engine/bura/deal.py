@@ -58,7 +58,7 @@ OUTCOMES = ("declared", "false_declaration", "bura", "moscow", "fold", "void")
 _ACTIONS: dict[int, Lead | Answer] = {}
 _TABLE_PLAYS: dict[int, TablePlay] = {}  # by id(action), checked against it before use
 _PILE_CARDS: dict[int, PileCard] = {}
-_INTERNED_LIMIT = 200_000
+_INTERNED_LIMIT = 20_000  # emptied past this (a few MB): a cache, not a leak
 _LEAD, _DISCARD, _BEAT, _STOP = 0, 1, 2, 3
 
 

@@ -23,7 +23,7 @@ __all__ = ["Deal", "DealResult", "Move", "Play", "PlayerView", "TrickResult", "p
 # the card indices in order, base 37 (every digit non-zero, so lengths differ).
 _MOVES: dict[int, Move] = {}
 _PLAYS: dict[int, Play] = {}  # by id(move), checked against the move before use
-_INTERNED_LIMIT = 200_000  # emptied past this: a cache, not a leak
+_INTERNED_LIMIT = 20_000  # emptied past this (a few MB): a cache, not a leak
 _LEAD, _DISCARD, _BEAT = 0, 1, 2
 
 
