@@ -247,16 +247,42 @@ def against(rev: str, seconds: float, rounds: int, only: str | None = None) -> N
             old.close()
 
 
+def profile(game: str) -> None:
+    """Where the time goes: cProfile over a fixed amount of work, sorted by own time."""
+    import cProfile
+    import pstats
+
+    rng = random.Random(1)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for players in PLAYERS:
+        if game == "playouts":
+            measure_playouts(players, 1.0)
+            continue
+        for _ in range(150):
+            (play_bura_deal if game == "bura" else play_deal)(players, rng, validated=True)
+    profiler.disable()
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     parser.add_argument("--against", metavar="REV", help="also measure the engine of commit REV")
     parser.add_argument("--rounds", type=int, default=3, help="with --against: turns each")
     parser.add_argument("--only", choices=(*GAMES, "playouts"), help="with --against: one kind")
+    parser.add_argument(
+        "--profile",
+        choices=(*GAMES, "playouts"),
+        help="cProfile 150 checked deals per table size (or 1 s of playouts each), top 15",
+    )
     parser.add_argument("--worker", metavar="ROOT", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker()
+        return
+    if args.profile:
+        profile(args.profile)
         return
     if args.against:
         against(args.against, args.seconds, args.rounds, args.only)
