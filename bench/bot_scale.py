@@ -12,7 +12,7 @@ a legal move and then the play button. Figures: updates/s (callback queries answ
 the timed window), tap-to-answer p50/p95 (update created -> answerCallbackQuery at the
 fake), 429s the fake sent, and the CPU time the bot instances and the PostgreSQL server
 spent per answered update in the window (/proc; steadier than updates/s on a shared
-machine, where the other processes' load sets how much CPU these get). PostgreSQL is a throw-away cluster (tests/pg_cluster.py) or
+machine, where the other processes' load sets how much CPU these get). PostgreSQL is a throw-away cluster (tests/support/pg_cluster.py) or
 ``--database-url``.
 """
 
@@ -38,7 +38,7 @@ from bot.games.burkozel.game import card_taps
 from bot.views.callbacks import CardCb, LobbyCb, PlayCb
 from engine import burkozel
 from storage import open_storage
-from tests.fake_telegram import FakeChat, FakeTelegram, FakeUser
+from tests.support.fake_telegram import FakeChat, FakeTelegram, FakeUser
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "bench-secret"
@@ -117,7 +117,7 @@ async def run_scale(
     profile: bool = False,
 ) -> Any:
     """One configuration; returns bench/bot.py's Figures (plus ``floods``)."""
-    from tests.pg_cluster import Cluster, start_cluster
+    from tests.support.pg_cluster import Cluster, start_cluster
 
     cluster: Cluster | None = None
     if backend == "sqlite":

@@ -54,7 +54,7 @@ from bot.games.burkozel.game import card_taps  # noqa: E402
 from bot.views.callbacks import CardCb, LobbyCb, PlayCb  # noqa: E402
 from engine import burkozel  # noqa: E402
 from storage import Backend, open_storage  # noqa: E402
-from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser  # noqa: E402
+from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser  # noqa: E402
 
 TOKEN = "123456:BENCH-junk"
 SECRET = "bench-secret"

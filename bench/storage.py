@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine.burkozel import BASE_RULES, Series  # noqa: E402
 from storage import SYNCHRONOUS, Game, GameChange, Storage  # noqa: E402
-from tests.storage_play import make_seats, next_change  # noqa: E402
+from tests.support.storage_play import make_seats, next_change  # noqa: E402
 
 GAMES = 4  # concurrent games, as a busy bot would have
 

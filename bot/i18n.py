@@ -101,10 +101,10 @@ class Texts:
 
     def __init__(self, language: str) -> None:
         self.language = language if language in LANGUAGES else DEFAULT_LANGUAGE
-        self._tr = _translations(self.language)
 
     def __call__(self, key: str, /, **values: object) -> Html:
-        text = self._tr.gettext(key)
+        # Looked up each time (cached): a game's catalogues may be added after this was made.
+        text = _translations(self.language).gettext(key)
         if text == key:
             raise KeyError(f"no text {key!r} in the {self.language} catalogue")
         if not values:

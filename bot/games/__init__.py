@@ -8,24 +8,30 @@ engine side in ``engine.registry``; nothing else in the bot names a game.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from bot.games.base import BotGame
 from bot.games.bura.game import BURA
 from bot.games.burkozel.game import BURKOZEL
+from bot.i18n import add_catalogues, remove_catalogues
 from engine.registry import game_of_rules
 
 GAMES: dict[str, BotGame] = {}
 
 
-def register(game: BotGame) -> None:
+def register(game: BotGame, catalogues: Path) -> None:
+    """Make ``game``'s bot side known, its texts read from ``catalogues`` (a folder of
+    ``<language>.po`` files)."""
     if game.name in GAMES:
         raise ValueError(f"a game named {game.name!r} exists")
     GAMES[game.name] = game
+    add_catalogues(catalogues)
 
 
-def unregister(name: str) -> None:
+def unregister(name: str, catalogues: Path) -> None:
     del GAMES[name]
+    remove_catalogues(catalogues)
 
 
 def bot_game(rules: Mapping[str, Any]) -> BotGame:
@@ -33,7 +39,8 @@ def bot_game(rules: Mapping[str, Any]) -> BotGame:
     return GAMES[game_of_rules(rules)]
 
 
-register(BURKOZEL)
-register(BURA)
+HERE = Path(__file__).parent
+register(BURKOZEL, HERE / "burkozel" / "locales")
+register(BURA, HERE / "bura" / "locales")
 
 __all__ = ["GAMES", "BotGame", "bot_game", "register", "unregister"]

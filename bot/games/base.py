@@ -40,7 +40,7 @@ class ByItself:
 
 
 class BotGame(Protocol):
-    name: str  # the engine's game name (``engine.registry``) and ``stats.summary.game_of``
+    name: str  # the engine's game name (``engine.registry``, ``game_of_rules``)
 
     # --- the rules and the engine -------------------------------------------------
     def new_series(self, players: int, rules: Mapping[str, Any], first_dealer: int) -> Series:

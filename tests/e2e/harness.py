@@ -14,7 +14,7 @@ from bot.app import App
 from bot.config import Settings
 from bot.delivery.chatter import ChatterLimit
 from bot.delivery.worker import Limits
-from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 TOKEN = "123456:TEST-token"
 

@@ -19,8 +19,8 @@ from storage import Seat, Storage
 from tests.e2e.harness import SLOW_GROUP, new_fake, open_game, play_one_move, running_bot
 from tests.e2e.test_reliability import drained
 from tests.e2e.test_settings import menu_of
-from tests.fake_telegram import FakeChat, FakeMessage
-from tests.test_stats import engine_deals, play_series
+from tests.stats.test_stats import engine_deals, play_series
+from tests.support.fake_telegram import FakeChat, FakeMessage
 
 TITLE = "Пики & Трефы <3 🃏"
 

@@ -18,9 +18,9 @@ from engine.bura.deal import BuraDeal
 from engine.cards import Card
 from engine.registry import replay_json
 from storage import Storage
-from tests.bura_support import bura_deck
 from tests.e2e.harness import PLAYED, cards_in, hand_message, new_fake, running_bot
-from tests.fake_telegram import FakeChat, FakeTelegram, FakeUser
+from tests.support.bura import bura_deck
+from tests.support.fake_telegram import FakeChat, FakeTelegram, FakeUser
 
 
 class Decks:

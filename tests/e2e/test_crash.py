@@ -31,8 +31,14 @@ from bot.views.callbacks import PlayCb
 from engine import burkozel
 from storage import Storage
 from tests.e2e.harness import TOKEN
-from tests.fake_telegram import CallbackNotAnswered, FakeChat, FakeMessage, FakeTelegram, FakeUser
-from tests.fake_telegram.entities import PendingCallback
+from tests.support.fake_telegram import (
+    CallbackNotAnswered,
+    FakeChat,
+    FakeMessage,
+    FakeTelegram,
+    FakeUser,
+)
+from tests.support.fake_telegram.entities import PendingCallback
 
 KILLS = 6
 PLAYED = "Played."

@@ -20,7 +20,7 @@ from tests.e2e.harness import (
     running_bot,
     whose_turn,
 )
-from tests.fake_telegram import FakeChat
+from tests.support.fake_telegram import FakeChat
 
 
 def group_texts(group: FakeChat, needle: str) -> list[str]:

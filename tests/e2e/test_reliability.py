@@ -35,7 +35,7 @@ from tests.e2e.harness import (
     running_bot,
     whose_turn,
 )
-from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 log = logging.getLogger(__name__)
 STORM_MOVES = 12

@@ -15,7 +15,7 @@ from PIL import Image
 from engine import burkozel
 from storage import Storage
 from tests.e2e.harness import new_fake, open_game, play_until, roomy_chatter, running_bot
-from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 TITLE = "Пики & Трефы <3 🃏"
 
@@ -257,7 +257,7 @@ async def test_a_series_result_left_in_the_outbox_goes_out_with_its_picture_afte
     stopped between finishing the series and sending the result still sends the photo."""
     from bot.views.picture import with_series_picture
     from storage import OutboxOp, Seat
-    from tests.test_stats import engine_deals, play_series
+    from tests.stats.test_stats import engine_deals, play_series
 
     db = tmp_path / "bot.sqlite3"
     async with new_fake() as fake:

@@ -3,7 +3,7 @@
 :class:`engine.burkozel.deal.Deal` checks every move, keeps history and builds tuples of
 :class:`~engine.cards.Card`; a Monte Carlo search runs tens of thousands of playouts per
 decision, so it works here on card indices (``Card.index`` = suit * 9 + rank, strength
-order, see ``engine.cards``) with no checking. ``tests/test_ai_sim.py`` proves it plays
+order, see ``engine.cards``) with no checking. ``tests/engine/burkozel/ai/test_sim.py`` proves it plays
 exactly like ``Deal``.
 """
 

@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bot import games as bot_games
-from bot import i18n
 from engine import registry
 from tests.support.duel.bot import DUEL_BOT
 from tests.support.duel.game import DUEL
@@ -20,11 +19,9 @@ LOCALES = Path(__file__).with_name("locales")
 @contextmanager
 def duel_registered() -> Iterator[None]:
     registry.register(DUEL)
-    bot_games.register(DUEL_BOT)
-    i18n.add_catalogues(LOCALES)
+    bot_games.register(DUEL_BOT, LOCALES)
     try:
         yield
     finally:
-        i18n.remove_catalogues(LOCALES)
-        bot_games.unregister(DUEL.name)
+        bot_games.unregister(DUEL.name, LOCALES)
         registry.unregister(DUEL.name)

@@ -1,0 +1,155 @@
+"""The tree's architecture, as issue 28 set it: no import cycles between our modules
+(imports under TYPE_CHECKING and inside functions count too), and the arrows between the
+top-level packages run one way."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("engine", "storage", "stats", "bot")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def our_modules() -> dict[str, Path]:
+    return {module_name(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path]) -> Iterator[str]:
+    is_package = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in PACKAGES:
+                    yield alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = name.split(".") if is_package else name.split(".")[:-1]
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            if base.split(".")[0] not in PACKAGES:
+                continue
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                yield sub if sub in modules else base
+
+
+def with_packages(importer: str, imported: str) -> Iterator[str]:
+    """Importing ``a.b.c`` runs ``a/__init__`` and ``a/b/__init__`` first, unless the
+    importer is inside them already."""
+    parts = imported.split(".")
+    for n in range(1, len(parts)):
+        package = ".".join(parts[:n])
+        if not (importer == package or importer.startswith(package + ".")):
+            yield package
+    yield imported
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = our_modules()
+    return {
+        name: {
+            m
+            for target in imports_of(name, path, modules)
+            for m in with_packages(name, target)
+            if m in modules and m != name
+        }
+        for name, path in modules.items()
+    }
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycles() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def top_level_arrows() -> set[tuple[str, str]]:
+    return {
+        (a.split(".")[0], b.split(".")[0])
+        for a, targets in import_graph().items()
+        for b in targets
+        if a.split(".")[0] != b.split(".")[0]
+    }
+
+
+def test_engine_imports_nothing_of_ours_outside_it() -> None:
+    assert {arrow for arrow in top_level_arrows() if arrow[0] == "engine"} == set()
+
+
+def test_storage_and_stats_import_nothing_of_ours_but_engine() -> None:
+    """The bot hands storage a series end that brings its own rating step (stats), so
+    neither storage nor stats needs the other."""
+    wrong = {
+        arrow
+        for arrow in top_level_arrows()
+        if arrow[0] in ("storage", "stats") and arrow[1] != "engine"
+    }
+    assert wrong == set()
+
+
+NAMED_GAMES = ("burkozel", "bura")
+
+
+def test_only_the_games_own_folders_name_a_game() -> None:
+    """A third game is files: storage, stats, the service flows and the handlers look
+    games up in the registries (engine.registry, bot.games) and never test for one."""
+    outside = [
+        path
+        for pkg in ("storage", "stats", "bot/service", "bot/handlers", "bot/views", "bot/delivery")
+        for path in (ROOT / pkg).rglob("*.py")
+    ]
+    found = []
+    for path in outside:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Constant) and node.value in NAMED_GAMES:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}")
+            if isinstance(node, ast.ImportFrom) and any(
+                f".{game}" in (node.module or "") for game in NAMED_GAMES
+            ):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {node.module}")
+    assert found == []
