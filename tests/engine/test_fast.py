@@ -30,7 +30,7 @@ from engine.burkozel import Deal, Move, RuleSet
 from engine.burkozel.ai import policy
 from engine.burkozel.ai.sim import sample_world
 from engine.tricks import covers
-from tests.test_engine_house_properties import lumpy_decks, table_rules
+from tests.engine.burkozel.test_house_properties import lumpy_decks, table_rules
 
 
 def readable_covers(answer: tuple[Card, ...], claim: tuple[Card, ...], trump: Suit) -> bool:
