@@ -169,7 +169,7 @@ def check_deck(cards: Sequence[Card]) -> tuple[Card, ...]:
     deck = tuple(cards)
     if len(deck) != len(DECK):
         raise CardCodeError(f"a deck has {len(DECK)} cards, got {len(deck)}")
-    if len(set(deck)) != len(DECK):
+    if len(set(map(id, deck))) != len(DECK):  # cards are interned: one object each
         dupes = sorted(c.code() for c, n in Counter(deck).items() if n > 1)
         raise CardCodeError(f"deck repeats {', '.join(dupes)}")
     return deck

@@ -28,7 +28,6 @@ from engine.bura.combinations import (
     is_bura,
     is_moscow,
     is_small_moscow,
-    show_kind,
     stop_refusal,
     void_from_deal,
     winning_show,
@@ -38,17 +37,71 @@ from engine.bura.rules import (
     BUST_LIMIT,
     DECLARE_TARGET,
     HAND_SIZE,
+    MAX_PLAYERS,
     BuraRules,
 )
 from engine.bura.view import BuraView, SeenPile, closed_plays, seen_plays
-from engine.cards import Card, Suit, check_deck
+from engine.cards import DECK, Card, Rank, Suit, check_deck
 from engine.errors import GameOverError, IllegalMoveError
-from engine.tricks import covers
+from engine.tricks import covers, group_leads
 
 # Phases of a deal.
 LEAD, ANSWER, DECLARE, DAVE, OVER = "lead", "answer", "declare", "dave", "over"
 
 OUTCOMES = ("declared", "false_declaration", "bura", "moscow", "fold", "void")
+
+
+# Actions handed out by ``BuraDeal.legal_actions``, and the table plays and pile cards
+# they become, are interned: each is an immutable value, and building a frozen
+# dataclass costs more than the rest of a move (the key packs seat, kind and card
+# indices in order, base 37, every digit non-zero). Emptied past the limit.
+_ACTIONS: dict[int, Lead | Answer] = {}
+_TABLE_PLAYS: dict[int, TablePlay] = {}  # by id(action), checked against it before use
+_PILE_CARDS: dict[int, PileCard] = {}
+_INTERNED_LIMIT = 20_000  # emptied past this (a few MB): a cache, not a leak
+_LEAD, _DISCARD, _BEAT, _STOP = 0, 1, 2, 3
+
+
+def _interned(seat: int, cards: tuple[Card, ...], kind: int) -> Lead | Answer:
+    key = kind * 4 + seat + 1
+    for card in cards:
+        key = key * 37 + card.index + 1
+    action = _ACTIONS.get(key)
+    if action is None:
+        if len(_ACTIONS) >= _INTERNED_LIMIT:
+            _ACTIONS.clear()
+        if kind in (_LEAD, _STOP):
+            action = Lead(seat, cards, kind == _STOP)
+        else:
+            action = Answer(seat, cards, kind == _BEAT)
+        _ACTIONS[key] = action
+    return action
+
+
+# One-card actions, made once: [kind][seat][card index].
+_SINGLES: tuple[tuple[tuple[Lead | Answer, ...], ...], ...] = tuple(
+    tuple(tuple(_interned(seat, (card,), kind) for card in DECK) for seat in range(MAX_PLAYERS))
+    for kind in (_LEAD, _DISCARD, _BEAT)
+)
+
+
+def _pile_card(card: Card, by: int, closed: bool, trick: int) -> PileCard:
+    key = ((trick * 2 + closed) * 4 + by) * 36 + card.index
+    pile_card = _PILE_CARDS.get(key)
+    if pile_card is None:
+        if len(_PILE_CARDS) >= _INTERNED_LIMIT:
+            _PILE_CARDS.clear()
+        pile_card = _PILE_CARDS[key] = PileCard(card, by, closed, trick)
+    return pile_card
+
+
+def _may_stop(hand: Sequence[Card]) -> bool:
+    """A hand that could be a молодка or малая Москва (D7, D8): three of one suit or
+    three sixes. Only such a hand is worth asking :func:`stop_refusal` about."""
+    if len(hand) != HAND_SIZE:
+        return False
+    a, b, c = hand
+    return (a.suit is b.suit and a.suit is c.suit) or (a.rank is b.rank and a.rank is c.rank)
 
 
 def _other_ranks_same(cards: Sequence[Card]) -> bool:
@@ -89,6 +142,10 @@ class BuraDeal:
     last_trick: tuple[TablePlay, ...] = ()
     last_taker: int | None = None
     result_: BuraDealResult | None
+    # The actions legal_actions handed out at history length ``_offered_at`` (kept
+    # alive, so their ids stay theirs): apply plays one of them without a re-check.
+    _offered: tuple[Action, ...] = ()
+    _offered_at: int = -1
 
     @classmethod
     def start(
@@ -135,6 +192,7 @@ class BuraDeal:
         other.plays = list(self.plays)
         other.piles = [list(p) for p in self.piles]
         other.history = list(self.history)
+        other._offered_at = -1
         return other
 
     # --- what anyone may ask -------------------------------------------------
@@ -214,59 +272,103 @@ class BuraDeal:
         assert self.turn is not None
         if self.phase != LEAD:
             return (self.turn,)
-        stoppers = tuple(
-            s
-            for s in range(self.players)
-            if s != self.leader
-            and stop_refusal(self.hands, s, self.leader, self.trump, self.rules) is None
-        )
-        return (self.leader, *stoppers)
+        hands, leader = self.hands, self.leader
+        may = [s for s in range(self.players) if s != leader and _may_stop(hands[s])]
+        if not may:
+            return (leader,)
+        stoppers = [
+            s for s in may if stop_refusal(hands, s, leader, self.trump, self.rules) is None
+        ]
+        return (leader, *stoppers)
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every legal action of ``seat`` now (answers once as discard, once as beat if able)."""
-        if self.phase == OVER or not 0 <= seat < self.players:
+        phase = self.phase
+        if phase == OVER or not 0 <= seat < self.players:
             return []
         hand = self.hands[seat]
-        if self.phase == DECLARE:
-            return [Declare(seat, True), Declare(seat, False)] if seat == self.turn else []
-        if self.phase == DAVE:
-            return [DaveReply(seat, True), DaveReply(seat, False)] if seat == self.turn else []
+        if phase == DECLARE:
+            if seat != self.turn:
+                return []
+            return self._offer([Declare(seat, True), Declare(seat, False)])
+        if phase == DAVE:
+            if seat != self.turn:
+                return []
+            return self._offer([DaveReply(seat, True), DaveReply(seat, False)])
         actions: list[Action] = []
-        if self.phase == ANSWER:
+        if phase == ANSWER:
             if seat != self.turn:
                 return []
             actions += self._shows(seat)
-            for combo in combinations(hand, len(self.claim)):
-                actions.append(Answer(seat, combo, False))
-                if covers(combo, self.claim, self.trump):
-                    actions.append(Answer(seat, combo, True))
-            return actions
+            claim, trump = self.claim, self.trump
+            if len(claim) == 1:
+                discards, beats = _SINGLES[_DISCARD][seat], _SINGLES[_BEAT][seat]
+                c = claim[0]
+                index, suit = c.index, c.suit
+                for a in hand:
+                    actions.append(discards[a.index])
+                    if a.index > index if a.suit is suit else a.suit is trump:
+                        actions.append(beats[a.index])
+                return self._offer(actions)
+            for combo in combinations(hand, len(claim)):
+                actions.append(_interned(seat, combo, _DISCARD))
+                if covers(combo, claim, trump):
+                    actions.append(_interned(seat, combo, _BEAT))
+            return self._offer(actions)
         if seat != self.leader:
-            if stop_refusal(self.hands, seat, self.leader, self.trump, self.rules) is None:
-                return [Lead(seat, tuple(hand), True)]
+            if (
+                _may_stop(hand)
+                and stop_refusal(self.hands, seat, self.leader, self.trump, self.rules) is None
+            ):
+                return self._offer([_interned(seat, tuple(hand), _STOP)])
             return []
         actions += self._shows(seat)
-        if self._dave_refusal(seat) is None:
+        if self.rules.dave == "on" and self._dave_refusal(seat) is None:
             actions.append(Dave(seat))
         limit = self._lead_limit(seat)
-        actions += [Lead(seat, (c,)) for c in hand]
-        for size in range(2, limit + 1):
-            for combo in combinations(hand, size):
-                if _one_suit(combo) or (
-                    self.rules.same_rank_leads == "on" and _other_ranks_same(combo)
-                ):
-                    actions.append(Lead(seat, combo))
-        if is_small_moscow(hand, self.trump, self.rules) and limit >= HAND_SIZE:
-            actions.append(Lead(seat, tuple(hand)))
+        singles = _SINGLES[_LEAD][seat]
+        actions += [singles[c.index] for c in hand]
+        if limit >= 2:
+            same_rank = self.rules.same_rank_leads == "on"
+            actions += [
+                _interned(seat, group, _LEAD) for group in group_leads(hand, limit, same_rank)
+            ]
+        if (
+            limit >= HAND_SIZE
+            and self.rules.moscow == "on"
+            and is_small_moscow(hand, self.trump, self.rules)
+        ):
+            actions.append(_interned(seat, tuple(hand), _LEAD))
+        return self._offer(actions)
+
+    def _offer(self, actions: list[Action]) -> list[Action]:
+        """Remember ``actions`` as legal in this position (until the next action)."""
+        now = len(self.history)
+        if self._offered_at != now:
+            self._offered, self._offered_at = tuple(actions), now
+        else:
+            self._offered += tuple(actions)
         return actions
 
     def _shows(self, seat: int) -> list[Action]:
-        kind = show_kind(self.hands[seat], self.trump, self.rules)
-        return [] if kind is None else [Show(seat, kind)]
+        hand = self.hands[seat]
+        if len(hand) != HAND_SIZE:
+            return []
+        # show_kind's tests, inlined: three aces (D8, with moscow: on), three trumps (D6).
+        a, b, c = hand
+        if a.rank is b.rank is c.rank is Rank.ACE and self.rules.moscow == "on":
+            return [Show(seat, "moscow")]
+        if a.suit is b.suit is c.suit is self.trump:
+            return [Show(seat, "bura")]
+        return []
 
     def _lead_limit(self, seat: int) -> int:
         """D2: at most 3 cards, never more than the smallest other hand."""
-        return min(HAND_SIZE, *(len(h) for s, h in enumerate(self.hands) if s != seat))
+        limit = HAND_SIZE
+        for s, hand in enumerate(self.hands):
+            if s != seat and len(hand) < limit:
+                limit = len(hand)
+        return limit
 
     def _dave_refusal(self, seat: int) -> str | None:
         if self.rules.dave != "on":
@@ -383,8 +485,13 @@ class BuraDeal:
             raise IllegalMoveError("these cards do not beat every claimant card (R7)")
 
     def apply(self, action: Action) -> None:
-        """Check and play ``action``; a refused action changes nothing."""
-        self.check(action)
+        """Check and play ``action``; a refused action changes nothing.
+
+        An action :meth:`legal_actions` handed out in this very position (the same
+        object) is known legal and is not derived again; any other is checked in full.
+        """
+        if self._offered_at != len(self.history) or id(action) not in map(id, self._offered):
+            self.check(action)
         self.push(action)
 
     def push(self, action: Action) -> None:
@@ -393,7 +500,23 @@ class BuraDeal:
             self._go_on()
         self.history.append(action)
         seat = action.seat
-        if isinstance(action, Declare):
+        if isinstance(action, Answer):
+            closed = not action.beat and self.rules.discards == "closed"
+            self._play(action, False, closed)
+            if action.beat:
+                self.claimant, self.claim = seat, action.cards
+            nxt = (seat + 1) % self.players
+            if nxt == self.trick_leader:
+                self._take_trick()
+            else:
+                self.turn = nxt
+        elif isinstance(action, Lead):
+            self._play(action, action.stop)
+            self.trick_leader = self.claimant = seat
+            self.claim = action.cards
+            self.phase = ANSWER
+            self.turn = (seat + 1) % self.players
+        elif isinstance(action, Declare):
             if action.declare:
                 self._declare(seat)
             else:
@@ -411,43 +534,40 @@ class BuraDeal:
                 self.phase, self.turn, self.dave_by = LEAD, self.leader, None
             else:  # D11: a fold wins the deal for the даве sayer at the stakes before doubling
                 self._end("fold", self.dave_by, self.dave_by)
-        elif isinstance(action, Lead):
-            self._play(seat, action.cards, None, action.stop)
-            self.trick_leader = self.claimant = seat
-            self.claim = action.cards
-            self.phase = ANSWER
-            self.turn = (seat + 1) % self.players
-        else:
-            closed = not action.beat and self.rules.discards == "closed"
-            self._play(seat, action.cards, action.beat, False, closed)
-            if action.beat:
-                self.claimant, self.claim = seat, action.cards
-            nxt = (seat + 1) % self.players
-            if nxt == self.trick_leader:
-                self._take_trick()
-            else:
-                self.turn = nxt
 
-    def _play(
-        self,
-        seat: int,
-        cards: tuple[Card, ...],
-        beat: bool | None,
-        stop: bool,
-        closed: bool = False,
-    ) -> None:
+    def _play(self, action: Lead | Answer, stop: bool, closed: bool = False) -> None:
+        seat, cards = action.seat, action.cards
+        beat = action.beat if isinstance(action, Answer) else None
         hand = self.hands[seat]
         for card in cards:
             hand.remove(card)
-        self.plays.append(TablePlay(seat, cards, beat, stop, closed))
+        play = _TABLE_PLAYS.get(id(action))
+        if (
+            play is None
+            or play.cards is not cards
+            or play.seat != seat
+            or play.beat is not beat
+            or play.stop is not stop
+            or play.closed is not closed
+        ):
+            if len(_TABLE_PLAYS) >= _INTERNED_LIMIT:
+                _TABLE_PLAYS.clear()
+            play = _TABLE_PLAYS[id(action)] = TablePlay(seat, cards, beat, stop, closed)
+        self.plays.append(play)
 
     def _take_trick(self) -> None:
         """R9: the claimant takes the table, face down (D3); then they may declare (D5)."""
         winner = self.claimant
         self.last_trick, self.last_taker = tuple(self.plays), winner
-        self.piles[winner].extend(
-            PileCard(c, p.seat, p.closed, self.trick_number) for p in self.plays for c in p.cards
-        )
+        trick = self.trick_number
+        pile = self.piles[winner]
+        for p in self.plays:
+            base = ((trick * 2 + p.closed) * 4 + p.seat) * 36
+            for c in p.cards:
+                pile_card = _PILE_CARDS.get(base + c.index)
+                if pile_card is None:
+                    pile_card = _pile_card(c, p.seat, p.closed, trick)
+                pile.append(pile_card)
         self.plays, self.claim = [], ()
         self.trick_number += 1
         self.leader = self.trick_leader = winner
@@ -458,13 +578,18 @@ class BuraDeal:
         winner = self.leader
         order = [(winner + i) % self.players for i in range(self.players)]
         stock, hands = self.stock, self.hands
-        while stock and any(len(hands[s]) < HAND_SIZE for s in order):
+        while stock:
+            drew = False
             for s in order:
-                if stock and len(hands[s]) < HAND_SIZE:
+                hand = hands[s]
+                if stock and len(hand) < HAND_SIZE:
                     card = stock.pop(0)
                     if card is self.trump_card:
                         self.trump_drawn_by = s
-                    hands[s].append(card)
+                    hand.append(card)
+                    drew = True
+            if not drew:
+                break
         if not any(hands):  # D9: run out with no declaration
             self._end("void", None, None, run_out=True)
             return

@@ -12,9 +12,39 @@ from engine.burkozel.scoring import PLAYED, penalties_for, score_deal
 from engine.burkozel.view import PUBLIC, display_key, masked
 from engine.cards import DECK, Card, Suit, check_deck
 from engine.errors import GameOverError, IllegalMoveError
-from engine.tricks import covers
+from engine.tricks import covers, group_leads
 
 __all__ = ["Deal", "DealResult", "Move", "Play", "PlayerView", "TrickResult", "penalties_for"]
+
+
+# Moves handed out by ``Deal.legal_moves`` are interned (a Move is immutable and equal
+# by value, so one object serves every position that offers it): building a frozen
+# dataclass costs more than the rest of a move. The key packs the seat, the kind and
+# the card indices in order, base 37 (every digit non-zero, so lengths differ).
+_MOVES: dict[int, Move] = {}
+_PLAYS: dict[int, Play] = {}  # by id(move), checked against the move before use
+_INTERNED_LIMIT = 20_000  # emptied past this (a few MB): a cache, not a leak
+_LEAD, _DISCARD, _BEAT = 0, 1, 2
+
+
+def _interned(seat: int, cards: tuple[Card, ...], kind: int) -> Move:
+    key = kind * 4 + seat + 1
+    for card in cards:
+        key = key * 37 + card.index + 1
+    move = _MOVES.get(key)
+    if move is None:
+        if len(_MOVES) >= _INTERNED_LIMIT:
+            _MOVES.clear()
+        beat = None if kind == _LEAD else kind == _BEAT
+        move = _MOVES[key] = Move(seat, cards, beat)
+    return move
+
+
+# One-card moves, made once: [kind][seat][card index].
+_SINGLES: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
+    tuple(tuple(_interned(seat, (card,), kind) for card in DECK) for seat in range(MAX_PLAYERS))
+    for kind in (_LEAD, _DISCARD, _BEAT)
+)
 
 
 class Deal:
@@ -30,9 +60,14 @@ class Deal:
         "_face_down",
         "_hands",
         "_leader",
+        "_offered",
+        "_offered_at",
+        "_others",
         "_plays",
+        "_rounds",
         "_seen",
         "_stock",
+        "_succ",
         "_trump_drawn_by",
         "dealer",
         "deck",
@@ -61,6 +96,13 @@ class Deal:
     _leader: int
     _trump_drawn_by: int | None
     _face_down: dict[Card, int]
+    # The moves legal_moves handed out at history length ``_offered_at`` (kept alive, so
+    # their ids stay theirs): apply plays one of them without checking it again.
+    _offered: tuple[Move, ...]
+    _offered_at: int
+    _succ: tuple[int, ...]  # the next seat still in after each seat (B3)
+    _others: tuple[tuple[int, ...], ...]  # the other seats still in, for each seat
+    _rounds: tuple[tuple[int, ...], ...]  # the seats still in from each seat on (R10)
     players: int
     rules: RuleSet
     seats_in: tuple[int, ...]
@@ -111,6 +153,7 @@ class Deal:
         self = object.__new__(cls)
         self.players, self.rules, self.dealer, self.deck = players, rules, dealer, order
         self.seats_in, self.stakes = active, stakes
+        self._fresh()
         self._hands = [[] for _ in range(players)]
         dealt = len(active) * HAND_SIZE
         first = active.index(dealer) + 1
@@ -150,7 +193,23 @@ class Deal:
         for computer players), see :meth:`_restore`."""
         self = object.__new__(cls)
         self._restore(view, hands, stock, table)
+        self._fresh()
         return self
+
+    def _fresh(self) -> None:
+        """Set the derived state: seat order and no moves offered yet."""
+        self._offered, self._offered_at = (), -1
+        self._succ = tuple(self._next_in(seat) for seat in range(self.players))
+        self._others = tuple(
+            tuple(s for s in self.seats_in if s != seat) for seat in range(self.players)
+        )
+        rounds = []
+        for seat in range(self.players):
+            order = [seat]
+            for _ in range(len(self.seats_in) - 1):
+                order.append(self._succ[order[-1]])
+            rounds.append(tuple(order))
+        self._rounds = tuple(rounds)
 
     def copy(self) -> Deal:
         other = object.__new__(Deal)
@@ -164,10 +223,14 @@ class Deal:
         other.points = list(self.points)
         other.won_cards = [list(w) for w in self.won_cards]
         other.history = list(self.history)
+        other._offered, other._offered_at = (), -1
         return other
 
     def _next(self, seat: int) -> int:
         """The next seat still in, clockwise (B3: seats that are out are skipped)."""
+        return self._succ[seat]
+
+    def _next_in(self, seat: int) -> int:
         for step in range(1, self.players + 1):
             nxt = (seat + step) % self.players
             if nxt in self.seats_in:
@@ -277,37 +340,63 @@ class Deal:
     def legal_moves(self, seat: int | None = None) -> list[Move]:
         """Every legal move of ``seat`` (default: the seat to play); answers once as a
         discard, once as a beat if able; shows (C1/C2) and out-of-turn leads (C3/C4)."""
-        if self.turn is None:
+        turn = self.turn
+        if turn is None:
             return []
         if seat is None:
-            seat = self.turn
-        if seat != self.turn:
+            seat = turn
+        if seat != turn:
             if seat == self.stopper():
-                return [Move(seat, tuple(self._hands[seat]), stop=True)]
+                return self._offer([Move(seat, tuple(self._hands[seat]), stop=True)])
             return []
         hand = self._hands[seat]
         moves: list[Move] = []
-        kind = self._show(seat)
-        if kind is not None:
-            moves.append(Move(seat, (), show=kind))
+        if self.rules.combinations == "on":
+            kind = self._show(seat)
+            if kind is not None:
+                moves.append(Move(seat, (), show=kind))
         if not self._plays:
-            smallest = min(len(self._hands[s]) for s in self.seats_in if s != seat)
-            limit = min(self._lead_limit(), smallest)
-            moves += [Move(seat, (c,)) for c in hand]
-            for size in range(2, limit + 1):
-                moves += [
-                    Move(seat, combo)
-                    for combo in combinations(hand, size)
-                    if all(c.suit is combo[0].suit for c in combo)
-                ]
-            whole = tuple(hand)
-            if self._combination_lead(seat) and (limit < 4 or not _one_suit(whole)):
-                moves.append(Move(seat, whole))
-            return moves
-        for combo in combinations(hand, len(self._claim)):
-            moves.append(Move(seat, combo, False))
-            if covers(combo, self._claim, self.trump):
-                moves.append(Move(seat, combo, True))
+            hands = self._hands
+            others = self._others[seat]
+            if len(others) == 1:
+                smallest = len(hands[others[0]])
+            else:
+                smallest = min([len(hands[s]) for s in others])
+            limit = 4 if self.rules.max_lead == 4 and self.trick_number >= 1 else 3
+            if smallest < limit:
+                limit = smallest
+            singles = _SINGLES[_LEAD][seat]
+            moves += [singles[c.index] for c in hand]
+            if limit >= 2:
+                moves += [_interned(seat, group, _LEAD) for group in group_leads(hand, limit)]
+            if self.rules.combinations == "on":
+                whole = tuple(hand)
+                if self._combination_lead(seat) and (limit < 4 or not _one_suit(whole)):
+                    moves.append(_interned(seat, whole, _LEAD))
+            return self._offer(moves)
+        claim, trump = self._claim, self.trump
+        if len(claim) == 1:
+            discards, beats = _SINGLES[_DISCARD][seat], _SINGLES[_BEAT][seat]
+            c = claim[0]
+            index, suit = c.index, c.suit
+            for a in hand:
+                moves.append(discards[a.index])
+                if a.index > index if a.suit is suit else a.suit is trump:
+                    moves.append(beats[a.index])
+            return self._offer(moves)
+        for combo in combinations(hand, len(claim)):
+            moves.append(_interned(seat, combo, _DISCARD))
+            if covers(combo, claim, trump):
+                moves.append(_interned(seat, combo, _BEAT))
+        return self._offer(moves)
+
+    def _offer(self, moves: list[Move]) -> list[Move]:
+        """Remember ``moves`` as legal in this position (until the next move is played)."""
+        now = len(self.history)
+        if self._offered_at != now:
+            self._offered, self._offered_at = tuple(moves), now
+        else:
+            self._offered += tuple(moves)
         return moves
 
     def check(self, move: Move) -> None:
@@ -397,8 +486,13 @@ class Deal:
             )
 
     def apply(self, move: Move) -> TrickResult | None:
-        """Check and play ``move``; returns the trick result when it completes a trick."""
-        self.check(move)
+        """Check and play ``move``; returns the trick result when it completes a trick.
+
+        A move :meth:`legal_moves` handed out in this very position (the same object)
+        is known legal and is not derived again; any other move is checked in full.
+        """
+        if self._offered_at != len(self.history) or id(move) not in map(id, self._offered):
+            self.check(move)
         return self.push(move)
 
     def push(self, move: Move) -> TrickResult | None:
@@ -413,18 +507,29 @@ class Deal:
             self.turn = None
             return None
         hand = self._hands[seat]
-        for card in move.cards:
+        cards, beat = move.cards, move.beat
+        for card in cards:
             hand.remove(card)
-        self._plays.append(Play(seat, move.cards, move.beat))
-        self._seen.extend(move.cards)
-        if move.beat is False and self.rules.discards == "closed":
-            for card in move.cards:
+        play = _PLAYS.get(id(move))
+        if (
+            play is None
+            or play.cards is not cards
+            or play.seat != seat
+            or play.declared_beat is not beat
+        ):
+            if len(_PLAYS) >= _INTERNED_LIMIT:
+                _PLAYS.clear()
+            play = _PLAYS[id(move)] = Play(seat, cards, beat)
+        self._plays.append(play)
+        self._seen.extend(cards)
+        if beat is False and self.rules.discards == "closed":
+            for card in cards:
                 self._face_down[card] = seat  # B1
-        if move.beat is None:
+        if beat is None:
             self._leader = seat  # a lead out of turn (C3/C4) takes the rightful lead over
-        if move.beat is None or move.beat:
-            self._claimant, self._claim = seat, move.cards
-        nxt = self._next(seat)
+        if beat is None or beat:
+            self._claimant, self._claim = seat, cards
+        nxt = self._succ[seat]
         if nxt != self._leader:
             self.turn = nxt
             return None
@@ -434,7 +539,9 @@ class Deal:
         winner = self._claimant
         plays = tuple(self._plays)
         taken = [c for p in plays for c in p.cards]
-        points = sum(c.points for c in taken)
+        points = 0
+        for c in taken:
+            points += c.points
         self.points[winner] += points  # R9, R12
         self.won_cards[winner].extend(taken)
         self._plays = []
@@ -449,16 +556,21 @@ class Deal:
     def _draw(self, winner: int) -> None:
         """R10: the winner draws first, then clockwise, until hands hold 4 or the stock is out."""
         stock, hands = self._stock, self._hands
-        order = [winner]
-        while len(order) < len(self.seats_in):
-            order.append(self._next(order[-1]))
-        while stock and any(len(hands[s]) < HAND_SIZE for s in order):
+        if not stock:
+            return
+        order = self._rounds[winner]
+        while stock:
+            drew = False
             for s in order:
-                if stock and len(hands[s]) < HAND_SIZE:
+                hand = hands[s]
+                if stock and len(hand) < HAND_SIZE:
                     card = stock.pop(0)
                     if card is self.trump_card:
                         self._trump_drawn_by = s
-                    hands[s].append(card)
+                    hand.append(card)
+                    drew = True
+            if not drew:
+                break
 
     def replay(self, moves: Iterable[Move]) -> Deal:
         for move in moves:

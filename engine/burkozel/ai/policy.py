@@ -15,6 +15,7 @@ import random
 from itertools import combinations
 
 from engine.burkozel.ai.sim import PTS, RANK, Sim, covers
+from engine.burkozel.rules import HAND_SIZE
 
 # Keep value of a card beyond its points: trumps win tricks later, high plain
 # cards sometimes do. Indexed [trump][card].
@@ -152,9 +153,181 @@ def decide(sim: Sim) -> tuple[tuple[int, ...], bool | None]:
     return answer(hand, sim.trump, sim.claim, sim.table_pts, sim.left - 1, sim.n)
 
 
+# The lead order of single cards as one number per card (the rank of LEAD_KEY).
+LEAD_ORDER: tuple[tuple[int, ...], ...] = tuple(
+    tuple(sorted(range(36), key=LEAD_KEY[t].__getitem__).index(c) for c in range(36))
+    for t in range(4)
+)
+# Cards worth no points, by trump: those of another suit (lead() groups them).
+PLAIN_ZERO: tuple[tuple[bool, ...], ...] = tuple(
+    tuple(not PTS[c] and c // 9 != t for c in range(36)) for t in range(4)
+)
+TRUMP_ACE = tuple(t * 9 + 8 for t in range(4))
+NO_VALUE = float("-inf")
+# R5 on indices: BEATS[trump][claim card][card] says whether card beats claim card.
+BEATS: tuple[tuple[tuple[bool, ...], ...], ...] = tuple(
+    tuple(
+        tuple((c > c0) if c // 9 == c0 // 9 else c // 9 == t for c in range(36)) for c0 in range(36)
+    )
+    for t in range(4)
+)
+# A seat's order of drawing, winner first: DRAW_ORDER[players][winner].
+DRAW_ORDER = {n: tuple(tuple((w + i) % n for i in range(n)) for w in range(n)) for n in (2, 3, 4)}
+
+# The values _answer_options gives one card (discard, beat) per card index, computed
+# with its very expressions (so equal to the last bit) once per (trump, share, hold,
+# table points); a row is a pure function of those four, built the first time it is met.
+_ROWS: dict[tuple[int, float, float, int], tuple[tuple[float, ...], tuple[float, ...]]] = {}
+_ROWS_BY_TABLE: tuple[dict[int, tuple[tuple[float, ...], tuple[float, ...]]], ...] = tuple(
+    {} for _ in range(8)
+)
+
+
+def _row(
+    trump: int, share: float, hold: float, table_pts: int
+) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    key = (trump, share, hold, table_pts)
+    row = _ROWS.get(key)
+    if row is None:
+        keep = KEEP[trump]
+        discs: list[float] = []
+        values: list[float] = []
+        for c in range(36):
+            won = table_pts + PTS[c]
+            cost = keep[c]
+            discs.append(-won * share - cost)
+            values.append(hold * won - (1.0 - hold) * won * share - cost)
+        row = _ROWS[key] = (tuple(discs), tuple(values))
+    return row
+
+
 def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> None:
-    """Play ``sim`` to the end with the greedy policy (``noise``: chance of a random move)."""
-    # decide() inlined: this loop is where the Monte Carlo search spends its time.
+    """Play ``sim`` to the end with the greedy policy (``noise``: chance of a random move).
+
+    The moves are exactly those of :func:`lead` and :func:`answer` played with
+    :meth:`Sim.play` (see :func:`playout_steps`); this loop has them inlined on local
+    variables, with no call per move: it is where the Monte Carlo search spends its time.
+    """
+    hands, stock, points, trump, n = sim.hands, sim.stock, sim.points, sim.trump, sim.n
+    turn, leader, claimant, claim = sim.turn, sim.leader, sim.claimant, sim.claim
+    table_pts, k, left, last_winner = sim.table_pts, sim.k, sim.left, sim.last_winner
+    lead_order, plain_zero, trump_ace = (
+        LEAD_ORDER[trump],
+        PLAIN_ZERO[trump],
+        TRUMP_ACE[trump],
+    )
+    share = 1.0 if n == 2 else 0.5
+    pts_of = PTS
+    beats_of = BEATS[trump]
+    draw_order = DRAW_ORDER[n]
+    beats_claim = beats_of[claim[0]] if claim else beats_of[0]
+    # The rows of card values of this trump and table size, by table points and answers
+    # left (table points stay far below 128: the deck holds 120).
+    rows = _ROWS_BY_TABLE[trump * 2 + (n == 2)]
+    cards: tuple[int, ...]
+    beat: bool | None
+    while turn >= 0:
+        hand = hands[turn]
+        if noise and rng is not None and rng.random() < noise:
+            sim.turn, sim.leader, sim.claimant, sim.claim = turn, leader, claimant, claim
+            sim.table_pts, sim.k, sim.left, sim.last_winner = table_pts, k, left, last_winner
+            cards, beat = random_move(sim, rng)
+        elif k:
+            # answer() inlined; the one-card case as in _answer_options.
+            if k == 1:
+                # max() keeps the first of equal values, as the strict > of the loop does.
+                row = rows.get(table_pts * 4 + left)
+                if row is None:
+                    hold = HOLD[left - 1 if left < 3 else 2]
+                    row = rows[table_pts * 4 + left] = _row(trump, share, hold, table_pts)
+                discs, values = row
+                best = max(hand, key=discs.__getitem__)
+                top = -1
+                top_value = NO_VALUE
+                for c in hand:
+                    if beats_claim[c]:
+                        value = values[c]
+                        if value > top_value:
+                            top, top_value = c, value
+                if top >= 0 and top_value >= discs[best]:
+                    cards, beat = (top,), True
+                else:
+                    cards, beat = (best,), False
+            else:
+                cards, beat = answer(hand, trump, claim, table_pts, left - 1, n)
+        else:
+            # lead() inlined, with sim.lead_limit().
+            size = len(hand)
+            if n == 2:
+                other = len(hands[1 - turn])
+            else:
+                other = min([len(h) for s, h in enumerate(hands) if s != turn])
+            limit = min(3, other, size)
+            cards = ()
+            if limit >= 2 and sum(map(plain_zero.__getitem__, hand)) >= 2:
+                zero: list[list[int]] = [[], [], [], []]
+                for c in hand:
+                    if plain_zero[c]:
+                        zero[c // 9].append(c)
+                best_group: tuple[int, ...] = ()
+                for group in zero:
+                    if len(group) > len(best_group):
+                        best_group = tuple(sorted(group)[:limit])
+                if len(best_group) >= 2:
+                    cards = best_group
+            if not cards:
+                if not stock and trump_ace in hand:
+                    cards = (trump_ace,)  # the trump ace leads first in the endgame
+                else:
+                    cards = (min(hand, key=lead_order.__getitem__),)
+            beat = None
+        # Sim.play inlined.
+        for c in cards:
+            hand.remove(c)
+            table_pts += pts_of[c]
+        if beat is None:
+            leader = claimant = turn
+            claim = cards
+            beats_claim = beats_of[cards[0]]
+            k = len(cards)
+            left = n - 1
+            turn = (turn + 1) % n
+            continue
+        if beat:
+            claimant = turn
+            claim = cards
+            beats_claim = beats_of[cards[0]]
+        left -= 1
+        if left:
+            turn = (turn + 1) % n
+            continue
+        # R9: the claimant takes the trick; R10: draws, winner first.
+        winner = claimant
+        points[winner] += table_pts
+        table_pts = 0
+        k = 0
+        claim = ()
+        last_winner = winner
+        if stock:
+            order = draw_order[winner]
+            while stock:
+                drew = False
+                for s in order:
+                    h = hands[s]
+                    if len(h) < HAND_SIZE and stock:
+                        h.append(stock.pop())
+                        drew = True
+                if not drew:
+                    break
+        leader = claimant = winner
+        turn = winner if any(hands) else -1
+    sim.turn, sim.leader, sim.claimant, sim.claim = turn, leader, claimant, claim
+    sim.table_pts, sim.k, sim.left, sim.last_winner = table_pts, k, left, last_winner
+
+
+def playout_steps(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> None:
+    """:func:`playout` one move at a time through :func:`decide`-like calls (the
+    readable reference the fast loop is tested against)."""
     hands, trump, n, play = sim.hands, sim.trump, sim.n, sim.play
     while sim.turn >= 0:
         if noise and rng is not None and rng.random() < noise:

@@ -1,0 +1,237 @@
+"""The fast paths of the engines agree with the readable rules (issue 30).
+
+The engines hand out interned moves, remember what they handed out, and ``apply`` plays
+such a move without checking it again; R7 is matched on bit masks; the greedy playout
+runs inlined on tables. Here every one of those is held against the readable version
+on random positions of both games under every rule switch:
+
+- the legal set is exactly the set of moves the full check (``check``) accepts, built
+  from scratch for every subset of the hand (R6/R7/B2/C3/C4, D2/D5–D8/D11);
+- a move played through the fast path leaves the very state the full check and
+  ``push`` of an equal, freshly built move leave (views, history and its JSON, result);
+- a refused move is refused with the same reason on both paths and changes nothing;
+- ``covers`` is the R7 one-to-one pairing tried by permutations;
+- ``policy.playout`` plays the moves ``policy.playout_steps`` plays.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations, permutations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import DECK, Card, GameOverError, IllegalMoveError, Suit
+from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
+from engine.bura.deal import DECLARE, BuraDeal
+from engine.bura.rules import SWITCHES, BuraRules
+from engine.burkozel import Deal, Move, RuleSet
+from engine.burkozel.ai import policy
+from engine.burkozel.ai.sim import sample_world
+from engine.tricks import covers
+from tests.engine.burkozel.test_house_properties import lumpy_decks, table_rules
+
+
+def readable_covers(answer: tuple[Card, ...], claim: tuple[Card, ...], trump: Suit) -> bool:
+    """R7 as the rule reads: some ordering of the answer beats the claim card for card."""
+    return len(answer) == len(claim) and any(
+        all(a.beats(c, trump) for a, c in zip(order, claim, strict=True))
+        for order in permutations(answer)
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    cards=st.permutations(DECK).map(lambda d: d[:8]),
+    k=st.integers(1, 4),
+    trump=st.sampled_from(list(Suit)),
+)
+def test_covers_is_the_r7_pairing(cards: tuple[Card, ...], k: int, trump: Suit) -> None:
+    answer, claim = cards[:k], cards[4 : 4 + k]
+    assert covers(answer, claim, trump) == readable_covers(answer, claim, trump)
+    assert not covers(answer[:-1], claim, trump)
+
+
+def _subsets(hand: tuple[Card, ...]) -> list[tuple[Card, ...]]:
+    return [c for size in range(1, len(hand) + 1) for c in combinations(hand, size)]
+
+
+def _key(move: Move) -> tuple[object, ...]:
+    return (move.seat, frozenset(move.cards), move.beat, move.show, move.stop)
+
+
+def _burkozel_candidates(deal: Deal, seat: int) -> list[Move]:
+    """Every move ``seat`` could try, built fresh (never one the engine handed out)."""
+    moves = [Move(seat, (), show=kind) for kind in ("bura", "moscow")]
+    for cards in _subsets(deal.hand(seat)):
+        moves += [
+            Move(seat, cards),
+            Move(seat, cards, True),
+            Move(seat, cards, False),
+            Move(seat, cards, stop=True),
+        ]
+    return moves
+
+
+def _refusal(check: object, move: object) -> str | None:
+    try:
+        check(move)  # type: ignore[operator]
+    except (IllegalMoveError, GameOverError) as e:
+        return f"{type(e).__name__}: {e}"
+    return None
+
+
+def _burkozel_state(deal: Deal) -> object:
+    views = [deal.view(s) for s in range(deal.players)]
+    result = deal.result() if deal.finished else None
+    return (views, deal.public_view(), [m.to_json() for m in deal.history], result)
+
+
+@settings(max_examples=25, deadline=None)
+@given(table=table_rules(), deck=lumpy_decks(), data=st.data())
+def test_burkozel_fast_paths_agree_with_the_full_check(
+    table: tuple[int, RuleSet], deck: tuple[Card, ...], data: st.DataObject
+) -> None:
+    players, rules = table
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    deal = Deal.start(players, deck, rng.randrange(players), rules)
+    while not deal.finished:
+        offered: list[Move] = []
+        for seat in range(players):
+            fast = deal.legal_moves(seat)
+            assert len({_key(m) for m in fast}) == len(fast), "a legal move offered twice"
+            accepted = {
+                _key(m) for m in _burkozel_candidates(deal, seat) if _refusal(deal.check, m) is None
+            }
+            assert {_key(m) for m in fast} == accepted
+            offered += fast
+        # A refused move: the same reason on both paths, and nothing changes.
+        before = _burkozel_state(deal)
+        wrong = [
+            m
+            for m in _burkozel_candidates(deal, rng.randrange(players))
+            if _key(m) not in {_key(o) for o in offered}
+        ]
+        if wrong:
+            bad = rng.choice(wrong)
+            reason = _refusal(deal.check, bad)
+            assert reason is not None
+            assert _refusal(deal.apply, bad) == reason
+            assert _burkozel_state(deal) == before
+        # The fast path (an offered move) and the full path (an equal fresh move).
+        move = rng.choice(offered)
+        slow = deal.copy()
+        fresh = Move.from_json(move.to_json())
+        assert fresh == move and fresh is not move
+        fast_trick = deal.apply(move)
+        slow.check(fresh)
+        slow_trick = slow.push(fresh)
+        assert fast_trick == slow_trick
+        assert _burkozel_state(deal) == _burkozel_state(slow)
+
+
+def _bura_candidates(deal: BuraDeal, seat: int) -> list[Action]:
+    actions: list[Action] = [
+        Show(seat, "bura"),
+        Show(seat, "moscow"),
+        Dave(seat),
+        DaveReply(seat, True),
+        DaveReply(seat, False),
+        Declare(seat, True),
+        Declare(seat, False),
+    ]
+    for cards in _subsets(deal.hand(seat)):
+        actions += [Lead(seat, cards), Lead(seat, cards, True)]
+        actions += [Answer(seat, cards, True), Answer(seat, cards, False)]
+    return actions
+
+
+def _bura_key(action: Action) -> tuple[object, ...]:
+    data = action.to_json()
+    if "cards" in data:
+        data["cards"] = sorted(data["cards"])
+    return (type(action).__name__, sorted(data.items(), key=lambda kv: kv[0]).__repr__())
+
+
+def _bura_state(deal: BuraDeal) -> object:
+    views = [deal.view(s) for s in range(deal.players)]
+    return (
+        views,
+        deal.phase,
+        deal.turn,
+        deal.points(),
+        deal.result_,
+        [a.to_json() for a in deal.history],
+    )
+
+
+bura_rules = st.builds(
+    BuraRules, **{name: st.sampled_from(values) for name, values in SWITCHES.items()}
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(players=st.integers(2, 4), deck=lumpy_decks(), rules=bura_rules, data=st.data())
+def test_bura_fast_paths_agree_with_the_full_check(
+    players: int, deck: tuple[Card, ...], rules: BuraRules, data: st.DataObject
+) -> None:
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    deal = BuraDeal.start(players, deck, rng.randrange(players), rules)
+    while not deal.finished:
+        offered: list[Action] = []
+        for seat in range(players):
+            fast = deal.legal_actions(seat)
+            assert len({_bura_key(a) for a in fast}) == len(fast), "an action offered twice"
+            candidates = _bura_candidates(deal, seat)
+            if deal.phase == DECLARE:
+                # Any other action right after a take means "no declaration, draw" (D5):
+                # legal_actions offers the declaration alone; the rest is checked after.
+                candidates = [a for a in candidates if isinstance(a, Declare)]
+            accepted = {_bura_key(a) for a in candidates if _refusal(deal.check, a) is None}
+            assert {_bura_key(a) for a in fast} == accepted
+            offered += fast
+        before = _bura_state(deal)
+        seat = rng.randrange(players)
+        wrong = [a for a in _bura_candidates(deal, seat) if _refusal(deal.check, a) is not None]
+        if wrong:
+            bad = rng.choice(wrong)
+            reason = _refusal(deal.check, bad)
+            assert _refusal(deal.apply, bad) == reason
+            assert _bura_state(deal) == before
+        options = [a for a in offered if not (isinstance(a, Declare) and a.declare)]
+        action = rng.choice(options if options and rng.random() < 0.9 else offered)
+        slow = deal.copy()
+        fresh = type(action)(**{f: getattr(action, f) for f in action.__slots__})
+        assert fresh == action and fresh is not action
+        deal.apply(action)
+        slow.check(fresh)
+        slow.push(fresh)
+        assert _bura_state(deal) == _bura_state(slow)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    players=st.integers(2, 4),
+    deck=st.permutations(DECK).map(tuple),
+    moves=st.integers(0, 30),
+    noise=st.sampled_from([0.0, 0.0, 0.2]),
+    seed=st.integers(0, 2**32),
+)
+def test_greedy_playout_plays_the_steps_policy(
+    players: int, deck: tuple[Card, ...], moves: int, noise: float, seed: int
+) -> None:
+    rng = random.Random(seed)
+    deal = Deal.start(players, deck, rng.randrange(players))
+    for _ in range(moves):
+        if deal.finished:
+            return
+        deal.push(rng.choice(deal.legal_moves()))
+    if deal.finished:
+        return
+    world = sample_world(deal.view(deal.turn or 0), rng)
+    fast, steps = world.copy(), world.copy()
+    policy.playout(fast, random.Random(seed), noise)
+    policy.playout_steps(steps, random.Random(seed), noise)
+    for name in type(world).__slots__:
+        assert getattr(fast, name) == getattr(steps, name), name
