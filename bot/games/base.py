@@ -21,6 +21,13 @@ from bot.views.render import Keyboard
 from engine import Card, Suit
 from storage import Game, PlayerRecord
 
+Json = dict[str, Any]
+
+
+def codes(cards: Sequence[Card]) -> list[str]:
+    return [c.code() for c in cards]
+
+
 # An engine series, deal and action of the game at hand (each game has its own types;
 # the flows pass them back to the same game module without looking inside).
 Series = Any
@@ -168,6 +175,12 @@ class BotGame(Protocol):
         ...
 
     def series_end_text(self, t: Texts, game: Game, series: Series) -> str: ...
+
+    def app_state(self, out: Json, t: Texts, series: Series, me: int, playing: bool) -> bool:
+        """Fill the game's part of seat ``me``'s Mini App state (docs/webapp-api.md:
+        turn, trump, stock, seats' counts, table, last trick, hand, legal actions) from
+        that seat's view alone; False: the app shows only the tally (played by text)."""
+        ...
 
     def stats_lines(self, t: Texts, stats: PlayerRecord) -> list[Html]:
         """Lines /stats adds for this game (Bura: declarations true and false, D5)."""

@@ -259,6 +259,10 @@ class BuraDeal:
             closed_discards=self.rules.discards == "closed",
         )
 
+    def last_trick_taken(self) -> bool:
+        """The trick just taken was the deal's last: no draw follows, only the end (D9)."""
+        return not self.stock and not any(self.hands)
+
     def hand(self, seat: int) -> tuple[Card, ...]:
         return tuple(self.hands[seat])
 

@@ -16,12 +16,14 @@ from bot.games.base import (
     PICK,
     ByItself,
     ForgedAction,
+    Json,
     listed_plays,
     pick_button,
     pick_offered,
     tap_play,
     turn_hint,
 )
+from bot.games.bura import app
 from bot.i18n import Html, Texts
 from bot.views.callbacks import card_data, play_data
 from bot.views.render import (
@@ -60,11 +62,6 @@ def closed_text(count: int) -> str:
 
 def robber(series: BuraSeries) -> bool:
     return series.rules.series != "penalty_12"
-
-
-def last_trick_taken(deal: BuraDeal) -> bool:
-    """The trick just taken was the deal's last: no draw follows, only the end (D9)."""
-    return not deal.stock and not any(deal.hands)
 
 
 def declaration_may_win(view: BuraView, rules: BuraRules) -> bool:
@@ -126,7 +123,7 @@ def _waiting_line(t: Texts, deal: BuraDeal, seats: Sequence[Seat]) -> str | None
         return None
     name = seat_name(seats[deal.turn])
     if deal.phase == DECLARE:
-        last = last_trick_taken(deal)
+        last = deal.last_trick_taken()
         return t("bura.turn_declare_last" if last else "bura.turn_declare", name=name)
     if deal.phase == DAVE:
         assert deal.dave_by is not None
@@ -206,7 +203,7 @@ def hand_text(
     actors = deal.actors()
     if deal.turn == seat and deal.phase == DECLARE and turn_seconds is not None:
         # The draw comes by itself when the time is up (``BuraBot.by_itself``): no tap.
-        key = "bura.your_declare_last" if last_trick_taken(deal) else "bura.your_declare"
+        key = "bura.your_declare_last" if deal.last_trick_taken() else "bura.your_declare"
         lines.append(t(key, limit=time_limit(t, turn_seconds)))
     elif deal.turn == seat:
         lines.append(_your_turn_line(t, deal, seat, picking))
@@ -299,7 +296,7 @@ def hand_keyboard(
             if action.declare:
                 key = "bura.act_declare"
             else:  # the draw also comes by itself: this only saves the wait
-                key = "bura.act_pass_last" if last_trick_taken(deal) else "bura.act_draw"
+                key = "bura.act_pass_last" if deal.last_trick_taken() else "bura.act_draw"
             extra.append(act("v" if action.declare else "n", t(key)))
         elif isinstance(action, Show):
             extra.append(
@@ -556,6 +553,9 @@ class BuraBot:
 
     def move_notes(self, t: Texts, game: Game, series: BuraSeries, action: Action) -> list[str]:
         return move_notes(t, game, series, action)
+
+    def app_state(self, out: Json, t: Texts, series: BuraSeries, me: int, playing: bool) -> bool:
+        return app.app_state(out, t, series, me, playing)
 
     def stats_lines(self, t: Texts, stats: PlayerRecord) -> list[Html]:
         return [

@@ -11,13 +11,14 @@ from typing import Any, NamedTuple
 from bot.games.base import (
     PICK,
     ForgedAction,
+    Json,
     listed_plays,
     pick_button,
     pick_offered,
     tap_play,
     turn_hint,
 )
-from bot.games.burkozel import house
+from bot.games.burkozel import app, house
 from bot.i18n import Html, Texts
 from bot.views.callbacks import card_data, play_data
 from bot.views.render import (
@@ -475,6 +476,9 @@ class BurkozelBot:
     def by_itself(self, series: Series) -> None:
         """Nothing: every move is a player's (the draw after a trick is part of it, R10)."""
         return None
+
+    def app_state(self, out: Json, t: Texts, series: Series, me: int, playing: bool) -> bool:
+        return app.app_state(out, t, series, me, playing)
 
     def stats_lines(self, t: Texts, stats: PlayerRecord) -> list[Html]:
         return []

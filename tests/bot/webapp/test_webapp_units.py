@@ -13,6 +13,8 @@ import pytest
 
 from bot.config import ConfigError, load_settings
 from bot.games import bot_game
+from bot.games.bura.app import bura_actions
+from bot.games.burkozel.app import burkozel_actions
 from bot.i18n import catalog_keys, texts
 from bot.webapp.auth import (
     AuthError,
@@ -22,7 +24,6 @@ from bot.webapp.auth import (
     session_key,
 )
 from bot.webapp.live import Hub
-from bot.webapp.views import bura_actions, burkozel_actions
 from engine import Card
 from engine.cards import DECK
 from tests.bot.webapp.test_webapp_api import TOKEN, sign_init_data

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bot.games.base import ByItself, ForgedAction
+from bot.games.base import ByItself, ForgedAction, Json
 from bot.i18n import Html, Texts
 from bot.views.callbacks import card_data
 from bot.views.render import (
@@ -185,6 +185,9 @@ class DuelBot:
 
     def series_end_text(self, t: Texts, game: Game, series: DuelSeries) -> str:
         return series_end_text(t, game, series.totals, series.result().winners)
+
+    def app_state(self, out: Json, t: Texts, series: DuelSeries, me: int, playing: bool) -> bool:
+        return False  # the Mini App shows Duel's tally only; it is played by text
 
     def stats_lines(self, t: Texts, stats: PlayerRecord) -> list[Html]:
         return []

@@ -19,7 +19,6 @@ from bot.games.bura.game import (
     declaration_may_win,
     hand_keyboard,
     hand_text,
-    last_trick_taken,
 )
 from bot.i18n import plain, texts
 from bot.service import GameService
@@ -302,7 +301,7 @@ def a_declare_moment(last: bool, players: int = 2) -> BuraSeries:
         deal = series.start_deal(deck)
         while not deal.finished:
             coming = BURA.by_itself(series)
-            if coming is not None and not coming.at_once and last_trick_taken(deal) == last:
+            if coming is not None and not coming.at_once and deal.last_trick_taken() == last:
                 return series
             options = [a for a in all_actions(deal) if a != Declare(deal.turn, True)]
             deal.apply(rng.choice(options))
