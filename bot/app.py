@@ -43,6 +43,7 @@ from bot.i18n import LANGUAGES, texts
 from bot.roles import SenderRole
 from bot.service import GameService
 from bot.updates import OnceMiddleware
+from bot.webapp.api import WebApp
 from storage import Backend, open_storage
 
 log = logging.getLogger(__name__)
@@ -165,6 +166,7 @@ class App:
         self.delivery: DeliveryWorker | None = None
         self.role: SenderRole | None = None
         self.queues: ChatQueues | None = None
+        self.webapp: WebApp | None = None
         self.ready = asyncio.Event()
         self._stopped = asyncio.Event()
 
@@ -236,7 +238,20 @@ class App:
             gc.collect()
             gc.freeze()
             tasks = [asyncio.create_task(role.run(), name="sender-role")]
-            http = metrics.add_routes(web.Application(), storage, lambda: role.active)
+            # The Mini App (issue 29): its page and API on the same server; moves any
+            # instance makes reach its live connections (PostgreSQL: LISTEN/NOTIFY).
+            service.webapp_url = settings.webapp_url
+            webapp = WebApp(
+                service,
+                bot_token=settings.bot_token.get_secret_value(),
+                max_age=settings.webapp_max_age,
+            )
+            self.webapp = webapp
+            await storage.listen_games(webapp.hub.changed)
+            http = metrics.add_routes(
+                web.Application(), storage, lambda: role.active, webapp.health
+            )
+            webapp.add_routes(http)
             if settings.webhook_url:
                 assert settings.webhook_secret is not None  # config refuses it otherwise
                 secret = settings.webhook_secret.get_secret_value()
@@ -251,8 +266,14 @@ class App:
                 )
                 log.info("webhook mode: serving %s", settings.webhook_listen)
             else:
-                if settings.metrics_listen:
-                    stop_http = await metrics.serve(http, *split_listen(settings.metrics_listen))
+                # The Mini App on WEBAPP_LISTEN (when WEBAPP_URL is set), and /metrics on
+                # METRICS_LISTEN: one server, on one or both addresses.
+                listens = [settings.webapp_listen] if settings.webapp_url else []
+                if settings.metrics_listen and settings.metrics_listen not in listens:
+                    listens.append(settings.metrics_listen)
+                if listens:
+                    first, *more = (split_listen(where) for where in listens)
+                    stop_http = await metrics.serve(http, *first, *more)
                 await bot.delete_webhook()
                 poller = asyncio.create_task(_poll(bot, queues), name="polling")
                 poller.add_done_callback(lambda _: self._stopped.set())

@@ -44,6 +44,13 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = None
     # host:port for /healthz and /metrics in polling mode (webhook mode serves them itself).
     metrics_listen: str | None = None
+    # The Mini App (issue 29, docs/webapp-api.md): the public https base where this
+    # process's web server is reachable (unset: no «Open table» button); where it listens
+    # in polling mode (webhook mode serves it on WEBHOOK_LISTEN); how old a launch's
+    # signed initData may be.
+    webapp_url: str | None = None
+    webapp_listen: str = "0.0.0.0:8081"
+    webapp_max_age: int = Field(default=86400, ge=60, le=7 * 86400)
 
     @property
     def storage_url(self) -> str:
@@ -66,7 +73,19 @@ class Settings(BaseSettings):
             raise ValueError("must be the public https URL Telegram posts updates to")
         return value.strip()
 
-    @field_validator("webhook_listen", "metrics_listen")
+    @field_validator("webapp_url")
+    @classmethod
+    def _webapp_url(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        # (http only to this machine: Telegram opens web_app buttons over https only)
+        if not re.match(
+            r"^(https://[^\s/]+|http://(127\.0\.0\.1|localhost)(:\d+)?)(/\S*)?$", value.strip()
+        ):
+            raise ValueError("must be the public https base of the bot's web server")
+        return value.strip().rstrip("/")
+
+    @field_validator("webhook_listen", "metrics_listen", "webapp_listen")
     @classmethod
     def _listen(cls, value: str | None) -> str | None:
         if value is None or not value.strip():

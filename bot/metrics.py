@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import Final
+from typing import Any, Final
 
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
@@ -36,15 +36,28 @@ TAP_SECONDS: Final = Histogram(
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5),
 )
 
+# The Mini App (issue 29, bot/webapp).
+WEBAPP_CONNECTIONS: Final = Gauge(
+    "burkozel_webapp_connections", "Open Mini App live connections (SSE)"
+)
+WEBAPP_SESSIONS: Final = Counter("burkozel_webapp_sessions", "Mini App sessions issued")
+WEBAPP_ACTIONS: Final = Counter("burkozel_webapp_actions", "Mini App actions applied")
+WEBAPP_REFUSALS: Final = Counter("burkozel_webapp_refusals", "Mini App requests refused", ["error"])
+
 
 def add_routes(
-    app: web.Application, storage: Backend, is_sender: Callable[[], bool]
+    app: web.Application,
+    storage: Backend,
+    is_sender: Callable[[], bool],
+    health: Callable[[], dict[str, Any]] | None = None,
 ) -> web.Application:
-    """Add /healthz and /metrics to ``app``."""
+    """Add /healthz and /metrics to ``app``; ``health``: more of /healthz's body."""
 
     async def healthz(_: web.Request) -> web.Response:
         ok = await storage.ping()
-        body = {"database": "ok" if ok else "unreachable", "sender": is_sender()}
+        body: dict[str, Any] = {"database": "ok" if ok else "unreachable", "sender": is_sender()}
+        if health is not None:
+            body.update(health())
         return web.json_response(body, status=200 if ok else 503)
 
     async def metrics(_: web.Request) -> web.Response:
@@ -62,10 +75,14 @@ def add_routes(
     return app
 
 
-async def serve(app: web.Application, host: str, port: int) -> Callable[[], Awaitable[None]]:
-    """Start serving ``app``; returns the function that stops it."""
+async def serve(
+    app: web.Application, host: str, port: int, *more: tuple[str, int]
+) -> Callable[[], Awaitable[None]]:
+    """Start serving ``app`` on ``host:port`` (and the ``more`` addresses); returns the
+    function that stops it."""
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, host, port)
-    await site.start()
+    for where in ((host, port), *more):
+        site = web.TCPSite(runner, *where)
+        await site.start()
     return runner.cleanup

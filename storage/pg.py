@@ -111,6 +111,7 @@ class PgStorage(PgChats, PgGames, PgHistory, PgOutbox, RecordsMixin):
         return cls(pool, locks, url)
 
     async def close(self) -> None:
+        await self._close_games_listener()
         for conn in (self._leader, self._candidate, self._listener):
             if conn is not None and not conn.is_closed():
                 with contextlib.suppress(Exception):

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import time
@@ -21,7 +22,7 @@ import asyncpg
 
 from storage.errors import CorruptRecordError
 from storage.models import GameState
-from storage.pg_migrations import LEADER_LOCK, OUTBOX_CHANNEL
+from storage.pg_migrations import GAMES_CHANNEL, LEADER_LOCK, OUTBOX_CHANNEL
 from storage.pg_writes import Conn, Params, rows_touched
 from storage.rows import dumps, loads
 
@@ -175,6 +176,49 @@ class PgInstances:
         if self._listener is None or self._listener.is_closed():
             self._listener = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
             await self._listener.add_listener(OUTBOX_CHANNEL, lambda *_: callback())
+
+    async def listen_games(self, callback: Callable[[int], None]) -> None:
+        """Call ``callback(game_id)`` whenever any instance commits a change of a game's
+        version (the Mini App's live connections, issue 29). Its own connection, opened
+        again (with a wake-up of every game: moves may have been missed) if it drops."""
+
+        def heard(_conn: Any, _pid: int, _channel: str, payload: str) -> None:
+            if payload.isdigit():
+                callback(int(payload))
+
+        async def connect() -> None:
+            conn = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
+            await conn.add_listener(GAMES_CHANNEL, heard)
+            conn.add_termination_listener(lambda _c: lost())
+            self._games_listener = conn
+
+        def lost() -> None:
+            if getattr(self, "_games_closing", False):
+                return
+            task = asyncio.get_running_loop().create_task(again())
+            self._games_task = task  # (kept referenced)
+
+        async def again() -> None:
+            while not getattr(self, "_games_closing", False):
+                await asyncio.sleep(1.0)
+                try:
+                    await connect()
+                except Exception:
+                    logger.warning("cannot LISTEN for games again; retrying", exc_info=True)
+                    continue
+                callback(0)  # 0: any game may have moved meanwhile
+                return
+
+        self._games_closing = False
+        await connect()
+
+    async def _close_games_listener(self) -> None:
+        self._games_closing = True
+        conn: Conn | None = getattr(self, "_games_listener", None)
+        if conn is not None and not conn.is_closed():
+            with contextlib.suppress(Exception):
+                await conn.close()
+        self._games_listener = None
 
     # --- card selections (shared, since the next tap may reach another instance) ---
 

@@ -16,6 +16,9 @@ from typing import Any, Final
 from storage.errors import NewerDatabaseError
 
 OUTBOX_CHANNEL: Final = "burkozel_outbox"
+# A game's id, NOTIFYed by the transaction that changes its version (the Mini App's live
+# connections on every instance hear of a move made through any one, issue 29).
+GAMES_CHANNEL: Final = "burkozel_games"
 
 PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     # 1: the initial schema, as SQLite's migrations 1 and 3 (handled updates).
@@ -353,6 +356,22 @@ PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         )
         """,
         "CREATE INDEX sent_ops_by_time ON sent_ops (at)",
+    ),
+    # 8: (PostgreSQL only: SQLite has one process, which tells itself) a game's new
+    # version NOTIFYed at COMMIT by the transaction that made it, with the game's id:
+    # the Mini App's live connections on every instance hear of every move (issue 29).
+    (
+        f"""
+        CREATE FUNCTION game_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM pg_notify('{GAMES_CHANNEL}', NEW.id::text);
+            RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE TRIGGER game_notify AFTER UPDATE OF version ON games
+            FOR EACH ROW WHEN (NEW.version <> OLD.version) EXECUTE FUNCTION game_notify()
+        """,
     ),
 )
 

@@ -52,6 +52,23 @@ PING_AFTER_IDLE = 30.0
 BY_ITSELF_AFTER = 5.0
 
 
+class Watchers:
+    """Who follows games outside Telegram: the Mini App (``bot.webapp.live.Hub``). By
+    default nobody: every hand is edited and every turn pinged, as before."""
+
+    def in_app(self, game_id: int, user_id: int) -> bool:
+        """The user has the game open in the Mini App: no hand edit, no ping."""
+        return False
+
+    def skipped(self, game_id: int, user_id: int) -> None:
+        """An edit of the user's hand message was skipped (they are in the app)."""
+        return None
+
+    def changed(self, game_id: int) -> None:
+        """The game's version changed (a commit through this process)."""
+        return None
+
+
 class UserError(Exception):
     """A polite refusal: the text key of the answer; nothing was changed."""
 
@@ -155,6 +172,9 @@ class ServiceCore:
         self._current: dict[int, GameState] = {}
         self.outbox_ready = asyncio.Event()
         self.chatter = ChatterLimit()
+        self.watchers = Watchers()
+        # WEBAPP_URL: the hand messages carry an «🃏 Open table» Mini App button (issue 29).
+        self.webapp_url: str | None = None
 
     # --- loading and committing ------------------------------------------------
 
@@ -359,6 +379,7 @@ class ServiceCore:
         if game.status not in OPEN:
             self._live.pop(game.id, None)
         self.outbox_ready.set()
+        self.watchers.changed(game.id)
         return game
 
     def forget(self, game_id: int) -> None:

@@ -41,6 +41,8 @@ class TableFlow(ServiceCore):
         )
         selection = live.selections.get(seat.user_id, [])
         markup = ui.hand_keyboard(t, game, live.series, seat.seat, selection, picking)
+        if self.webapp_url is not None and game.status == "playing":
+            markup = with_app_button(t, markup, self.webapp_url, game.id)
         # A hand showing a finished trick is shown before it moves on to the next lead,
         # however fast the moves come (the player's chat takes about an edit a second,
         # shared by every table they sit at): R8, every play reaches every player.
@@ -54,8 +56,35 @@ class TableFlow(ServiceCore):
         return [
             self.hand_op(live, s, version=after)
             for s in live.game.seats
-            if s.user_id is not None and (only is None or s.seat in only)
+            if s.user_id is not None
+            and (only is None or s.seat in only)
+            and not self._in_app(live, s.user_id, skipping=True)
         ]
+
+    def _in_app(self, live: LiveGame, user_id: int, *, skipping: bool = False) -> bool:
+        """The user has this game open in the Mini App (issue 29): their hand message is
+        not edited on each move (``skipping``: one is being skipped now; it is brought up
+        to date once they leave, ``app_left``) and they are not pinged."""
+        if not self.watchers.in_app(live.game.id, user_id):
+            return False
+        if skipping:
+            self.watchers.skipped(live.game.id, user_id)
+        return True
+
+    def _all_in_app(self, live: LiveGame) -> bool:
+        users = [s.user_id for s in live.game.seats if s.user_id is not None]
+        return bool(users) and all(self._in_app(live, u) for u in users)
+
+    async def app_left(self, game_id: int, user_id: int) -> None:
+        """The user closed the Mini App: their hand message, not edited meanwhile, is
+        brought up to date once."""
+        async with self.lock(game_id):
+            live = await self._load(game_id)
+            seat = live.seat_of(user_id)
+            if seat is None or live.game.status != "playing" or live.series is None:
+                return
+            await self.storage.enqueue((self.hand_op(live, seat),))
+            self.outbox_ready.set()
 
     def _play_ops(
         self,
@@ -77,6 +106,10 @@ class TableFlow(ServiceCore):
         ui = live.ui
         deal = live.series.deals[-1]
         ops: list[OutboxOp] = []
+        if table and ui.trick_open(deal) and self._all_in_app(live):
+            # Everyone at the table follows it in the Mini App: the group's table is
+            # edited once a trick (when it is taken), not on every play (issue 29).
+            table = False
         if table:  # False: a deal just ended; its table shows the result (``_deal_record``)
             seconds = self._seconds_left(live)
             text = ui.table_text(live.t, live.game, live.series, turn_seconds=seconds)
@@ -89,11 +122,21 @@ class TableFlow(ServiceCore):
         # No ping for a moment that passes by itself (Bura's draw): the turn after it pings.
         if turn is not None and turn != last_mover and ui.by_itself(live.series) is None:
             seat = live.game.seats[turn]
-            if seat.user_id is not None and not seat.away and self._idle(live, seat.user_id):
+            if (
+                seat.user_id is not None
+                and not seat.away
+                and self._idle(live, seat.user_id)
+                and not self._in_app(live, seat.user_id)
+            ):
                 ops += self.ping(live, seat.user_id, live.t("ping.your_turn", chat=live.chat_title))
         for other in ui.actors(deal):
             seat = live.game.seats[other]
-            if other not in (turn, last_mover) and seat.user_id is not None and not seat.away:
+            if (
+                other not in (turn, last_mover)
+                and seat.user_id is not None
+                and not seat.away
+                and not self._in_app(live, seat.user_id)
+            ):
                 text = live.t("ping.out_of_turn", chat=live.chat_title)
                 ops += self.ping(live, seat.user_id, text)
         return ops
@@ -393,6 +436,17 @@ class TableFlow(ServiceCore):
             return await self._apply(live, *follow, autoplayed=False, by_itself=True)
         await self._deal_again(live)
         return committed
+
+
+def with_app_button(
+    t: Any, markup: render.Keyboard | None, base_url: str, game_id: int
+) -> render.Keyboard:
+    """The hand's keyboard with the Mini App's «🃏 Open table» button below (a ``web_app``
+    button: Telegram allows those in private chats only, and the hand is private)."""
+    rows = list(markup["inline_keyboard"]) if markup else []
+    url = f"{base_url}/webapp/?game={game_id}"
+    rows.append([{"text": t("webapp.open_table"), "web_app": {"url": url}}])
+    return render.keyboard(rows)
 
 
 def table_role(series: Any, index: int | None = None) -> str:
