@@ -14,6 +14,8 @@ import hashlib
 import hmac
 import json
 import os
+import random
+import socket
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -103,15 +105,20 @@ def tg_user(user_id: int, first_name: str, language_code: str = "en") -> dict[st
     }
 
 
-def launch_url(base: str, game: int, init_data: str, theme: str = "light") -> str:
-    """The URL Telegram opens for the hand message's «🃏 Open table» button."""
+def launch_hash(init_data: str, theme: str = "light") -> str:
+    """What Telegram appends to a Mini App's URL (after ``#``) when it opens it."""
     params = {
         "tgWebAppData": init_data,
         "tgWebAppVersion": "7.10",
         "tgWebAppPlatform": "android",
         "tgWebAppThemeParams": json.dumps(THEMES[theme], separators=(",", ":")),
     }
-    return f"{base}/webapp/?game={game}#" + urlencode(params, quote_via=quote)
+    return urlencode(params, quote_via=quote)
+
+
+def launch_url(base: str, game: int, init_data: str, theme: str = "light") -> str:
+    """The URL Telegram opens for the hand message's «🃏 Open table» button."""
+    return f"{base}/webapp/?game={game}#" + launch_hash(init_data, theme)
 
 
 @contextlib.asynccontextmanager
@@ -164,5 +171,125 @@ async def open_app(browser: Any, url: str, theme: str = "light", scale: float = 
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.js_errors = errors
+    console: list[str] = []
+    page.on("console", lambda message: console.append(f"{message.type}: {message.text}"))
+    page.on("requestfailed", lambda r: console.append(f"failed: {r.url} {r.failure}"))
+    page.console_log = console
     await page.goto(url)
     return page
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def webapp_settings(port: int) -> dict[str, Any]:
+    """The bot's settings for its Mini App on this machine (polling mode: WEBAPP_LISTEN)."""
+    return {"webapp_url": f"http://127.0.0.1:{port}", "webapp_listen": f"127.0.0.1:{port}"}
+
+
+def web_app_url(message: Any) -> str | None:
+    """The URL of a message's «🃏 Open table» (``web_app``) button."""
+    for row in message.keyboard:
+        for button in row:
+            web_app = button.get("web_app")
+            if isinstance(web_app, dict):
+                return str(web_app["url"])
+    return None
+
+
+class AppPlayer:
+    """One person's phone with the Mini App open at their seat."""
+
+    def __init__(self, page: Any, name: str) -> None:
+        self.page = page
+        self.name = name
+
+    @property
+    def errors(self) -> list[str]:
+        errors: list[str] = self.page.js_errors
+        return errors
+
+    async def version(self) -> int:
+        value = await self.page.get_attribute("#app", "data-version")
+        return -1 if value is None else int(value)
+
+    async def wait_version(self, at_least: int, timeout: float = 10) -> None:
+        """Until the page shows version ``at_least`` or a later one."""
+        await self.page.wait_for_function(
+            "n => Number(document.getElementById('app').dataset.version ?? -1) >= n",
+            arg=at_least,
+            timeout=timeout * 1000,
+        )
+
+    async def state(self) -> dict[str, Any]:
+        """The state the page draws (what the bot sent this seat)."""
+        state: dict[str, Any] = await self.page.evaluate("window.burkozelTable.state()")
+        return state
+
+    async def hand(self) -> list[str]:
+        cards: list[str] = await self.page.eval_on_selector_all(
+            "#hand [data-card]", "els => els.map(e => e.dataset.card)"
+        )
+        return cards
+
+    async def table_cards(self) -> list[str]:
+        """The face-up cards of the trick on the table (or of the last one taken)."""
+        cards: list[str] = await self.page.eval_on_selector_all(
+            "#plays [data-card]", "els => els.map(e => e.dataset.card)"
+        )
+        return cards
+
+    async def tg(self) -> dict[str, Any]:
+        """What the page asked of Telegram (tests/webapp_telegram.js)."""
+        record: dict[str, Any] = await self.page.evaluate(
+            "({...window.__tg, fire: undefined, clickMainButton: undefined})"
+        )
+        return record
+
+    async def select(self, cards: list[str]) -> None:
+        """Tap cards until exactly ``cards`` are selected (lifted)."""
+        selected = await self.page.eval_on_selector_all(
+            "#hand .card.selected", "els => els.map(e => e.dataset.card)"
+        )
+        for code in [c for c in selected if c not in cards] + [
+            c for c in cards if c not in selected
+        ]:
+            await self.page.click(f'#hand [data-card="{code}"]')
+        lifted = await self.page.eval_on_selector_all(
+            "#hand .card.selected", "els => els.map(e => e.dataset.card)"
+        )
+        assert sorted(lifted) == sorted(cards), (lifted, cards)
+
+    async def act(self, action: dict[str, Any], *, main_button: bool = False) -> None:
+        """Select the action's cards, then tap its button (or Telegram's MainButton)."""
+        cards = action["cards"] or []
+        if cards:
+            await self.select(cards)
+        button = self.page.locator(
+            f'#actions button[data-action="{action["kind"]}"]'
+            + (f'[data-cards="{" ".join(cards)}"]' if cards else "")
+        )
+        assert await button.count() == 1, f"no button for {action}"
+        assert await button.is_enabled(), f"{action} is not offered"
+        main = (await self.tg())["main"]
+        if cards:  # Telegram's MainButton offers the (likeliest) play of the cards chosen
+            assert main["visible"] and main["active"], main
+        if main_button and cards and main["text"] == action["label"]:
+            assert await self.page.evaluate("window.__tg.clickMainButton()")
+        else:
+            await button.click()
+
+    async def play(self, rng: random.Random, *, main_button: bool = False) -> dict[str, Any]:
+        """A legal action chosen at random, played by tapping; returns the state it was
+        chosen in (after the page has moved past it)."""
+        state = await self.state()
+        assert state["actions"], f"{self.name} has nothing to do"
+        action = rng.choice(state["actions"])
+        await self.act(action, main_button=main_button)
+        await self.wait_version(state["version"] + 1)
+        state["played"] = action
+        return state

@@ -41,7 +41,8 @@ class TableFlow(ServiceCore):
         )
         selection = live.selections.get(seat.user_id, [])
         markup = ui.hand_keyboard(t, game, live.series, seat.seat, selection, picking)
-        if self.webapp_url is not None and game.status == "playing":
+        # (the first hands are drawn in the commit that starts the game: still "lobby")
+        if self.webapp_url is not None and game.status in ("lobby", "playing"):
             markup = with_app_button(t, markup, self.webapp_url, game.id)
         # A hand showing a finished trick is shown before it moves on to the next lead,
         # however fast the moves come (the player's chat takes about an edit a second,

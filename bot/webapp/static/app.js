@@ -19,23 +19,21 @@
   // player's language) take precedence key by key.
   var BUILTIN = {
     en: {
-      loading: "Opening the table…",
       burkozel: "Burkozel",
       bura: "Bura",
-      deal: "Deal {n}",
-      teams: "Pairs {a} : {b}",
+      tally: "Deal {deal}",
+      teams: "Pairs: {a} — {b}",
       your_turn: "Your turn",
-      turn_of: "{name}'s turn",
-      hint: "Tap cards, then an action",
-      cards: "{n}",
-      pile: "pile {n}",
-      points: "{n} pts",
-      score: "score {n}",
-      stock: "stock {n}",
-      trump: "trump",
-      no_stock: "no stock",
-      took: "{name} took the trick",
-      took_points: "{name} took {n}",
+      waiting: "Turn: {name}",
+      select_cards: "Choose cards",
+      cards: "Cards: {n}",
+      pile: "In tricks: {n}",
+      points: "Points: {n}",
+      score: "Score: {n}",
+      stock: "Stock: {n}",
+      trump: "Trump",
+      no_stock: "Stock: 0",
+      last_trick: "{name} took the trick",
       you: "you",
       partner: "partner",
       out: "out",
@@ -45,52 +43,48 @@
       beat: "beat",
       discard: "discard",
       stop: "stop",
-      empty_table: "",
+      empty_table: "The table is empty",
       no_cards: "No cards in hand",
       finished: "The game is over",
-      reconnecting: "Reconnecting…",
-      reopen: "Open the table again from the chat with the bot.",
-      no_game: "This game is not running any more.",
-      not_seated: "You do not sit at this game.",
-      no_launch: "Open this table from the chat with the bot in Telegram.",
-      network: "No connection to the bot. Retrying…",
+      connecting: "Connecting…",
+      reconnecting: "Connection lost, reconnecting…",
+      reopen: "Open the table again with the button in your private chat with the bot.",
+      no_launch: "Open the table with the button in your private chat with the bot.",
+      network: "No connection to the bot, retrying…",
     },
     ru: {
-      loading: "Открываю стол…",
       burkozel: "Буркозёл",
       bura: "Бура",
-      deal: "Сдача {n}",
-      teams: "Пары {a} : {b}",
+      tally: "Партия {deal}",
+      teams: "Пары: {a} — {b}",
       your_turn: "Ваш ход",
-      turn_of: "Ходит {name}",
-      hint: "Выберите карты, затем действие",
-      cards: "{n}",
-      pile: "взято {n}",
-      points: "{n} оч.",
-      score: "счёт {n}",
-      stock: "колода {n}",
-      trump: "козырь",
-      no_stock: "колода пуста",
-      took: "Взятку взял(а) {name}",
-      took_points: "{name} взял(а) {n}",
+      waiting: "Ход: {name}",
+      select_cards: "Выберите карты",
+      cards: "Карт: {n}",
+      pile: "Во взятках: {n}",
+      points: "Очки: {n}",
+      score: "Счёт: {n}",
+      stock: "В колоде: {n}",
+      trump: "Козырь",
+      no_stock: "В колоде: 0",
+      last_trick: "Взятку взял(а) {name}",
       you: "вы",
       partner: "партнёр",
-      out: "выбыл(а)",
+      out: "выбыл",
       computer: "компьютер",
       away: "отошёл",
       lead: "ход",
       beat: "бьёт",
       discard: "сброс",
       stop: "стоп",
-      empty_table: "",
+      empty_table: "На столе пусто",
       no_cards: "Карт на руке нет",
       finished: "Игра окончена",
-      reconnecting: "Переподключаюсь…",
-      reopen: "Откройте стол заново из чата с ботом.",
-      no_game: "Этой игры больше нет.",
-      not_seated: "Вы не играете за этим столом.",
-      no_launch: "Откройте стол из чата с ботом в Telegram.",
-      network: "Нет связи с ботом. Пробую снова…",
+      connecting: "Соединение…",
+      reconnecting: "Нет связи, переподключаюсь…",
+      reopen: "Откройте стол заново кнопкой в личном чате с ботом.",
+      no_launch: "Откройте стол кнопкой в личном чате с ботом.",
+      network: "Нет связи с ботом, пробую снова…",
     },
   };
 
@@ -245,9 +239,7 @@
     return request("POST", "api/session", { init_data: initData, game: GAME }).then(
       function (res) {
         if (!res.ok) {
-          var key =
-            res.status === 404 ? "no_game" : res.status === 403 ? "not_seated" : "reopen";
-          showMessage(res.data.message || t(key));
+          showMessage(res.data.message || t("reopen"));
           throw new Error("session refused: " + res.status);
         }
         token = res.data.token;
@@ -332,6 +324,7 @@
 
   function setLive(mode) {
     root.setAttribute("data-live", mode);
+    document.getElementById("conn-text").textContent = mode === "off" ? t("reconnecting") : "";
   }
 
   function connectLive() {
@@ -420,7 +413,13 @@
 
   function nameOf(n) {
     var seat = seatOf(n);
-    return seat ? seat.name : "?";
+    return seat ? shownName(seat) : "?";
+  }
+
+  // A computer's name has its 🤖 once (the bot's names may carry it already).
+  function shownName(seat) {
+    var name = String(seat.name);
+    return seat.computer ? name.replace(/^(\uD83E\uDD16\s*)+/, "\uD83E\uDD16 ") : name;
   }
 
   function sameSet(a, b) {
@@ -462,7 +461,7 @@
   function renderBar() {
     document.getElementById("title").textContent = t(state.kind);
     var tally = state.tally || {};
-    var parts = [t("deal", { n: state.deal || tally.deal || 1 })];
+    var parts = [t("tally", { deal: state.deal || tally.deal || 1 })];
     if (tally.teams && tally.teams.length === 2) {
       parts.push(t("teams", { a: tally.teams[0], b: tally.teams[1] }));
     }
@@ -488,12 +487,14 @@
 
   function seatHead(seat, box, withClock) {
     var who = el("div", "who");
-    who.appendChild(el("span", "name", seat.name));
+    who.appendChild(el("span", "name", shownName(seat)));
     if (withClock) who.appendChild(el("span", "clock"));
     box.appendChild(who);
     var tags = el("div", "tags");
     if (seat.me) tags.appendChild(el("span", "tag", t("you")));
-    if (seat.computer) tags.appendChild(el("span", "tag", t("computer")));
+    if (seat.computer && shownName(seat).indexOf("\uD83E\uDD16") !== 0) {
+      tags.appendChild(el("span", "tag", t("computer")));
+    }
     if (seat.partner) tags.appendChild(el("span", "tag partner-tag", t("partner")));
     if (seat.out) tags.appendChild(el("span", "tag out-tag", t("out")));
     else if (seat.away) tags.appendChild(el("span", "tag", t("away")));
@@ -519,12 +520,13 @@
       if (!seat) return;
       var node = el("div", seatClasses(seat, "seat"));
       node.setAttribute("data-seat", String(seat.seat));
-      seatHead(seat, node, state.turn === seat.seat && !state.finished);
+      seatHead(seat, node, false);
       var held = el("div", "held");
       var fan = el("div", "fan");
       for (var k = 0; k < Math.min(seat.cards || 0, 6); k++) fan.appendChild(backEl("mini"));
       held.appendChild(fan);
       held.appendChild(el("span", "count", seat.cards ? t("cards", { n: seat.cards }) : ""));
+      if (state.turn === seat.seat && !state.finished) held.appendChild(el("span", "clock"));
       node.appendChild(held);
       seatStats(seat, node);
       box.appendChild(node);
@@ -541,9 +543,8 @@
     });
     for (var k = 0; k < (play.closed || 0); k++) cards.appendChild(backEl());
     node.appendChild(cards);
-    var label = nameOf(play.seat);
-    if (play.role && play.role !== "lead") label += " · " + t(play.role);
-    node.appendChild(el("span", "label", label));
+    node.appendChild(el("span", "label", nameOf(play.seat)));
+    if (play.role && play.role !== "lead") node.appendChild(el("span", "role", t(play.role)));
     return node;
   }
 
@@ -580,10 +581,10 @@
       last.plays.forEach(function (play) {
         plays.appendChild(playEl(play, true));
       });
-      var caption =
-        last.points === null || last.points === undefined
-          ? t("took", { name: nameOf(last.taker) })
-          : t("took_points", { name: nameOf(last.taker), n: last.points });
+      var caption = t("last_trick", { name: nameOf(last.taker) });
+      if (last.points !== null && last.points !== undefined) {
+        caption += " · " + t("points", { n: last.points });
+      }
       var cap = el("div", "caption", caption);
       cap.setAttribute("data-taker", String(last.taker));
       plays.appendChild(cap);
@@ -658,16 +659,23 @@
     haptic("selection");
     renderHand();
     renderActions();
+    tick();
   }
 
   // An action's name without its cards («Ходить A♠ 10♥» → «Ходить»), for a disabled
   // button standing for every action of its kind.
   function bareLabel(label) {
     return label
-      .replace(/(10|[2-9JQKA])[\u2660\u2665\u2666\u2663]\uFE0E?\*?/g, "")
+      .replace(/(10|[2-9JQKA])[\u2660\u2665\u2666\u2663]\uFE0E?[\u2605*]?/g, "")
       .replace(/[\s:,\u2014-]+$/, "")
       .replace(/\s{2,}/g, " ")
       .trim();
+  }
+
+  var MAIN_ORDER = "lbos";
+  function rank(kind) {
+    var at = MAIN_ORDER.indexOf(kind);
+    return at < 0 ? MAIN_ORDER.length : at;
   }
 
   function renderActions() {
@@ -696,7 +704,9 @@
           if (sameSet(list[i].cards, selection)) action = list[i];
         }
         button.textContent = action ? action.label : bareLabel(first.label) || first.label;
-        if (action && !main) main = action;
+        // Telegram's MainButton takes the likeliest of the matching plays (a beat
+        // rather than a discard of the same cards).
+        if (action && (!main || rank(action.kind) < rank(main.kind))) main = action;
       } else {
         action = first;
         button.textContent = first.label;
@@ -724,12 +734,12 @@
     if (state.finished) what = t("finished");
     else if (state.turn === null || state.turn === undefined) what = "";
     else if (mine) what = t("your_turn");
-    else what = t("turn_of", { name: nameOf(state.turn) });
+    else what = t("waiting", { name: nameOf(state.turn) });
     turn.appendChild(el("span", "what", what));
     if (left !== null) {
       turn.appendChild(el("span", "clock" + (left <= 10 ? " low" : ""), clockText(left)));
     }
-    if (mine && cardActions().length && !mainAction) turn.appendChild(el("span", "hint", t("hint")));
+    if (mine && cardActions().length && !mainAction) turn.appendChild(el("span", "hint", t("select_cards")));
     var clocks = document.querySelectorAll(".opponents .clock");
     for (var i = 0; i < clocks.length; i++) {
       clocks[i].textContent = left === null ? "" : clockText(left);
@@ -779,7 +789,7 @@
       showMessage(t("no_launch"));
       return;
     }
-    showMessage(t("loading"));
+    showMessage(t("connecting"));
     setLive("wait");
     startSession().then(
       function () {
@@ -795,6 +805,16 @@
     window.addEventListener("focus", resync);
     if (tg && tg.onEvent) tg.onEvent("activated", resync);
   }
+
+  // Read-only, for the browser tests and for debugging: the state the page shows.
+  window.burkozelTable = {
+    state: function () {
+      return state && JSON.parse(JSON.stringify(state));
+    },
+    selection: function () {
+      return selection.slice();
+    },
+  };
 
   start();
 })();
