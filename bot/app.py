@@ -247,11 +247,16 @@ class App:
                 max_age=settings.webapp_max_age,
             )
             self.webapp = webapp
-            await storage.listen_games(webapp.hub.changed)
+            await storage.listen_games(webapp.hub.changed, webapp.hub.heard)
+            tasks.append(asyncio.create_task(webapp.hub.announcer(), name="webapp-presence"))
             http = metrics.add_routes(
-                web.Application(), storage, lambda: role.active, webapp.health
+                web.Application(),
+                storage,
+                lambda: role.active,
+                webapp.health if settings.webapp_url else None,
             )
-            webapp.add_routes(http)
+            if settings.webapp_url:  # (without it nothing changes)
+                webapp.add_routes(http)
             if settings.webhook_url:
                 assert settings.webhook_secret is not None  # config refuses it otherwise
                 secret = settings.webhook_secret.get_secret_value()

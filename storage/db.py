@@ -273,8 +273,15 @@ class Storage(SqliteChats, SqliteGames, SqliteHistory, SqliteOutbox, RecordsMixi
     async def listen_outbox(self, callback: Callable[[], None]) -> None:
         return None  # writers are in this process and wake the sender themselves
 
-    async def listen_games(self, callback: Callable[[int], None]) -> None:
+    async def listen_games(
+        self,
+        callback: Callable[[int], None],
+        presence: Callable[[int, int, bool], None] | None = None,
+    ) -> None:
         return None  # one process: the service tells the Mini App of its commits itself
+
+    async def notify_presence(self, game_id: int, user_id: int, present: bool) -> None:
+        return None  # one process: the Mini App's hub knows who is in it
 
     async def get_selection(self, game_id: int, user_id: int, version: int) -> list[str] | None:
         return None  # one process: the bot keeps card selections in memory

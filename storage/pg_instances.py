@@ -22,7 +22,7 @@ import asyncpg
 
 from storage.errors import CorruptRecordError
 from storage.models import GameState
-from storage.pg_migrations import GAMES_CHANNEL, LEADER_LOCK, OUTBOX_CHANNEL
+from storage.pg_migrations import GAMES_CHANNEL, LEADER_LOCK, OUTBOX_CHANNEL, PRESENCE_CHANNEL
 from storage.pg_writes import Conn, Params, rows_touched
 from storage.rows import dumps, loads
 
@@ -177,18 +177,31 @@ class PgInstances:
             self._listener = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
             await self._listener.add_listener(OUTBOX_CHANNEL, lambda *_: callback())
 
-    async def listen_games(self, callback: Callable[[int], None]) -> None:
+    async def listen_games(
+        self,
+        callback: Callable[[int], None],
+        presence: Callable[[int, int, bool], None] | None = None,
+    ) -> None:
         """Call ``callback(game_id)`` whenever any instance commits a change of a game's
-        version (the Mini App's live connections, issue 29). Its own connection, opened
-        again (with a wake-up of every game: moves may have been missed) if it drops."""
+        version (the Mini App's live connections, issue 29), and ``presence(game_id,
+        user_id, present)`` for what any instance tells with :meth:`notify_presence`. Its
+        own connection, opened again (with a wake-up of every game: moves may have been
+        missed) if it drops."""
 
         def heard(_conn: Any, _pid: int, _channel: str, payload: str) -> None:
             if payload.isdigit():
                 callback(int(payload))
 
+        def heard_presence(_conn: Any, _pid: int, _channel: str, payload: str) -> None:
+            parts = payload.split(":")
+            if presence is not None and len(parts) == 3 and all(p.isdigit() for p in parts):
+                presence(int(parts[0]), int(parts[1]), parts[2] == "1")
+
         async def connect() -> None:
             conn = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
             await conn.add_listener(GAMES_CHANNEL, heard)
+            if presence is not None:
+                await conn.add_listener(PRESENCE_CHANNEL, heard_presence)
             conn.add_termination_listener(lambda _c: lost())
             self._games_listener = conn
 
@@ -211,6 +224,14 @@ class PgInstances:
 
         self._games_closing = False
         await connect()
+
+    async def notify_presence(self, game_id: int, user_id: int, present: bool) -> None:
+        """Tell every instance that ``user_id`` has ``game_id`` open in the Mini App (or
+        no more): the instance that makes a move then spares their hand edit."""
+        async with self._pool.acquire() as conn:
+            await conn.execute(
+                "SELECT pg_notify($1, $2)", PRESENCE_CHANNEL, f"{game_id}:{user_id}:{int(present)}"
+            )
 
     async def _close_games_listener(self) -> None:
         self._games_closing = True

@@ -19,6 +19,9 @@ OUTBOX_CHANNEL: Final = "burkozel_outbox"
 # A game's id, NOTIFYed by the transaction that changes its version (the Mini App's live
 # connections on every instance hear of a move made through any one, issue 29).
 GAMES_CHANNEL: Final = "burkozel_games"
+# "game:user:1|0": a player opened or left a game in the Mini App (no trigger: NOTIFYed by
+# the instance holding the connection).
+PRESENCE_CHANNEL: Final = "burkozel_presence"
 
 PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     # 1: the initial schema, as SQLite's migrations 1 and 3 (handled updates).

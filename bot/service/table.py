@@ -41,8 +41,7 @@ class TableFlow(ServiceCore):
         )
         selection = live.selections.get(seat.user_id, [])
         markup = ui.hand_keyboard(t, game, live.series, seat.seat, selection, picking)
-        # (the first hands are drawn in the commit that starts the game: still "lobby")
-        if self.webapp_url is not None and game.status in ("lobby", "playing"):
+        if self.webapp_url is not None:
             markup = with_app_button(t, markup, self.webapp_url, game.id)
         # A hand showing a finished trick is shown before it moves on to the next lead,
         # however fast the moves come (the player's chat takes about an edit a second,
@@ -76,13 +75,15 @@ class TableFlow(ServiceCore):
         users = [s.user_id for s in live.game.seats if s.user_id is not None]
         return bool(users) and all(self._in_app(live, u) for u in users)
 
-    async def app_left(self, game_id: int, user_id: int) -> None:
-        """The user closed the Mini App: their hand message, not edited meanwhile, is
-        brought up to date once."""
+    async def app_left(self, game_id: int, user_id: int, since: int | None = None) -> None:
+        """The user closed the Mini App, opened at game version ``since``: their hand
+        message, not edited meanwhile, is brought up to date once (if the game moved)."""
         async with self.lock(game_id):
             live = await self._load(game_id)
             seat = live.seat_of(user_id)
             if seat is None or live.game.status != "playing" or live.series is None:
+                return
+            if since is not None and live.game.version == since:
                 return
             await self.storage.enqueue((self.hand_op(live, seat),))
             self.outbox_ready.set()

@@ -153,6 +153,8 @@ class WebApp:
         self.static_dir = static_dir
         service.watchers = self.hub
         self.hub.on_leave = service.app_left
+        if service.storage.shared:  # several instances: who is in the app, told to all
+            self.hub.announce = service.storage.notify_presence
         metrics.WEBAPP_CONNECTIONS.set_function(lambda: self.hub.connections)
 
     def health(self) -> dict[str, Any]:
@@ -263,7 +265,10 @@ class WebApp:
         launch = check_init_data(self.bot_token, init_data, max_age=self.max_age, now=self.clock())
         if not 0 < game_id < 2**63:
             raise Refused("no_game", launch.language)
-        live, seat = await self._seat(game_id, launch.user_id)
+        try:
+            live, seat = await self._seat(game_id, launch.user_id)
+        except Refused as exc:  # (no game to take a language from: the user's own)
+            raise Refused(exc.code, exc.language or launch.language) from None
         expires = self.clock() + TOKEN_SECONDS
         token = issue_token(self.key, launch.user_id, game_id, expires)
         metrics.WEBAPP_SESSIONS.inc()
@@ -337,7 +342,7 @@ class WebApp:
     async def live(self, request: web.Request) -> web.StreamResponse:
         session = self._session(request.query.get("token"))
         game_id = self._game_of(request, session)
-        await self._seat(game_id, session.user_id)  # 404 / 403 before the stream opens
+        live, _ = await self._seat(game_id, session.user_id)  # 404 / 403 first
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream",
@@ -348,7 +353,7 @@ class WebApp:
         await response.prepare(request)
         # (ConnectionResetError, RuntimeError: the client went away while written to.)
         with (
-            self.hub.connection(game_id, session.user_id) as changed,
+            self.hub.connection(game_id, session.user_id, live.game.version) as changed,
             contextlib.suppress(ConnectionResetError, RuntimeError),
         ):
             await self._stream(request, response, changed, session)
@@ -374,8 +379,8 @@ class WebApp:
                 data = _dumps(self._state(live, seat))
                 await response.write(f"event: state\ndata: {data}\n\n".encode())
                 quiet = 0.0
-            if live.game.status != "playing":
-                return
+            # (A finished game's stream stays open, quiet: a closed one would only be
+            # opened again by the browser's EventSource, again and again.)
             if self.clock() >= session.expires_at:
                 data = _dumps({"error": "expired_token"})
                 await response.write(f"event: error\ndata: {data}\n\n".encode())

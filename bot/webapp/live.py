@@ -6,11 +6,12 @@ that made a move on PostgreSQL); on PostgreSQL a trigger NOTIFYs every instance 
 game's new version from the move's own transaction (``storage.listen_games``), so a
 player connected to one instance hears of a move made through another.
 
-"In the app" (``in_app``): a live connection is open, or closed less than
-``LEAVE_GRACE`` seconds ago (a phone switching apps, a reconnect). While a player is in
-the app the service neither edits their hand message on each move nor pings them;
-when they leave (the grace over with no connection back), their hand message is
-brought up to date once (``on_leave``), if any edit was skipped meanwhile.
+"In the app" (``in_app``): a live connection is open (here, or on another instance that
+says so, ``heard``), or closed less than ``LEAVE_GRACE`` seconds ago (a phone switching
+apps, a reconnect). While a player is in the app the service neither edits their hand
+message on each move nor pings them; when they leave (the grace over with no
+connection back), their hand message is brought up to date once (``on_leave``), if the
+game moved on meanwhile.
 """
 
 from __future__ import annotations
@@ -19,13 +20,19 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from typing import Any
 
 from bot.service.core import Watchers
 
 log = logging.getLogger(__name__)
 
 LEAVE_GRACE = 5.0
+# Several instances (PostgreSQL): each tells the others who has a game open in the app
+# through it, again every ANNOUNCE_EVERY seconds; a player not told of again within
+# REMOTE_TTL is taken to have left (an instance that died says nothing).
+ANNOUNCE_EVERY = 20.0
+REMOTE_TTL = 45.0
 
 
 class Hub(Watchers):
@@ -37,9 +44,13 @@ class Hub(Watchers):
         self._waiters: dict[int, set[asyncio.Event]] = {}
         self._open: dict[tuple[int, int], int] = {}
         self._left: dict[tuple[int, int], float] = {}
-        self._skipped: set[tuple[int, int]] = set()
+        self._since: dict[tuple[int, int], int | None] = {}
+        self._remote: dict[tuple[int, int], float] = {}  # told by an instance: until when
         self._tasks: set[asyncio.Task[None]] = set()
-        self.on_leave: Callable[[int, int], Awaitable[None]] | None = None
+        # (game, user, the game's version when they opened it): bring their hand up to date
+        self.on_leave: Callable[[int, int, int | None], Awaitable[None]] | None = None
+        # (game, user, present): tell the other instances (PostgreSQL NOTIFY)
+        self.announce: Callable[[int, int, bool], Awaitable[None]] | None = None
         self.closing = False
 
     # --- the service's side (Watchers) --------------------------------------------
@@ -55,6 +66,11 @@ class Hub(Watchers):
         key = (game_id, user_id)
         if self._open.get(key):
             return True
+        remote = self._remote.get(key)
+        if remote is not None:
+            if self.clock() < remote:
+                return True
+            del self._remote[key]
         left = self._left.get(key)
         if left is None:
             return False
@@ -63,8 +79,13 @@ class Hub(Watchers):
         del self._left[key]
         return False
 
-    def skipped(self, game_id: int, user_id: int) -> None:
-        self._skipped.add((game_id, user_id))
+    def heard(self, game_id: int, user_id: int, present: bool) -> None:
+        """An instance (maybe this one) tells that the player opened or left the game."""
+        key = (game_id, user_id)
+        if present:
+            self._remote[key] = self.clock() + REMOTE_TTL
+        elif self._remote.pop(key, None) is not None:
+            self._left[key] = self.clock()  # the same grace as for a connection here
 
     # --- connections --------------------------------------------------------------
 
@@ -73,14 +94,21 @@ class Hub(Watchers):
         return sum(self._open.values())
 
     @contextlib.contextmanager
-    def connection(self, game_id: int, user_id: int) -> Iterator[asyncio.Event]:
-        """A live connection of ``user_id`` to ``game_id``: the event is set whenever the
-        game changes (and when the server stops)."""
+    def connection(
+        self, game_id: int, user_id: int, version: int | None = None
+    ) -> Iterator[asyncio.Event]:
+        """A live connection of ``user_id`` to ``game_id`` (at ``version``): the event is
+        set whenever the game changes (and when the server stops)."""
         key = (game_id, user_id)
         event = asyncio.Event()
         self._waiters.setdefault(game_id, set()).add(event)
+        first = not self._open.get(key)
         self._open[key] = self._open.get(key, 0) + 1
+        if first and key not in self._left:
+            self._since[key] = version  # (back within the grace: since the first visit)
         self._left.pop(key, None)
+        if first:
+            self._spawn(self._announce(key, True))
         try:
             yield event
         finally:
@@ -96,21 +124,41 @@ class Hub(Watchers):
                 self._open.pop(key, None)
                 self._left[key] = self.clock()
                 if not self.closing:
-                    task = asyncio.get_running_loop().create_task(self._after_leaving(key))
-                    self._tasks.add(task)
-                    task.add_done_callback(self._tasks.discard)
+                    self._spawn(self._after_leaving(key))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _announce(self, key: tuple[int, int], present: bool) -> None:
+        if self.announce is not None:
+            try:
+                await self.announce(*key, present)
+            except Exception:
+                log.warning("telling the other instances of %s failed", key, exc_info=True)
 
     async def _after_leaving(self, key: tuple[int, int]) -> None:
         await asyncio.sleep(self.grace)
-        if self._open.get(key) or key not in self._skipped:
-            return  # back in the app, or nothing to bring up to date
-        self._skipped.discard(key)
+        if self._open.get(key):
+            return  # back in the app
         self._left.pop(key, None)
+        since = self._since.pop(key, None)
+        await self._announce(key, False)
         if self.on_leave is not None:
             try:
-                await self.on_leave(*key)
+                await self.on_leave(*key, since)
             except Exception:
                 log.warning("bringing the hand of %s up to date failed", key, exc_info=True)
+
+    async def announcer(self) -> None:
+        """Runs while the process serves: tells the other instances again, now and then,
+        who has a game open in the app here."""
+        while True:
+            await asyncio.sleep(ANNOUNCE_EVERY)
+            for key, count in list(self._open.items()):
+                if count:
+                    await self._announce(key, True)
 
     async def close(self) -> None:
         """The server stops: every live connection is woken to end."""

@@ -1,0 +1,579 @@
+"""The Mini App's API without a browser (issue 29, docs/webapp-api.md): launches and
+tokens, refusals that change nothing, the state of whole random games holding no card
+the seat may not see, a text tap and an app action racing, and live events."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import json
+import random
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+
+from bot.service import GameService, UserError, UserInfo
+from bot.webapp.api import WebApp
+from bot.webapp.auth import TOKEN_SECONDS
+from bot.webapp.live import Hub
+from storage import Backend, Game, open_storage
+
+TOKEN = "123456:TEST-token"
+MAX_AGE = 3600
+CHAT = -100
+
+
+def sign_init_data(
+    bot_token: str, user_id: int, *, auth_date: float, first_name: str = "Ann", **extra: str
+) -> str:
+    """``Telegram.WebApp.initData`` as Telegram signs it: the fields sorted as
+    ``key=value`` lines, HMAC-SHA256 under the key HMAC("WebAppData", bot token)."""
+    user = {"id": user_id, "first_name": first_name, "language_code": "en"}
+    fields = {
+        "auth_date": str(int(auth_date)),
+        "query_id": "AAE-test",
+        "user": json.dumps(user, separators=(",", ":")),
+        **extra,
+    }
+    check = "\n".join(f"{k}={v}" for k, v in sorted(fields.items()))
+    secret = hmac.new(b"WebAppData", bot_token.encode(), hashlib.sha256).digest()
+    fields["hash"] = hmac.new(secret, check.encode(), hashlib.sha256).hexdigest()
+    return urlencode(fields)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class Table:
+    service: GameService
+    storage: Backend
+    client: TestClient
+    clock: Clock
+    webapp: WebApp
+    game: Game
+    users: list[UserInfo]
+    tokens: dict[int, str] = field(default_factory=dict)
+
+    async def session(self, user_id: int, game_id: int | None = None) -> str:
+        init = sign_init_data(TOKEN, user_id, auth_date=self.clock())
+        resp = await self.client.post(
+            "/webapp/api/session", json={"init_data": init, "game": game_id or self.game.id}
+        )
+        assert resp.status == 200, await resp.text()
+        body = await resp.json()
+        assert body["expires_in"] == TOKEN_SECONDS
+        self.tokens[user_id] = body["token"]
+        return str(body["token"])
+
+    async def state(self, user_id: int) -> dict[str, Any]:
+        resp = await self.client.get(
+            f"/webapp/api/state?game={self.game.id}",
+            headers={"Authorization": f"Bearer {self.tokens[user_id]}"},
+        )
+        assert resp.status == 200, await resp.text()
+        return dict(await resp.json())
+
+    async def act(
+        self, user_id: int, version: int, kind: str, cards: list[str] | None
+    ) -> tuple[int, dict[str, Any]]:
+        resp = await self.client.post(
+            "/webapp/api/action",
+            json={"game": self.game.id, "version": version, "kind": kind, "cards": cards or []},
+            headers={"Authorization": f"Bearer {self.tokens[user_id]}"},
+        )
+        return resp.status, dict(await resp.json())
+
+    async def snapshot(self) -> tuple[int, int, int]:
+        """What a refusal must leave as it was: version, moves logged, outbox rows."""
+        game = await self.storage.get_game(self.game.id)
+        assert game is not None
+        moves = await self.storage.moves(self.game.id)
+        return game.version, len(moves), await self.storage.outbox_size()
+
+
+@pytest.fixture
+async def storage(tmp_path: Path) -> AsyncIterator[Backend]:
+    db = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
+    try:
+        yield db
+    finally:
+        await db.close()
+
+
+@contextlib.asynccontextmanager
+async def open_table(
+    storage: Backend,
+    players: int,
+    rules: dict[str, Any] | None = None,
+    *,
+    seed: int = 1,
+    grace: float = 5.0,
+) -> AsyncIterator[Table]:
+    clock = Clock()
+    service = GameService(
+        storage,
+        bot_username="cards_bot",
+        computer_pause=0,
+        rng=random.Random(seed),
+        default_language="en",
+    )
+    users = [UserInfo(10 + i, f"P{i}") for i in range(players)]
+    for user in users:
+        await storage.upsert_user(user.id, user.name, None, None)
+        await storage.set_user_started(user.id, True)
+    if rules:
+        await storage.set_chat_rules(CHAT, rules)
+    game = await service.new_game(CHAT, "Group", None, users[0])
+    for user in users[1:]:
+        await service.join(game.id, user)
+    game = await service.start(game.id, users[0].id)
+    webapp = WebApp(service, bot_token=TOKEN, max_age=MAX_AGE, clock=clock, hub=Hub(grace=grace))
+    app = webapp.add_routes(web.Application())
+    async with TestClient(TestServer(app)) as client:
+        yield Table(service, storage, client, clock, webapp, game, users)
+
+
+def seat_user(table: Table, seat: int) -> int:
+    user_id = table.game.seats[seat].user_id
+    assert user_id is not None
+    return user_id
+
+
+# --- launches and tokens -------------------------------------------------------------
+
+
+async def test_a_forged_expired_or_wrong_game_launch_is_refused(storage: Backend) -> None:
+    async with open_table(storage, 2) as table:
+        before = await table.snapshot()
+        ann = table.users[0].id
+        game_id = table.game.id
+
+        async def launch(init: str, game: int = game_id) -> tuple[int, dict[str, Any]]:
+            resp = await table.client.post(
+                "/webapp/api/session", json={"init_data": init, "game": game}
+            )
+            return resp.status, await resp.json()
+
+        good = sign_init_data(TOKEN, ann, auth_date=table.clock())
+        assert (await launch(good))[0] == 200
+        # Forged: signed with another bot's token; or a user id changed after signing.
+        forged = sign_init_data("999:other-token", ann, auth_date=table.clock())
+        assert await launch(forged) == (401, {"error": "bad_init_data", "message": _any()})
+        tampered = good.replace(f"%22id%22%3A{ann}", "%22id%22%3A11")
+        assert tampered != good
+        assert (await launch(tampered))[1]["error"] == "bad_init_data"
+        assert (await launch("user=x&hash=00"))[1]["error"] == "bad_init_data"
+        # Expired: auth_date older than WEBAPP_MAX_AGE.
+        old = sign_init_data(TOKEN, ann, auth_date=table.clock() - MAX_AGE - 1)
+        status, body = await launch(old)
+        assert (status, body["error"]) == (401, "expired_init_data")
+        # Replayed later: the launch that passed above, once it is older than the age.
+        table.clock.now += MAX_AGE + 1
+        status, body = await launch(good)
+        assert (status, body["error"]) == (401, "expired_init_data")
+        table.clock.now -= MAX_AGE + 1
+        # Wrong game: a user who does not sit at it; a game that does not exist.
+        stranger = sign_init_data(TOKEN, 999, auth_date=table.clock())
+        status, body = await launch(stranger)
+        assert (status, body["error"]) == (403, "not_seated")
+        assert body["message"] == "You are not playing in this game."
+        status, body = await launch(good, game_id + 50)
+        assert (status, body["error"]) == (404, "no_game")
+        # Malformed.
+        resp = await table.client.post("/webapp/api/session", data=b"{not json")
+        assert resp.status == 400
+        assert await table.snapshot() == before
+
+
+class _any:
+    def __eq__(self, other: object) -> bool:
+        return True
+
+
+async def test_a_forged_expired_or_other_games_token_is_refused(storage: Backend) -> None:
+    async with open_table(storage, 2) as table:
+        ann = table.users[0].id
+        token = await table.session(ann)
+        url = f"/webapp/api/state?game={table.game.id}"
+
+        async def get(token: str, url: str = url) -> tuple[int, str]:
+            resp = await table.client.get(url, headers={"Authorization": f"Bearer {token}"})
+            return resp.status, (await resp.json()).get("error", "")
+
+        assert (await get(token))[0] == 200
+        body, _, mac = token.partition(".")
+        assert await get(body + "." + mac[::-1]) == (401, "bad_token")
+        assert await get("garbage") == (401, "bad_token")
+        # A token claiming another user (its body re-encoded) fails its signature.
+        other = table.webapp.key[::-1]
+        from bot.webapp.auth import issue_token
+
+        assert await get(issue_token(other, ann, table.game.id, table.clock() + 60)) == (
+            401,
+            "bad_token",
+        )
+        # Another game's token (replayed for this one), and this one's for another game.
+        elsewhere = issue_token(table.webapp.key, ann, table.game.id + 1, table.clock() + 60)
+        assert await get(elsewhere) == (403, "wrong_game")
+        assert await get(token, f"/webapp/api/state?game={table.game.id + 1}") == (
+            403,
+            "wrong_game",
+        )
+        # Expired.
+        table.clock.now += TOKEN_SECONDS + 1
+        assert await get(token) == (401, "expired_token")
+        resp = await table.client.get(f"/webapp/api/live?game={table.game.id}&token={token}")
+        assert resp.status == 401
+
+
+# --- actions -------------------------------------------------------------------------
+
+
+async def test_an_action_out_of_turn_stale_or_with_a_card_not_held_changes_nothing(
+    storage: Backend,
+) -> None:
+    async with open_table(storage, 2) as table:
+        for user in table.users:
+            await table.session(user.id)
+        state = await table.state(table.users[0].id)
+        turn = state["turn"]
+        mover, other = seat_user(table, turn), seat_user(table, 1 - turn)
+        mine = await table.state(mover)
+        theirs = await table.state(other)
+        version = mine["version"]
+        assert theirs["actions"] == [] and mine["actions"]
+        before = await table.snapshot()
+
+        # Out of turn: the other player leads one of their own cards.
+        status, body = await table.act(other, version, "l", [theirs["hand"][0]])
+        assert (status, body["error"]) == (409, "not_your_turn")
+        assert body["message"] == "It is not your turn."
+        # A card not held (one of the other's).
+        status, body = await table.act(mover, version, "l", [theirs["hand"][0]])
+        assert (status, body["error"]) == (400, "not_your_card")
+        # Not a card at all; a kind no button has.
+        status, body = await table.act(mover, version, "l", ["ZZ"])
+        assert (status, body["error"]) == (400, "forged")
+        status, body = await table.act(mover, version, "q", [mine["hand"][0]])
+        assert (status, body["error"]) == (400, "forged")
+        # Illegal: a lead of two cards of different suits (R6).
+        suits = {c[-1]: c for c in mine["hand"]}
+        if len(suits) > 1:
+            a, b = list(suits.values())[:2]
+            status, body = await table.act(mover, version, "l", [a, b])
+            assert (status, body["error"]) == (400, "illegal")
+        # A version from the future, or from before the last move.
+        status, body = await table.act(mover, version + 5, "l", [mine["hand"][0]])
+        assert (status, body["error"]) == (409, "stale")
+        assert await table.snapshot() == before
+
+        # A legal action goes through and answers the new state.
+        action = mine["actions"][0]
+        status, after = await table.act(mover, version, action["kind"], action["cards"])
+        assert status == 200, after
+        assert after["version"] > version
+        moved = await table.snapshot()
+        assert moved[1] == before[1] + 1
+        # The same request again is stale now: nothing changes.
+        status, body = await table.act(mover, version, action["kind"], action["cards"])
+        assert (status, body["error"]) in ((409, "stale"), (409, "not_your_turn"))
+        assert await table.snapshot() == moved
+
+
+async def test_a_text_tap_and_an_app_action_racing_make_exactly_one_move(
+    storage: Backend,
+) -> None:
+    async with open_table(storage, 2, seed=3) as table:
+        for user in table.users:
+            await table.session(user.id)
+        for _ in range(6):
+            state = await table.state(table.users[0].id)
+            mover = seat_user(table, state["turn"])
+            mine = await table.state(mover)
+            action = mine["actions"][0]
+            codes = ".".join(action["cards"] or [])
+            before = await table.snapshot()
+
+            async def text_tap(action: dict[str, Any] = action, codes: str = codes) -> bool:
+                try:
+                    await table.service.play(
+                        table.game.id, mover, mine["version"], action["kind"], codes
+                    )
+                except UserError:
+                    return False
+                return True
+
+            tap, (status, _) = await asyncio.gather(
+                text_tap(), table.act(mover, mine["version"], action["kind"], action["cards"])
+            )
+            assert [tap, status == 200].count(True) == 1, (tap, status)
+            after = await table.snapshot()
+            assert after[1] == before[1] + 1  # exactly one move logged
+
+
+# --- what a seat sees ------------------------------------------------------------------
+
+
+def card_fields(state: dict[str, Any]) -> Iterator[str]:
+    """Every card code the state names (not the trump card, turned for all to see)."""
+    yield from state["hand"]
+    yield from state["selected"]
+    for play in state["table"]:
+        yield from play["cards"]
+    if state["last_trick"]:
+        for play in state["last_trick"]["plays"]:
+            yield from play["cards"]
+    for action in state["actions"]:
+        yield from action["cards"] or []
+
+
+def hidden_from(table: Table, seat: int) -> set[str]:
+    """The cards ``seat`` may not see now, from the engine's own state: other hands, the
+    stock (but its turned trump), and others' face-down discards (B1, D3)."""
+    live = table.service._live.get(table.game.id)
+    if live is None:  # the series is over (its last deal finished: nothing is hidden)
+        return set()
+    assert live.series is not None
+    deal = live.series.deals[-1]
+    hidden: set[str] = set()
+    if deal.finished:
+        return hidden
+    if live.ui.name == "bura":
+        for other, hand in enumerate(deal.hands):
+            if other != seat:
+                hidden |= {c.code() for c in hand}
+        hidden |= {c.code() for c in deal.stock}
+        for play in deal.plays:
+            if play.closed and play.seat != seat:
+                hidden |= {c.code() for c in play.cards}
+        for pile in deal.piles:
+            hidden |= {pc.card.code() for pc in pile if pc.closed and pc.by != seat}
+    else:
+        for other in range(deal.players):
+            if other != seat:
+                hidden |= {c.code() for c in deal.hand(other)}
+        hidden |= {c.code() for c in deal._stock}
+        hidden |= {c.code() for c, owner in deal._face_down.items() if owner != seat}
+    hidden.discard(deal.trump_card.code())
+    return hidden
+
+
+GAMES = [
+    ("burkozel-2-closed", 2, {"burkozel": {"discards": "closed"}}),
+    (
+        "burkozel-4-closed-pairs-combinations",
+        4,
+        {"burkozel": {"discards": "closed", "teams": "pairs", "combinations": "on"}},
+    ),
+    (
+        "burkozel-3-closed-elimination",
+        3,
+        {"burkozel": {"discards": "closed", "series_end": "elimination", "max_lead": 4}},
+    ),
+    ("bura-2-closed-dave", 2, {"game": "bura", "bura": {"dave": "on", "moscow": "on"}}),
+    ("bura-3-closed", 3, {"game": "bura", "bura": {"same_rank_leads": "on"}}),
+    ("bura-4-open", 4, {"game": "bura", "bura": {"discards": "open", "target": "31_50"}}),
+]
+
+
+@pytest.mark.parametrize(("players", "rules"), [g[1:] for g in GAMES], ids=[g[0] for g in GAMES])
+async def test_every_state_of_whole_random_games_holds_only_cards_the_seat_may_see(
+    storage: Backend, players: int, rules: dict[str, Any]
+) -> None:
+    """R8/B1/D3: every state answer, action answer and live event of whole games played
+    through the API, for every seat after every move, names no card of another hand, of
+    the stock or of another seat's face-down discard; each action listed is accepted."""
+    rng = random.Random(players * 7 + len(rules))
+    async with open_table(storage, players, rules, seed=players) as table:
+        users = [seat_user(table, s) for s in range(players)]
+        streams = []
+        for user_id in users:
+            token = await table.session(user_id)
+            url = f"/webapp/api/live?game={table.game.id}&token={token}"
+            streams.append(await table.client.get(url))
+        moves = kinds = face_down = 0
+        seen_kinds: set[str] = set()
+        while moves < 2000:
+            states = {}
+            for seat, user_id in enumerate(users):
+                state = await table.state(user_id)
+                leaked = set(card_fields(state)) & hidden_from(table, seat)
+                assert not leaked, (seat, leaked, state)
+                states[seat] = state
+                plays = state["table"] + (state["last_trick"] or {"plays": []})["plays"]
+                face_down += sum(p["closed"] for p in plays)
+            if states[0]["finished"]:
+                break
+            actors = [s for s in range(players) if states[s]["actions"]]
+            assert actors, states[0]
+            seat = rng.choice(actors)
+            action = rng.choice(states[seat]["actions"])
+            seen_kinds.add(action["kind"])
+            status, body = await table.act(
+                users[seat], states[seat]["version"], action["kind"], action["cards"]
+            )
+            assert status == 200, (action, body)
+            leaked = set(card_fields(body)) & hidden_from(table, seat)
+            assert not leaked, (seat, leaked, body)
+            # Every seat's live stream brings the new state, holding nothing hidden either.
+            for viewer, stream in enumerate(streams):
+                event, live = "", {"version": -1}
+                while live["version"] < body["version"]:
+                    event, live = await asyncio.wait_for(next_event(stream), 30)
+                assert event == "state" and live["version"] == body["version"]
+                leaked = set(card_fields(live)) & hidden_from(table, viewer)
+                assert not leaked, (viewer, leaked, live)
+            moves += 1
+        kinds = len(seen_kinds)
+        for stream in streams:
+            stream.close()
+        assert states[0]["finished"] and states[0]["status"] == "finished", moves
+        assert states[0]["notes"], "the series' result is told"
+        assert kinds >= 2
+        closed = "open" not in json.dumps(rules)  # (B1 asked for; D3 closed is Bura's base)
+        assert (face_down > 0) == closed, face_down  # hidden cards were there to leak
+
+
+# --- live ------------------------------------------------------------------------------
+
+
+async def next_event(resp: Any) -> tuple[str, dict[str, Any]]:
+    """The next SSE event (comments skipped)."""
+    event, data = "", ""
+    while True:
+        line = (await resp.content.readline()).decode()
+        if line == "":
+            raise EOFError
+        line = line.rstrip("\n")
+        if line.startswith(":"):
+            continue
+        if line.startswith("event: "):
+            event = line[7:]
+        elif line.startswith("data: "):
+            data = line[6:]
+        elif line == "" and event:
+            return event, json.loads(data)
+
+
+async def test_a_move_made_by_a_text_button_reaches_the_live_connection(
+    storage: Backend,
+) -> None:
+    async with open_table(storage, 2, grace=0.05) as table:
+        ann, ben = (seat_user(table, s) for s in (0, 1))
+        token = await table.session(ann)
+        resp = await table.client.get(f"/webapp/api/live?game={table.game.id}&token={token}")
+        assert resp.status == 200
+        assert resp.headers["Content-Type"].startswith("text/event-stream")
+        event, first = await asyncio.wait_for(next_event(resp), 30)
+        assert event == "state" and first["me"] == 0
+        assert table.webapp.hub.connections == 1
+        assert table.webapp.hub.in_app(table.game.id, ann)
+        mover = seat_user(table, first["turn"])
+        await table.session(mover)
+        state = await table.state(mover)
+        action = state["actions"][0]
+        # The tap comes through the text button's path, not the app.
+        queued = max(r.id for r in await outbox_rows(table))
+        await table.service.play(
+            table.game.id, mover, state["version"], action["kind"], ".".join(action["cards"] or [])
+        )
+        event, moved = await asyncio.wait_for(next_event(resp), 30)
+        assert event == "state" and moved["version"] > first["version"]
+        # Ann is in the app: her hand message was not edited, nor was she pinged.
+        rows = [r for r in await outbox_rows(table) if r.id > queued]
+        assert rows, "the move told the group and the other player"
+        assert not [r for r in rows if r.chat_id == ann], rows
+        resp.close()
+        # Once she leaves, her hand message is brought up to date, once.
+        await asyncio.wait_for(_until(lambda: table.webapp.hub.connections == 0), 30)
+        await asyncio.wait_for(_until_async(lambda: _has_hand_edit(table, ann, queued)), 30)
+        assert ben != ann
+
+
+async def _has_hand_edit(table: Table, user_id: int, after: int) -> bool:
+    rows = await outbox_rows(table)
+    return any(r.id > after and r.role == f"hand:{user_id}" for r in rows)
+
+
+async def outbox_rows(table: Table) -> list[Any]:
+    return list(await table.storage.pending(time.time() + 1e9, limit=100_000))
+
+
+async def _until(check: Any) -> None:
+    while not check():
+        await asyncio.sleep(0.02)
+
+
+async def _until_async(check: Any) -> None:
+    while not await check():
+        await asyncio.sleep(0.02)
+
+
+async def test_on_postgresql_a_move_through_one_instance_reaches_a_live_connection_on_another(
+    pg_url: str,
+) -> None:
+    """Two instances on one database: Ann's app is connected to instance B; a move made
+    through instance A (a text tap there) reaches her through PostgreSQL's NOTIFY from
+    the move's transaction (migration 8), with no commit on B."""
+    first, second = await open_storage(pg_url), await open_storage(pg_url)
+    try:
+        services = [
+            GameService(s, bot_username="cards_bot", computer_pause=0, default_language="en")
+            for s in (first, second)
+        ]
+        users = [UserInfo(10, "Ann"), UserInfo(11, "Ben")]
+        for user in users:
+            await first.upsert_user(user.id, user.name, None, None)
+            await first.set_user_started(user.id, True)
+        game = await services[0].new_game(CHAT, "Group", None, users[0])
+        await services[0].join(game.id, users[1])
+        game = await services[0].start(game.id, users[0].id)
+        webapp = WebApp(services[1], bot_token=TOKEN, max_age=MAX_AGE)
+        await second.listen_games(webapp.hub.changed, webapp.hub.heard)
+        mover_app = WebApp(services[0], bot_token=TOKEN, max_age=MAX_AGE)  # instance A
+        await first.listen_games(mover_app.hub.changed, mover_app.hub.heard)
+        app = webapp.add_routes(web.Application())
+        async with TestClient(TestServer(app)) as client:
+            table = Table(services[1], second, client, Clock(), webapp, game, users)
+            token = await table.session(10)
+            resp = await client.get(f"/webapp/api/live?game={game.id}&token={token}")
+            event, state = await asyncio.wait_for(next_event(resp), 30)
+            # Instance A is told Ann is in the app (through B): it spares her hand's edits.
+            await asyncio.wait_for(_until(lambda: mover_app.hub.in_app(game.id, 10)), 30)
+            queued = max(r.id for r in await outbox_rows(table))
+            for _ in range(3):  # a few moves, whoever's turn, all through instance A
+                mover = seat_user(table, state["turn"])
+                await table.session(mover)
+                mine = await table.state(mover)
+                action = mine["actions"][0]
+                codes = ".".join(action["cards"] or [])
+                await services[0].play(game.id, mover, mine["version"], action["kind"], codes)
+                event, moved = await asyncio.wait_for(next_event(resp), 30)
+                assert event == "state" and moved["version"] > state["version"]
+                state = moved
+            rows = [r for r in await outbox_rows(table) if r.id > queued]
+            # (A "delete" of a ping A cannot know is down costs nothing when none is up.)
+            assert rows and not [r for r in rows if r.chat_id == 10 and r.method != "delete"]
+            resp.close()
+            # She leaves: A hears it, and B (holding her connection) brings her hand up
+            # to date once.
+            await asyncio.wait_for(_until(lambda: not mover_app.hub.in_app(game.id, 10)), 30)
+            await asyncio.wait_for(_until_async(lambda: _has_hand_edit(table, 10, queued)), 30)
+    finally:
+        await first.close()
+        await second.close()
