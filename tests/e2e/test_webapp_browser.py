@@ -517,3 +517,15 @@ async def test_screenshots_of_a_two_and_a_four_player_table(tmp_path: Path) -> N
                 await _screenshot(page, f"4p-{theme}", tmp_path)
                 assert await page.page.locator(".opponents .seat.partner").count() == 1
                 assert page.errors == []
+            # The narrowest phone in portrait, and a desktop window: no sideways scrolling,
+            # every card and action on screen.
+            for size in ({"width": 320, "height": 568}, {"width": 1280, "height": 800}):
+                await page.page.set_viewport_size(size)
+                width = await page.page.evaluate("document.documentElement.scrollWidth")
+                assert width <= size["width"], (size, width)
+                for box in [
+                    await e.bounding_box()
+                    for e in await page.page.query_selector_all("#hand .card, #actions button")
+                ]:
+                    assert box is not None
+                    assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"], (size, box)

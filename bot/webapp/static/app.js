@@ -446,6 +446,7 @@
     if (!state) return;
     root.setAttribute("data-state", state.finished ? "finished" : "playing");
     root.setAttribute("data-kind", state.kind);
+    root.setAttribute("data-seats", String((state.seats || []).length));
     hideMessage();
     renderBar();
     renderOpponents();
@@ -623,7 +624,7 @@
   function renderHand() {
     var box = clear(document.getElementById("hand"));
     var hand = state.hand || [];
-    box.style.setProperty("--n", String(Math.max(4, hand.length)));
+    box.style.setProperty("--n", String(Math.max(1, hand.length)));
     var usable = {};
     var withCards = cardActions();
     withCards.forEach(function (a) {
