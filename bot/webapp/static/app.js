@@ -775,6 +775,22 @@
 
   // --- start --------------------------------------------------------------------------
 
+  // The first session; while the bot cannot be reached (restarting, the phone offline)
+  // it is asked again every few seconds. A refusal stays on screen: its message says why.
+  function boot() {
+    startSession().then(
+      function () {
+        return refresh().then(connectLive);
+      },
+      function (error) {
+        if (error && error.name === "TypeError") {
+          setLive("off");
+          setTimeout(boot, 3000);
+        }
+      }
+    );
+  }
+
   function start() {
     if (tg) {
       try {
@@ -792,14 +808,7 @@
     }
     showMessage(t("connecting"));
     setLive("wait");
-    startSession().then(
-      function () {
-        return refresh().then(connectLive);
-      },
-      function () {
-        /* the message says why */
-      }
-    );
+    boot();
     setInterval(tick, 500);
     document.addEventListener("visibilitychange", resync);
     window.addEventListener("online", resync);
