@@ -119,6 +119,7 @@ async def a_table(
     computers: int = 0,
     rules: dict[str, Any] | None = None,
     language: str = "en",
+    **settings: Any,
 ) -> AsyncIterator[Table]:
     """A running bot with its Mini App on, a group and its players at a started game."""
     tmp_path.mkdir(parents=True, exist_ok=True)
@@ -131,6 +132,7 @@ async def a_table(
             tmp_path / "bot.sqlite3",
             default_language=language,
             **webapp_settings(free_port()),
+            **settings,
         ) as app:
             yield await start_game(
                 fake,
@@ -363,6 +365,35 @@ def hand_codes(user: FakeUser, group: FakeChat) -> list[str]:
     """The cards the user's hand message shows, as card codes."""
     suits = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
     return [c[:-1] + suits[c[-1]] for c in hand_cards(user, group)]
+
+
+async def test_the_pages_follow_moves_the_timer_makes(tmp_path: Path) -> None:
+    """Nobody taps: the turn timer runs out and the bot plays for whoever's turn it is
+    (AFK); both pages show each of those moves, and whose turn and its countdown."""
+    async with (
+        chromium() as browser,
+        a_table(tmp_path, ["Anna", "Boris"], turn_timeout_seconds=2) as table,
+    ):
+        players = [await launch(browser, u, table.group) for u in table.users]
+        state = await players[0].state()
+        assert state["deadline"] is not None
+        turn = players[0].page.locator("#turn")
+        assert "Your turn" in await turn.inner_text() or "Turn: " in await turn.inner_text()
+        assert re.search(r"\d:\d\d", await turn.inner_text())
+
+        async def played_for_them() -> bool:
+            return len(await table.moves()) >= 3
+
+        await table.fake.wait_for(played_for_them, timeout=60, description="timer moves")
+        moves = await table.moves()
+        assert len(moves) >= 3, "the timer played nothing"
+        version = await table.version()
+        await in_step(players, version)
+        last = Move.from_json(moves[-1].move)
+        for player in players:
+            shown = set(await player.table_cards())
+            assert {c.code() for c in last.cards} <= shown or (await player.version()) > version
+            assert player.errors == []
 
 
 async def test_a_refused_action_says_why_and_changes_nothing(tmp_path: Path) -> None:
