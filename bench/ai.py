@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from bench.opponents import STYLES, make_opponent
-from engine.ai import (
+from engine.burkozel.ai import (
     LEVELS,
     Player,
     RandomPlayer,
@@ -61,10 +61,10 @@ from engine.ai import (
     make_player,
     strong_player,
 )
-from engine.ai.players import HARD_WORLDS
+from engine.burkozel.ai.players import HARD_WORLDS
+from engine.burkozel.deal import Deal
+from engine.burkozel.rules import HAND_SIZE, RuleSet
 from engine.cards import Card, shuffled_deck
-from engine.deal import Deal
-from engine.rules import HAND_SIZE, RuleSet
 
 
 class QueuedDeal(Deal):

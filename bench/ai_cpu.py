@@ -20,9 +20,9 @@ from collections.abc import Sequence
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from bench.ai import make, pct
-from engine.ai import GreedyPlayer
+from engine.burkozel.ai import GreedyPlayer
+from engine.burkozel.deal import Deal
 from engine.cards import shuffled_deck
-from engine.deal import Deal
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -18,8 +18,8 @@ from collections.abc import Sequence
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from bench.ai import make
+from engine.burkozel.deal import Deal, Move, PlayerView
 from engine.cards import shuffled_deck
-from engine.deal import Deal, Move, PlayerView
 
 
 def play(

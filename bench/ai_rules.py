@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from engine.ai import Player
+from engine.burkozel.ai import Player
+from engine.burkozel.deal import Deal
+from engine.burkozel.rules import RuleSet
+from engine.burkozel.scoring import sides
 from engine.cards import shuffled_deck
-from engine.deal import Deal
-from engine.rules import RuleSet
-from engine.scoring import sides
 
 
 @dataclass

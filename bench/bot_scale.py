@@ -12,7 +12,7 @@ a legal move and then the play button. Figures: updates/s (callback queries answ
 the timed window), tap-to-answer p50/p95 (update created -> answerCallbackQuery at the
 fake), 429s the fake sent, and the CPU time the bot instances and the PostgreSQL server
 spent per answered update in the window (/proc; steadier than updates/s on a shared
-machine, where the other processes' load sets how much CPU these get). PostgreSQL is a throw-away cluster (tests/pg_cluster.py) or
+machine, where the other processes' load sets how much CPU these get). PostgreSQL is a throw-away cluster (tests/support/pg_cluster.py) or
 ``--database-url``.
 """
 
@@ -34,11 +34,11 @@ from typing import Any
 import aiohttp
 import asyncpg
 
-import engine
-from bot.callbacks import CardCb, LobbyCb, PlayCb
-from bot.games.burkozel import card_taps
+from bot.games.burkozel.game import card_taps
+from bot.views.callbacks import CardCb, LobbyCb, PlayCb
+from engine import burkozel
 from storage import open_storage
-from tests.fake_telegram import FakeChat, FakeTelegram, FakeUser
+from tests.support.fake_telegram import FakeChat, FakeTelegram, FakeUser
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "bench-secret"
@@ -55,7 +55,7 @@ class Table:
     group: FakeChat
     users: list[FakeUser]
     game_id: int = 0
-    series: engine.Series | None = None
+    series: burkozel.Series | None = None
 
 
 async def _start_instances(
@@ -117,7 +117,7 @@ async def run_scale(
     profile: bool = False,
 ) -> Any:
     """One configuration; returns bench/bot.py's Figures (plus ``floods``)."""
-    from tests.pg_cluster import Cluster, start_cluster
+    from tests.support.pg_cluster import Cluster, start_cluster
 
     cluster: Cluster | None = None
     if backend == "sqlite":
@@ -227,7 +227,7 @@ async def _drive(
         table.game_id = await fake.wait_for(lobby, timeout=600, interval=0.05)
         await taps.tap(second, command, LobbyCb(game=table.game_id, action="join").pack())
         await taps.tap(first, command, LobbyCb(game=table.game_id, action="start").pack())
-        table.series = engine.from_record(await storage.export_record(table.game_id))
+        table.series = burkozel.from_record(await storage.export_record(table.game_id))
 
     async def move(table: Table, rng: random.Random) -> bool:
         series = table.series
@@ -236,7 +236,7 @@ async def _drive(
             return False
         if series.current is None:  # the bot dealt the next deal: read its deck
             record = await storage.export_record(table.game_id)
-            series = table.series = engine.from_record(record)
+            series = table.series = burkozel.from_record(record)
         deal = series.current
         assert deal is not None and deal.turn is not None
         version = await storage.game_version(table.game_id)
@@ -427,7 +427,7 @@ def _record_arrivals(fake: FakeTelegram) -> list[float]:
 
 
 # The bot's sender starts at most global_capacity + global_rate * t operations in any t
-# seconds (bot/delivery.py Limits: 3 + 25 t); more arriving at the fake within BUNCH
+# seconds (bot/delivery/worker.py Limits: 3 + 25 t); more arriving at the fake within BUNCH
 # seconds were sent further apart and bunched up on the way (a busy event loop).
 BUNCH = 0.04
 

@@ -6,8 +6,8 @@ Each deal starts from a seeded random deck; every move is a random pick from
 declaring (Bura, D-rules with ``moscow: on``). "push" plays it trusted (no re-check, as a simulating
 computer player would); "apply" re-validates it first.
 
-Then the computer players' playout simulator (``engine/ai/sim.py`` with the greedy
-rollout policy, ``engine/ai/policy.py``): full greedy playouts per second from a
+Then the computer players' playout simulator (``engine/burkozel/ai/sim.py`` with the greedy
+rollout policy, ``engine/burkozel/ai/policy.py``): full greedy playouts per second from a
 sampled world at the start of a deal, the figure the Monte Carlo search spends its
 time on.
 """
@@ -22,11 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine import Deal, shuffled_deck
-from engine.ai import policy
-from engine.ai.sim import sample_world
+from engine import shuffled_deck
 from engine.bura.deal import BuraDeal
 from engine.bura.rules import BuraRules
+from engine.burkozel import Deal
+from engine.burkozel.ai import policy
+from engine.burkozel.ai.sim import sample_world
 
 
 def play_deal(players: int, rng: random.Random, *, validated: bool) -> int:

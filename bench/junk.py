@@ -50,11 +50,11 @@ import aiohttp
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import engine  # noqa: E402
-from bot.callbacks import CardCb, LobbyCb, PlayCb  # noqa: E402
-from bot.games.burkozel import card_taps  # noqa: E402
+from bot.games.burkozel.game import card_taps  # noqa: E402
+from bot.views.callbacks import CardCb, LobbyCb, PlayCb  # noqa: E402
+from engine import burkozel  # noqa: E402
 from storage import Backend, open_storage  # noqa: E402
-from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser  # noqa: E402
+from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser  # noqa: E402
 
 TOKEN = "123456:BENCH-junk"
 SECRET = "bench-secret"
@@ -207,7 +207,7 @@ class Game:
     think: float
     game_id: int = 0
     seats: list[int] = field(default_factory=list)
-    series: engine.Series | None = None
+    series: burkozel.Series | None = None
     moves: list[Move] = field(default_factory=list)
     seen: int = 0  # fake.requests already looked through for table edits
     tables: set[int] = field(default_factory=set)  # the group's table messages
@@ -232,7 +232,7 @@ class Game:
         await self.fake.wait_for(dealt, timeout=600, interval=0.05)
         game = await self.storage.get_game(self.game_id)
         self.seats = [s.user_id for s in game.seats]
-        self.series = engine.from_record(await self.storage.export_record(self.game_id))
+        self.series = burkozel.from_record(await self.storage.export_record(self.game_id))
 
     async def play(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -255,7 +255,7 @@ class Game:
         series = self.series
         assert series is not None
         if series.current is None:  # the bot dealt the next deal: read its deck
-            series = self.series = engine.from_record(
+            series = self.series = burkozel.from_record(
                 await self.storage.export_record(self.game_id)
             )
         deal = series.current

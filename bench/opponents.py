@@ -33,11 +33,17 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
-from engine.ai import GreedyPlayer, Player, canonical, policy
-from engine.ai.players import HARD_WORLDS, StrongPlayer, decision_rng, strong_player, utility
-from engine.ai.sim import Sim, build_world, sample_world, unseen_for
+from engine.burkozel.ai import GreedyPlayer, Player, canonical, policy
+from engine.burkozel.ai.players import (
+    HARD_WORLDS,
+    StrongPlayer,
+    decision_rng,
+    strong_player,
+    utility,
+)
+from engine.burkozel.ai.sim import Sim, build_world, sample_world, unseen_for
+from engine.burkozel.deal import Deal, Move, PlayerView
 from engine.cards import Suit
-from engine.deal import Deal, Move, PlayerView
 
 
 def _cost(move: Move, trump: Suit) -> tuple[int, int, int]:

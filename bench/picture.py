@@ -16,9 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot import picture
 from bot.i18n import texts
-from engine import Series, shuffled_deck
+from bot.views import picture
+from engine import shuffled_deck
+from engine.burkozel import Series
 
 NAMES = ("Алиса <b>", "Bob & Co 🍺", "🤖 Компьютер 1 (сложный)", "Ёжик ♠♥♦♣")
 

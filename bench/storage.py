@@ -24,9 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine import BASE_RULES, Series  # noqa: E402
+from engine.burkozel import BASE_RULES, Series  # noqa: E402
 from storage import SYNCHRONOUS, Game, GameChange, Storage  # noqa: E402
-from tests.storage_play import make_seats, next_change  # noqa: E402
+from tests.support.storage_play import make_seats, next_change  # noqa: E402
 
 GAMES = 4  # concurrent games, as a busy bot would have
 

@@ -33,16 +33,16 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from bot import metrics
-from bot.attachments import Attachments
-from bot.chat_order import ChatQueues
 from bot.config import Settings, split_listen
-from bot.delivery import DeliveryWorker, Limits
+from bot.delivery.attachments import Attachments
+from bot.delivery.worker import DeliveryWorker, Limits
 from bot.handlers import build_router
 from bot.handlers.stats import STATS_GROUP_COMMANDS, STATS_PRIVATE_COMMANDS
 from bot.i18n import LANGUAGES, texts
+from bot.middlewares.chat_order import ChatQueues
+from bot.middlewares.updates import OnceMiddleware
 from bot.roles import SenderRole
 from bot.service import GameService
-from bot.updates import OnceMiddleware
 from bot.webapp.api import WebApp
 from storage import Backend, open_storage
 

@@ -11,37 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from engine import BASE_RULES, RuleSet
-from engine.bura import BASE_BURA_RULES, BuraRules
-from engine.bura.rules import SWITCHES as BURA_SWITCHES
 from engine.errors import RuleSetError
-from engine.rules import SWITCHES as BURKOZEL_SWITCHES
+from engine.game import RulesLike
+from engine.registry import DEFAULT_GAME, GAMES, game_named, game_of_rules, stored_rules
 
-GAMES = ("burkozel", "bura")
-SWITCHES: dict[str, dict[str, tuple[object, ...]]] = {
-    "burkozel": dict(BURKOZEL_SWITCHES),
-    "bura": dict(BURA_SWITCHES),
-}
-# Rule ids (RULES.md) of each switch, shown next to it and in /rules.
-RULE_IDS = {
-    "burkozel": {
-        "discards": "B1",
-        "max_lead": "B2",
-        "series_end": "B3",
-        "scoring": "B4",
-        "teams": "B5",
-        "combinations": "B6",
-    },
-    "bura": {
-        "same_rank_leads": "D2",
-        "discards": "D3",
-        "target": "D5",
-        "molodka": "D7",
-        "moscow": "D8",
-        "series": "D10",
-        "dave": "D11",
-    },
-}
 # Turn timer in seconds; 0 is "no timer" (no auto-play, only a reminder now and then).
 TIMERS = (30, 60, 90, 180, 600, 0)
 STAND_INS = ("off", "easy", "normal", "hard")
@@ -57,28 +30,33 @@ class SettingsError(ValueError):
         self.detail = detail
 
 
-Rules = RuleSet | BuraRules
+Rules = RulesLike
 
 
 @dataclass(frozen=True, slots=True)
 class ChatSettings:
-    game: str = "burkozel"
-    burkozel: RuleSet = BASE_RULES
-    bura: BuraRules = BASE_BURA_RULES
+    game: str = DEFAULT_GAME
+    # Each game's switches where they differ from its base, by game name (sorted).
+    changed: tuple[tuple[str, Rules], ...] = ()
     turn_timer: int | None = None  # None: the bot's configured default
     stand_in: str | None = None  # None: the bot's configured default
 
     def rules(self, game: str | None = None) -> Rules:
-        return self.bura if (game or self.game) == "bura" else self.burkozel
+        name = game or self.game
+        return dict(self.changed).get(name) or game_named(name).rules_from_dict({})
+
+    def with_rules(self, game: str, rules: Rules) -> ChatSettings:
+        changed = {name: r for name, r in self.changed if name != game}
+        if rules.to_dict():
+            changed[game] = rules
+        return replace(self, changed=tuple(sorted(changed.items(), key=lambda item: item[0])))
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
-        if self.game != "burkozel":
+        if self.game != DEFAULT_GAME:
             data["game"] = self.game
-        if self.burkozel.to_dict():
-            data["burkozel"] = self.burkozel.to_dict()
-        if self.bura.to_dict():
-            data["bura"] = self.bura.to_dict()
+        for name, rules in self.changed:
+            data[name] = dict(rules.to_dict())
         if self.turn_timer is not None:
             data["turn_timer"] = self.turn_timer
         if self.stand_in is not None:
@@ -93,25 +71,27 @@ class ChatSettings:
         is read as the Burkozel switches."""
         if not isinstance(data, Mapping):
             raise SettingsError("settings.broken", "settings must be an object")
-        known = {f.name for f in fields(cls)}
-        flat = data.get("game", "burkozel")
+        flat = data.get("game", DEFAULT_GAME)
         switches = set(data) - {"game"}
-        if flat in GAMES and switches and switches <= set(SWITCHES[flat]):
+        if flat in GAMES and switches and switches <= set(GAMES[flat].switches):
             # A game's own rule set (``Game.rules`` form: what Chat.rules held before there
             # were settings): the switches of that game.
             data = {"game": flat, flat: {k: data[k] for k in switches}}
+        known = {f.name for f in fields(cls)} - {"changed"} | set(GAMES)
         unknown = sorted(set(data) - known)
         if unknown:
             raise SettingsError("settings.broken", f"unknown setting {unknown[0]!r}")
         try:
-            game = data.get("game", "burkozel")
+            game = data.get("game", DEFAULT_GAME)
             if game not in GAMES:
                 raise SettingsError("settings.broken", f"unknown game {game!r}")
-            settings = cls(
-                game=game,
-                burkozel=RuleSet.from_dict(data.get("burkozel", {})),
-                bura=BuraRules.from_dict(data.get("bura", {})),
-            )
+            settings = cls(game=game)
+            for name in GAMES:
+                if name in data:
+                    switches_of = data[name]
+                    if not isinstance(switches_of, Mapping):
+                        raise TypeError(f"{name} settings must be an object")
+                    settings = settings.with_rules(name, GAMES[name].rules_from_dict(switches_of))
             return settings.with_custom("turn_timer", data.get("turn_timer")).with_custom(
                 "stand_in", data.get("stand_in")
             )
@@ -128,16 +108,14 @@ class ChatSettings:
     def with_switch(self, game: str, name: str, value: str) -> ChatSettings:
         """One switch changed; ``value`` as a button carries it (text). Refused when the
         switch or value does not exist, or the rules would not fit together (B3)."""
-        if game not in GAMES or name not in SWITCHES[game]:
+        if game not in GAMES or name not in GAMES[game].switches:
             raise SettingsError("error.forged", f"unknown switch {name!r}")
-        allowed = {str(v): v for v in SWITCHES[game][name]}
+        allowed = {str(v): v for v in GAMES[game].switches[name]}
         if value not in allowed:
             raise SettingsError("error.forged", f"{name} cannot be {value!r}")
         try:
-            changed: dict[str, Any] = {name: allowed[value]}
-            if game == "bura":
-                return replace(self, bura=replace(self.bura, **changed))
-            return replace(self, burkozel=replace(self.burkozel, **changed))
+            switches = {**self.rules(game).to_dict(), name: allowed[value]}
+            return self.with_rules(game, GAMES[game].rules_from_dict(switches))
         except RuleSetError as exc:
             raise SettingsError("settings.conflict_b3", str(exc)) from None
 
@@ -164,11 +142,10 @@ class ChatSettings:
         raise SettingsError("error.forged", f"unknown custom {name!r}")
 
     def game_rules(self, game: str | None = None) -> dict[str, Any]:
-        """What a new game records as ``Game.rules``: Burkozel's switches as a record
-        writes them, Bura's with ``"game": "bura"`` (stats.summary.game_of)."""
-        if (game or self.game) == "bura":
-            return {"game": "bura", **self.bura.to_dict()}
-        return self.burkozel.to_dict()
+        """What a new game records as ``Game.rules``: its switches as a record writes
+        them, naming the game (``engine.registry.stored_rules``)."""
+        name = game or self.game
+        return stored_rules(name, self.rules(name).to_dict())
 
 
 def load(data: object) -> tuple[ChatSettings, SettingsError | None]:
@@ -182,18 +159,21 @@ def load(data: object) -> tuple[ChatSettings, SettingsError | None]:
 
 def rules_of_game(rules: Mapping[str, Any]) -> tuple[str, Rules]:
     """A game's recorded ``Game.rules`` read back: its game name and rule set."""
-    if rules.get("game") == "bura":
-        return "bura", BuraRules.from_dict({k: v for k, v in rules.items() if k != "game"})
-    return "burkozel", RuleSet.from_dict({k: v for k, v in rules.items() if k != "game"})
+    name = game_of_rules(rules)
+    if name not in GAMES:
+        raise RuleSetError(f"unknown game {name!r}")
+    switches = {k: v for k, v in rules.items() if k != "game"}
+    return name, game_named(name).rules_from_dict(switches)
 
 
-def differences(rules: Rules) -> dict[str, object]:
-    """The switches that differ from the game's base, in rule-book order."""
-    return dict(rules.to_dict())
+def switch_values(game: str, rules: Rules) -> dict[str, object]:
+    """Every switch of ``game`` with its value in ``rules``, in rule-book order."""
+    changed = rules.to_dict()
+    return {name: changed.get(name, values[0]) for name, values in GAMES[game].switches.items()}
 
 
-def game_name(rules: Rules) -> str:
-    return "bura" if isinstance(rules, BuraRules) else "burkozel"
+def rule_id(game: str, switch: str) -> str:
+    return GAMES[game].rule_ids[switch]
 
 
 def fits_seats(rules: Rules, players: int) -> None:
@@ -204,35 +184,25 @@ def fits_seats(rules: Rules, players: int) -> None:
         raise SettingsError("lobby.pairs_need_four", str(exc)) from None
 
 
-# --- presets (RULES.md values; each sets the game and all its switches) -------------
+# --- presets (each sets the game and all its switches; the games name them) -------
 
-PRESETS: dict[str, tuple[str, dict[str, object]]] = {
-    # Part A as written: every switch at its base value.
-    "classic_burkozel": ("burkozel", {}),
-    # How it is often played at home: closed discards (B1), leads of four (B2) and the
-    # combinations (B6, Part C).
-    "home_burkozel": ("burkozel", {"discards": "closed", "max_lead": 4, "combinations": "on"}),
-    # Two pairs of partners (B5) with the combinations.
-    "pairs": ("burkozel", {"teams": "pairs", "combinations": "on"}),
-    # Part D at its base values: closed discards, молодка «Стоп!», penalties to 12.
-    "classic_bura": ("bura", {}),
-    # «Открытая бура» (D3 open), with Москва (D8) and same-rank leads (D2).
-    "open_bura": ("bura", {"discards": "open", "moscow": "on", "same_rank_leads": "on"}),
-}
+
+def presets() -> dict[str, tuple[str, Mapping[str, object]]]:
+    """Every registered game's presets, by name: the game and its switches."""
+    return {p: (g.name, switches) for g in GAMES.values() for p, switches in g.presets.items()}
 
 
 def apply_preset(settings: ChatSettings, name: str) -> ChatSettings:
-    if name not in PRESETS:
+    found = presets().get(name)
+    if found is None:
         raise SettingsError("error.forged", f"unknown preset {name!r}")
-    game, switches = PRESETS[name]
-    if game == "bura":
-        return replace(settings, game=game, bura=BuraRules.from_dict(switches))
-    return replace(settings, game=game, burkozel=RuleSet.from_dict(switches))
+    game, switches = found
+    return replace(settings, game=game).with_rules(game, GAMES[game].rules_from_dict(switches))
 
 
 def preset_of(settings: ChatSettings) -> str | None:
     """The preset these settings match, if any."""
-    for name in PRESETS:
+    for name in presets():
         if apply_preset(settings, name) == settings:
             return name
     return None

@@ -1,4 +1,5 @@
-"""The text catalogue: gettext `.po` files in bot/locales, one per language.
+"""The text catalogue: gettext `.po` files in bot/locales, one per language, and the
+catalogues a game brings in its own folder (``add_catalogues``).
 
 Message ids are symbolic keys (``lobby.title``) so that every language, English
 included, lives in a catalogue and none in the handlers. Babel reads the `.po`
@@ -23,9 +24,27 @@ LANGUAGES = ("ru", "en")
 DEFAULT_LANGUAGE = "ru"
 
 
-@cache
-def _translations(language: str) -> gettext.GNUTranslations:
-    with (LOCALES_DIR / f"{language}.po").open("rb") as fh:
+# Folders holding ``<language>.po`` files: the bot's own, then each added game's.
+CATALOGUES: list[Path] = [LOCALES_DIR]
+
+
+def add_catalogues(folder: Path) -> None:
+    """Texts of a game that keeps its catalogues in its own folder (a key the bot's own
+    catalogue has is not taken from there)."""
+    if folder not in CATALOGUES:
+        CATALOGUES.append(folder)
+        _translations.cache_clear()
+        texts.cache_clear()
+
+
+def remove_catalogues(folder: Path) -> None:
+    CATALOGUES.remove(folder)
+    _translations.cache_clear()
+    texts.cache_clear()
+
+
+def _read(folder: Path, language: str) -> gettext.GNUTranslations:
+    with (folder / f"{language}.po").open("rb") as fh:
         catalog = read_po(fh, locale=language)
     buffer = io.BytesIO()
     write_mo(buffer, catalog)
@@ -33,9 +52,21 @@ def _translations(language: str) -> gettext.GNUTranslations:
     return gettext.GNUTranslations(buffer)
 
 
+@cache
+def _translations(language: str) -> gettext.GNUTranslations:
+    first, *rest = CATALOGUES
+    translations = _read(first, language)
+    for folder in rest:
+        translations.add_fallback(_read(folder, language))
+    return translations
+
+
 def catalog_keys(language: str) -> set[str]:
-    with (LOCALES_DIR / f"{language}.po").open("rb") as fh:
-        return {str(m.id) for m in read_po(fh, locale=language) if m.id}
+    keys: set[str] = set()
+    for folder in CATALOGUES:
+        with (folder / f"{language}.po").open("rb") as fh:
+            keys |= {str(m.id) for m in read_po(fh, locale=language) if m.id}
+    return keys
 
 
 class Html(str):

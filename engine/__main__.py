@@ -8,11 +8,11 @@ import json
 import sys
 from collections.abc import Sequence
 
-from engine.ai import LEVELS
+from engine.burkozel.ai import LEVELS
+from engine.burkozel.play import run
+from engine.burkozel.rules import RuleSet
 from engine.errors import RecordError, RuleSetError
-from engine.games import replay_json
-from engine.play import run
-from engine.rules import RuleSet
+from engine.registry import replay_json
 
 
 def _replay(path: str) -> int:

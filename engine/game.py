@@ -9,7 +9,7 @@ from the states it starts), so the bot, storage and AI can play any registered g
   :class:`~engine.errors.IllegalMoveError` and changes nothing), a seat's view and the
   typed result.
 
-The registry (``engine.games``) finds a game by name or by a record's ``format``.
+The registry (``engine.registry``) finds a game by name or by a record's ``format``.
 """
 
 from __future__ import annotations
@@ -18,6 +18,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from engine.cards import Card
+
+# The computer players' levels every game offers at a table (a game may have more).
+COMPUTER_LEVELS = ("easy", "normal", "hard")
 
 ActionT = TypeVar("ActionT")
 ViewT_co = TypeVar("ViewT_co", covariant=True)
@@ -36,6 +39,10 @@ class DealState(Protocol[ActionT, ViewT_co, ResultT_co]):
         ...
 
     def legal_actions(self, seat: int) -> list[ActionT]: ...
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """The cards ``seat`` holds (what every other seat's view must hide)."""
+        ...
 
     def apply(self, action: ActionT) -> object:
         """Play ``action`` or raise ``IllegalMoveError`` (nothing changes then)."""
@@ -83,7 +90,17 @@ class SeriesState(Protocol[ActionT]):
 
     def result(self) -> SeriesResultLike: ...
 
-    def to_record(self) -> dict[str, Any]: ...
+
+class RulesLike(Protocol):
+    """A game's rule set: one value per switch, the base game by default."""
+
+    def to_dict(self) -> Mapping[str, object]:
+        """The switches that differ from the base, as a record writes them."""
+        ...
+
+    def check_players(self, players: int) -> None:
+        """Raise ``RuleSetError`` when these rules cannot be played by ``players``."""
+        ...
 
 
 class Game(Protocol[ActionT]):
@@ -93,6 +110,18 @@ class Game(Protocol[ActionT]):
     record_format: str
     min_players: int
     max_players: int
+    # Other names ``/newgame`` takes for it (``/newgame бура``).
+    aliases: tuple[str, ...]
+    # Each rule switch with its values, the base value first, in rule-book order, and
+    # the RULES.md id of each.
+    switches: Mapping[str, tuple[object, ...]]
+    rule_ids: Mapping[str, str]
+    # Named choices of switches (``/settings`` presets), in the order offered.
+    presets: Mapping[str, Mapping[str, object]]
+
+    def rules_from_dict(self, data: Mapping[str, Any]) -> RulesLike:
+        """A rule set from its switches (``RuleSetError`` if one cannot be)."""
+        ...
 
     def new_series(
         self, players: int, rules: Mapping[str, Any] | None = None, first_dealer: int = 0
@@ -105,6 +134,10 @@ class Game(Protocol[ActionT]):
     def action_to_json(self, action: ActionT) -> dict[str, Any]: ...
 
     def from_record(self, record: object) -> SeriesState[ActionT]: ...
+
+    def to_record(self, series: SeriesState[ActionT]) -> dict[str, Any]:
+        """The record of everything ``series`` (one of this game's) played so far."""
+        ...
 
     def replay_json(self, record: object) -> dict[str, Any]:
         """Replay a record and return the CLI's JSON report (``RecordError`` if broken)."""

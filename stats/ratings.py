@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from openskill.models import PlackettLuce
 
@@ -32,6 +32,17 @@ class Skill:
         return self.mu - 3 * self.sigma
 
 
+class Rated(Protocol):
+    """A rating as the caller keeps it (a :class:`Skill`, or a stored rating)."""
+
+    @property
+    def mu(self) -> float: ...
+    @property
+    def sigma(self) -> float: ...
+    @property
+    def series(self) -> int: ...
+
+
 @dataclass(frozen=True)
 class Entrant:
     """One seat in a rated series: its rating key, team and place (0 = best)."""
@@ -41,7 +52,7 @@ class Entrant:
     place: int
 
 
-def rate(entrants: Sequence[Entrant], current: Mapping[str, Skill]) -> dict[str, Skill]:
+def rate(entrants: Sequence[Entrant], current: Mapping[str, Rated]) -> dict[str, Skill]:
     """The new rating of every player in the series.
 
     Teams are ranked by the place of their first member (partners share a place).

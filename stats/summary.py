@@ -1,20 +1,77 @@
-"""A finished series as per-seat results: places, teams and the numbers /stats adds up."""
+"""A finished series as per-seat results: places, teams and the numbers /stats adds up,
+and the series' rating step (stats.ratings).
+
+The bot hands the :class:`SeriesEnd` this builds to storage with the change that finishes
+the game; storage records it and rates it (:meth:`SeriesEnd.rate`) in that transaction.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from storage.models import Seat, SeatResult, SeriesEnd
+from engine.registry import BY_FORMAT, game_of_rules
+from stats import ratings
 
-GAMES = ("burkozel", "bura")
+
+class Seat(Protocol):
+    """Who sat where (a stored game's seat)."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def user_id(self) -> int | None: ...
+    @property
+    def bot_level(self) -> str | None: ...
+    @property
+    def name(self) -> str: ...
 
 
-def game_of(rules: Mapping[str, Any], record_format: str | None = None) -> str:
-    """Which game a rule set (or a record's format) is for: Bura (Part D) or Burkozel."""
-    if rules.get("game") == "bura" or (record_format or "").startswith("bura"):
-        return "bura"
-    return "burkozel"
+@dataclass(frozen=True)
+class SeatResult:
+    """One seat's part in a finished series (what /stats adds up and /top rates)."""
+
+    seat: int
+    user_id: int | None
+    bot_level: str | None
+    name: str
+    team: int  # seats with the same team are rated together (B5 pairs)
+    place: int  # 0 = the winners; ties share a place
+    won: bool
+    deals: int
+    points: int  # trick points over all deals
+    penalties: int  # the series total (R13; deal wins in a Bura robber series)
+    best_deal: int  # most trick points in one deal
+    declarations_true: int = 0  # Bura D5
+    declarations_false: int = 0
+    combinations: int = 0  # Part C / D6-D8 shown
+
+    @property
+    def player(self) -> str:
+        """The rating key: a person by id, a computer player by level."""
+        return f"u{self.user_id}" if self.user_id is not None else f"ai:{self.bot_level}"
+
+
+@dataclass(frozen=True)
+class SeriesEnd:
+    """A finished series: its game (``engine.registry``), deals and per-seat results."""
+
+    game: str
+    deals: int
+    seats: tuple[SeatResult, ...]
+    teams: str = "none"  # B5: 'none' | 'pairs'
+
+    def rate(self, current: Mapping[str, ratings.Rated]) -> dict[str, ratings.Skill]:
+        """The players' new ratings after this series: one openskill match, teams
+        ranked by place (``current``: their ratings so far; a missing key starts afresh)."""
+        entrants = [ratings.Entrant(r.player, r.team, r.place) for r in self.seats]
+        return ratings.rate(entrants, current)
+
+
+def _game_played(rules: Mapping[str, Any], record_format: str | None) -> str:
+    played = BY_FORMAT.get(record_format) if record_format is not None else None
+    return played.name if played is not None else game_of_rules(rules)
 
 
 def higher_is_better(rules: Mapping[str, Any]) -> bool:
@@ -52,7 +109,9 @@ def series_end(
     moves: Sequence[Sequence[Mapping[str, Any]]] = (),
     record_format: str | None = None,
 ) -> SeriesEnd:
-    """Per-seat results of a finished series from its deals' points and penalties.
+    """Per-seat results of a finished series from its deals' points and penalties; its
+    game is the one whose record ``format`` is ``record_format``, else the one ``rules``
+    names (``engine.registry.game_of_rules``).
 
     ``moves`` (each deal's move list, as recorded) count combinations shown (a move with
     ``"show"``) and Bura declarations (``"declare"``): a declaration is true when the
@@ -82,7 +141,7 @@ def series_end(
                     false_decl[seat] += 1
     won = set(winners)
     return SeriesEnd(
-        game=game_of(rules, record_format),
+        game=_game_played(rules, record_format),
         deals=len(deal_penalties),
         teams="pairs" if len(set(team_of)) < players else "none",
         seats=tuple(

@@ -1,10 +1,11 @@
 """Storage: games, move logs, tallies, messages and the outbox.
 
-SQLite (aiosqlite, the embedded default) or PostgreSQL (asyncpg, several instances),
-chosen by URL (storage/url.py). The contract with the bot is docs/storage-api.md.
+The contract with the bot is :class:`storage.contract.Backend`; two packages implement
+it, SQLite (:mod:`storage.sqlite`, aiosqlite, the embedded default) and PostgreSQL
+(:mod:`storage.postgres`, asyncpg, several instances), chosen by URL (storage/url.py).
 """
 
-from storage.db import SYNCHRONOUS, Storage
+from storage.contract import Backend
 from storage.errors import (
     CorruptRecordError,
     GameExistsError,
@@ -13,9 +14,7 @@ from storage.errors import (
     StaleVersionError,
     StorageError,
 )
-from storage.migrations import MIGRATIONS, SCHEMA_VERSION
 from storage.models import (
-    _UNSET,
     GAME_STATUSES,
     OPEN_STATUSES,
     UNSET,
@@ -28,21 +27,25 @@ from storage.models import (
     GameState,
     LoggedMove,
     MessageRef,
-    OutboxItem,
     OutboxOp,
     PlayerRecord,
     Rating,
     Seat,
+    SeatOutcome,
     SeatResult,
     SentOp,
     SeriesEnd,
     SeriesSummary,
+    Skill,
     User,
     UserStats,
 )
-from storage.pg import PgStorage
+from storage.postgres import PgStorage
+from storage.rows import OutboxItem
+from storage.sqlite import SYNCHRONOUS, Storage
+from storage.sqlite.migrations import MIGRATIONS, SCHEMA_VERSION
 from storage.updates import CURRENT_UPDATE, DuplicateUpdateError, UpdateClaim
-from storage.url import Backend, open_storage, parse_database_url
+from storage.url import open_storage, parse_database_url
 
 __all__ = [
     "CURRENT_UPDATE",
@@ -52,7 +55,6 @@ __all__ = [
     "SCHEMA_VERSION",
     "SYNCHRONOUS",
     "UNSET",
-    "_UNSET",
     "Backend",
     "Chat",
     "CorruptRecordError",
@@ -74,10 +76,12 @@ __all__ = [
     "PlayerRecord",
     "Rating",
     "Seat",
+    "SeatOutcome",
     "SeatResult",
     "SentOp",
     "SeriesEnd",
     "SeriesSummary",
+    "Skill",
     "StaleVersionError",
     "Storage",
     "StorageError",

@@ -12,7 +12,7 @@ import sys
 
 from storage.copy import copy_database
 from storage.errors import StorageError
-from storage.pg import redact
+from storage.postgres import redact
 from storage.url import parse_database_url
 
 

@@ -10,12 +10,15 @@ after the snapshot).
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
+from typing import Any, TypeAlias
 
-from storage.db import Storage
 from storage.errors import StorageError
-from storage.pg import PgStorage
-from storage.url import Backend, open_storage
+from storage.postgres import PgStorage
+from storage.sqlite import Storage
+from storage.url import parse_database_url
+
+# The copy reads and writes each backend's own tables, so it needs to know which it has.
+Backend: TypeAlias = Storage | PgStorage
 
 # Parents before children (foreign keys); tables added later go after these, by name.
 ORDER = (
@@ -149,13 +152,18 @@ async def _write_all(
             )
 
 
+async def _open(url: str) -> Backend:
+    kind, where = parse_database_url(url)
+    return await Storage.open(where) if kind == "sqlite" else await PgStorage.open(where)
+
+
 async def copy_database(source_url: str, target_url: str) -> dict[str, int]:
     """Copy everything from ``source_url`` into the empty ``target_url``; rows per table."""
     if source_url == target_url:
         raise StorageError("source and target are the same database")
-    source = await open_storage(source_url)
+    source = await _open(source_url)
     try:
-        target = await open_storage(target_url)
+        target = await _open(target_url)
         try:
             src_tables, dst_tables = await _tables(source), await _tables(target)
             busy = {t: n for t, n in (await _counts(target, dst_tables)).items() if n}

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from storage.models import Game
+from storage.models import Game
 
 
 class StorageError(Exception):

@@ -1,13 +1,11 @@
-"""Typed, immutable objects the storage layer hands out (see docs/storage-api.md)."""
+"""Typed, immutable objects the storage layer hands out and takes (storage/contract.py),
+and the shape of a finished series it records (:class:`SeriesEnd`)."""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
-from typing import Any, Final
-
-from storage.errors import CorruptRecordError
+from typing import Any, Final, Protocol
 
 GAME_STATUSES: Final = ("lobby", "playing", "finished", "cancelled", "abandoned")
 OPEN_STATUSES: Final = ("lobby", "playing")
@@ -37,7 +35,7 @@ class Chat:
     id: int
     title: str
     language: str | None
-    rules: dict[str, Any]
+    rules: dict[str, Any]  # the chat's settings (bot/chat_settings.py ChatSettings.to_dict())
     migrated_to: int | None
     # Bumped by every change of the title, language or settings: another instance's cached
     # copy of them is current while its stamp is the chat's. A counter, not content.
@@ -77,7 +75,7 @@ class Game:
     chat_id: int
     thread_id: int | None
     status: str  # 'lobby' | 'playing' | 'finished' | 'cancelled' | 'abandoned'
-    rules: dict[str, Any]  # RuleSet.to_dict()
+    rules: dict[str, Any]  # the game's switches, {"game": name, ...} (engine.registry)
     version: int  # starts at 0, +1 on every commit
     seats: tuple[Seat, ...]
     created_by: int
@@ -115,48 +113,15 @@ class DealTally:
 class OutboxOp:
     chat_id: int
     method: str  # 'send' | 'edit' | 'delete'
-    payload: dict[str, Any]  # Bot API params without chat_id
+    payload: dict[str, Any]  # Bot API params without chat_id (text, reply_markup, message_id, ...)
     game_id: int | None = None
-    role: str | None = None  # 'lobby', 'table', 'hand:<user_id>', 'ping:<user_id>', None
+    # Which game message: 'lobby', 'table' (deal 1), 'table:<n>' (deal n), 'hand:<user_id>',
+    # 'ping:<user_id>'; None for a one-off.
+    role: str | None = None
     # What an edit shows that its reader must see (a finished trick, R8): a newer pending
     # edit of the same message replaces it only if it shows the same milestone, so a state
     # the next one no longer shows is never coalesced away. None: any newer edit replaces it.
     milestone: str | None = None
-
-
-@dataclass(frozen=True)
-class OutboxItem:
-    """A pending outbox row. Its payload is decoded on first use: the sender looks at
-    every pending row to choose what may go now and sends few of them, so decoding each
-    row's text and keyboard up front cost it more than all the updates (issue 9)."""
-
-    id: int
-    chat_id: int
-    method: str
-    stored_payload: dict[str, Any] | str  # the JSON text as stored, or the decoded object
-    game_id: int | None
-    role: str | None
-    attempts: int
-    not_before: float
-    created_at: float
-    last_error: str | None = None
-
-    @cached_property
-    def payload(self) -> dict[str, Any]:
-        """Bot API params; CorruptRecordError when the stored text is not a JSON object."""
-        if isinstance(self.stored_payload, dict):
-            return self.stored_payload
-        try:
-            value = json.loads(self.stored_payload)
-        except ValueError as exc:
-            raise CorruptRecordError(
-                f"outbox row {self.id}: column payload is not valid JSON ({exc})"
-            ) from None
-        if not isinstance(value, dict):
-            raise CorruptRecordError(
-                f"outbox row {self.id}: column payload must hold a JSON object"
-            )
-        return value
 
 
 @dataclass(frozen=True)
@@ -213,14 +178,77 @@ class SeatResult:
         return f"u{self.user_id}" if self.user_id is not None else f"ai:{self.bot_level}"
 
 
-@dataclass(frozen=True)
-class SeriesEnd:
-    """A finished series as committed with the change that finishes it."""
+class SeatOutcome(Protocol):
+    """One seat of a finished series as the commit that finishes it records it (the
+    columns of :class:`SeatResult`, which reads it back)."""
 
-    game: str  # 'burkozel' | 'bura'
-    deals: int
-    seats: tuple[SeatResult, ...]
-    teams: str = "none"  # B5: 'none' | 'pairs'
+    @property
+    def seat(self) -> int: ...
+    @property
+    def user_id(self) -> int | None: ...
+    @property
+    def bot_level(self) -> str | None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def team(self) -> int: ...
+    @property
+    def place(self) -> int: ...
+    @property
+    def won(self) -> bool: ...
+    @property
+    def deals(self) -> int: ...
+    @property
+    def points(self) -> int: ...
+    @property
+    def penalties(self) -> int: ...
+    @property
+    def best_deal(self) -> int: ...
+    @property
+    def declarations_true(self) -> int: ...
+    @property
+    def declarations_false(self) -> int: ...
+    @property
+    def combinations(self) -> int: ...
+    @property
+    def player(self) -> str:
+        """The key the seat is rated under (``SeatResult.player``)."""
+        ...
+
+
+class Skill(Protocol):
+    """A player's rating in one chat and game, as a series' rating step reads and
+    returns it (a stored :class:`Rating` is one)."""
+
+    @property
+    def mu(self) -> float: ...
+    @property
+    def sigma(self) -> float: ...
+    @property
+    def series(self) -> int: ...
+
+
+class SeriesEnd(Protocol):
+    """A finished series, committed with the change that finishes it
+    (``GameChange.series_end``); the bot builds it with ``stats.summary.series_end``.
+
+    It brings its own rating step: the commit reads the current rating of each seat's
+    ``player`` in the chat and game, calls :meth:`rate`, and stores what it returns, all
+    in the transaction that finishes the game, so a series is rated exactly once."""
+
+    @property
+    def game(self) -> str: ...  # the engine's game name (engine.registry)
+    @property
+    def deals(self) -> int: ...
+    @property
+    def seats(self) -> Sequence[SeatOutcome]: ...
+    @property
+    def teams(self) -> str: ...  # B5: 'none' | 'pairs'
+
+    def rate(self, current: Mapping[str, Skill]) -> Mapping[str, Skill]:
+        """The new rating of every player key in the series; ``current`` holds those
+        already rated in this chat and game (a key missing from it starts afresh)."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -1,24 +1,22 @@
-"""Finished series, ratings, chat switches and lobby watchers (issue 14), for both backends.
+"""Finished series, ratings, chat switches and lobby watchers (issue 14), and a game's
+record, for both backends.
 
-Each operation is written once, as a *job*: a generator that yields the statements of one
-transaction (:class:`Step`, SQL with ``?`` placeholders, plain enough for SQLite and
-PostgreSQL alike) and is sent back each statement's rows. Deciding what to run next,
-decoding rows and rating a series are pure code here; a backend only runs the steps, on
-its own connection and inside its own transaction (``Storage._run_job`` in storage/db.py,
-``PgStorage._run_job`` in storage/pg.py). :class:`RecordsMixin` is the public API of
-both backends; :func:`record_series` and :func:`migrate_records` run inside the commit and
-the chat migration of each.
+Each operation is a job (storage/jobs.py): the SQL, the row decoding and the rating step
+are written once here, and each backend runs the steps in its own transaction.
+:class:`RecordsMixin` is the public API of both backends; :func:`record_series` and
+:func:`migrate_records` run inside the commit and the chat migration of each.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Generator, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from engine.registry import GAMES, game_of_rules
 from storage.errors import CorruptRecordError, StorageError
+from storage.jobs import Job, Rows, Step, query
 from storage.models import (
     DealStart,
     Game,
@@ -34,19 +32,6 @@ from storage.models import (
 _T = TypeVar("_T")
 logger = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True)
-class Step:
-    """One parameterised statement; ``many``: ``params`` is a list of parameter rows."""
-
-    sql: str
-    params: Sequence[Any] = ()
-    many: bool = False
-
-
-Rows: TypeAlias = list[Sequence[Any]]
-# Yields the statements of one transaction, is sent each one's rows ([] for `many`).
-Job: TypeAlias = Generator[Step, Rows, _T]
 
 _SEAT_RESULT_COLUMNS = (
     "seat, user_id, bot_level, name, team, place, won, deals, points, penalties, best_deal,"
@@ -104,19 +89,20 @@ def record_series(game_id: int, chat_id: int, end: SeriesEnd, now: float) -> Job
     )
     if len({r.team for r in end.seats}) < 2:
         return  # nothing to rate against
-    # Imported here: openskill is needed only when a series ends, not to open storage.
-    from stats.ratings import Entrant, Skill, rate
-
-    current: dict[str, Skill] = {}
+    current: dict[str, Rating] = {}
     for r in end.seats:
         rows = yield Step(
-            "SELECT mu, sigma, series FROM ratings WHERE chat_id = ? AND game = ? AND player = ?",
+            "SELECT name, mu, sigma, series FROM ratings"
+            " WHERE chat_id = ? AND game = ? AND player = ?",
             (chat_id, end.game, r.player),
         )
         if rows:
-            current[r.player] = Skill(float(rows[0][0]), float(rows[0][1]), int(rows[0][2]))
+            name, mu, sigma, series = rows[0]
+            current[r.player] = Rating(
+                end.game, r.player, str(name), float(mu), float(sigma), int(series)
+            )
     try:
-        new = rate([Entrant(r.player, r.team, r.place) for r in end.seats], current)
+        new = end.rate(current)
     except Exception:
         # The series stays recorded; a rating bug must not stop the game from finishing.
         logger.exception("game %s: rating the series failed; ratings left as they were", game_id)
@@ -159,11 +145,6 @@ def migrate_records(old_id: int, new_id: int) -> Job[None]:
     )
 
 
-def _query(statement: str, params: Sequence[object]) -> Job[Rows]:
-    """A job of one statement, for its rows."""
-    return (yield Step(statement, params))
-
-
 def _int(where: str, value: object) -> int:
     if type(value) is not int:
         raise CorruptRecordError(f"{where}: expected a whole number, not {value!r}")
@@ -195,7 +176,9 @@ def _seat_result(where: str, row: Sequence[Any]) -> SeatResult:
 class RecordsMixin:
     """Storage methods for stats, ratings, history, chat switches and /notify."""
 
-    if TYPE_CHECKING:  # provided by each backend (storage/db.py, storage/pg.py)
+    if (
+        TYPE_CHECKING
+    ):  # provided by each backend (storage/sqlite/__init__.py, storage/postgres/__init__.py)
 
         async def _run_job(self, job: Job[_T], *, write: bool) -> _T: ...
 
@@ -210,7 +193,7 @@ class RecordsMixin:
             where += " AND s.chat_id = ?"
             params.append(chat_id)
         rows = await self._run_job(
-            _query(
+            query(
                 f"SELECT s.game, {_SUMS} FROM series_seats ss"
                 " JOIN series s ON s.game_id = ss.game_id"
                 " LEFT JOIN chats c ON c.id = s.chat_id"
@@ -229,7 +212,7 @@ class RecordsMixin:
         if game is not None:
             sql += " AND game = ?"
             params.append(game)
-        rows = await self._run_job(_query(sql, params), write=False)
+        rows = await self._run_job(query(sql, params), write=False)
         result = []
         for row in rows:
             if not all(isinstance(v, int | float) for v in row[3:5]):
@@ -312,7 +295,7 @@ class RecordsMixin:
         """The chat's newest game with at least one finished deal (an open game in
         ``thread_id`` first), for /export."""
         rows = await self._run_job(
-            _query(
+            query(
                 "SELECT g.id FROM games g WHERE g.chat_id = ?"
                 " AND EXISTS (SELECT 1 FROM tallies t WHERE t.game_id = g.id)"
                 " ORDER BY CASE WHEN g.status IN ('lobby', 'playing')"
@@ -343,7 +326,7 @@ class RecordsMixin:
 
     async def set_chat_pictures(self, chat_id: int, on: bool) -> None:
         await self._run_job(
-            _query(
+            query(
                 "INSERT INTO chats (id, pictures) VALUES (?, ?)"
                 " ON CONFLICT (id) DO UPDATE SET pictures = excluded.pictures",
                 (chat_id, int(on)),
@@ -354,7 +337,7 @@ class RecordsMixin:
     async def chat_pictures(self, chat_id: int) -> bool:
         """Whether series results in this chat carry a picture (on unless switched off)."""
         rows = await self._run_job(
-            _query("SELECT pictures FROM chats WHERE id = ?", (chat_id,)), write=False
+            query("SELECT pictures FROM chats WHERE id = ?", (chat_id,)), write=False
         )
         return bool(rows[0][0]) if rows else True
 
@@ -383,7 +366,7 @@ class RecordsMixin:
         """The users waiting for a lobby in this chat; they are told once, so this forgets
         them (in the same transaction)."""
         rows = await self._run_job(
-            _query("DELETE FROM lobby_watchers WHERE chat_id = ? RETURNING user_id", (chat_id,)),
+            query("DELETE FROM lobby_watchers WHERE chat_id = ? RETURNING user_id", (chat_id,)),
             write=True,
         )
         return sorted(int(r[0]) for r in rows)
@@ -392,10 +375,10 @@ class RecordsMixin:
 def game_record(
     game: Game, deals: Sequence[DealStart], moves: Sequence[LoggedMove]
 ) -> dict[str, Any]:
-    """The game as its engine's record: ``bura-record/1`` for a rule set naming Bura
-    (``{"game": "bura", ...}``, as ``stats.summary.game_of`` tells), else
-    ``burkozel-record/1``; ``rules`` holds the engine's switches only. Each move goes to
-    its deal; a move of a deal with no deck is a corrupt record."""
+    """The game as its engine's record, in the ``format`` of the game its rule set is for
+    (``engine.registry``); ``rules`` holds the engine's switches only. Each move goes to
+    its deal; a move of a deal with no deck, or a game no longer registered, is a corrupt
+    record."""
     by_deal: dict[int, list[dict[str, Any]]] = {d.deal_index: [] for d in deals}
     for move in moves:
         if move.deal_index not in by_deal:
@@ -403,10 +386,12 @@ def game_record(
                 f"game {game.id}: a move belongs to deal {move.deal_index}, which has no deck"
             )
         by_deal[move.deal_index].append(move.move)
+    name = game_of_rules(game.rules)
+    if name not in GAMES:
+        raise CorruptRecordError(f"game {game.id}: its rules name {name!r}, no registered game")
     rules = {k: v for k, v in game.rules.items() if k != "game"}
-    bura = game.rules.get("game") == "bura"
     return {
-        "format": "bura-record/1" if bura else "burkozel-record/1",
+        "format": GAMES[name].record_format,
         "players": len(game.seats),
         "rules": rules,
         "deals": [

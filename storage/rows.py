@@ -1,5 +1,6 @@
 """Row encoding and decoding shared by both storage backends (SQLite and PostgreSQL),
-and the games columns a change sets (:func:`game_updates`).
+the games columns a change sets (:func:`game_updates`), and :class:`OutboxItem`, the
+outbox row whose payload is decoded only when read.
 
 Every decoder checks each column's type and raises :class:`CorruptRecordError` naming
 the row and column, so a damaged record is reported clearly instead of surfacing as a
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Final
 
 from storage.errors import CorruptRecordError, StorageError
@@ -24,7 +27,6 @@ from storage.models import (
     GameChange,
     LoggedMove,
     MessageRef,
-    OutboxItem,
     Seat,
     User,
     UserStats,
@@ -159,6 +161,41 @@ def game_row(row: Sequence[Any], seats: tuple[Seat, ...]) -> Game:
         winners=None if row[14] is None else loads_ints(where, "winners", row[14]),
         state_version=int_column(where, "state_version", row[15]),
     )
+
+
+@dataclass(frozen=True)
+class OutboxItem:
+    """A pending outbox row. Its payload is decoded on first use: the sender looks at
+    every pending row to choose what may go now and sends few of them, so decoding each
+    row's text and keyboard up front cost it more than all the updates (issue 9)."""
+
+    id: int
+    chat_id: int
+    method: str
+    stored_payload: dict[str, Any] | str  # the JSON text as stored, or the decoded object
+    game_id: int | None
+    role: str | None
+    attempts: int
+    not_before: float
+    created_at: float
+    last_error: str | None = None
+
+    @cached_property
+    def payload(self) -> dict[str, Any]:
+        """Bot API params; CorruptRecordError when the stored text is not a JSON object."""
+        if isinstance(self.stored_payload, dict):
+            return self.stored_payload
+        try:
+            value = json.loads(self.stored_payload)
+        except ValueError as exc:
+            raise CorruptRecordError(
+                f"outbox row {self.id}: column payload is not valid JSON ({exc})"
+            ) from None
+        if not isinstance(value, dict):
+            raise CorruptRecordError(
+                f"outbox row {self.id}: column payload must hold a JSON object"
+            )
+        return value
 
 
 def outbox_row(row: Sequence[Any]) -> OutboxItem:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal, TypeAlias
 
-from storage.db import Storage
-from storage.pg import PgStorage
+from storage.contract import Backend
+from storage.postgres import PgStorage
+from storage.sqlite import Storage
 
-Backend: TypeAlias = Storage | PgStorage
 Kind: TypeAlias = Literal["sqlite", "postgresql"]
 
 
@@ -39,7 +39,8 @@ def sqlite_url(path: str | Path) -> str:
 
 
 async def open_storage(url: str) -> Backend:
-    """Open (and migrate) the database ``url`` names."""
+    """Open (and migrate) the database ``url`` names. Returned as :class:`Backend`, so
+    mypy checks that both backends implement the whole contract."""
     kind, where = parse_database_url(url)
     if kind == "sqlite":
         return await Storage.open(where)

@@ -1,6 +1,6 @@
 """Shared fixtures: a throw-away PostgreSQL server for the tests that need one.
 
-Started once per session (tests/pg_cluster.py). Where none can be started, those tests
+Started once per session (tests/support/pg_cluster.py). Where none can be started, those tests
 are skipped and the reason is printed in the summary: never silently passed.
 """
 
@@ -16,7 +16,7 @@ import asyncpg
 import pytest
 
 from storage import Backend, open_storage
-from tests.pg_cluster import Cluster, Unavailable, start_cluster
+from tests.support.pg_cluster import Cluster, Unavailable, start_cluster
 
 _unavailable: list[str] = []
 

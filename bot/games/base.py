@@ -5,7 +5,7 @@ to, its texts and its table and hand drawing. The flows (``bot.service``) only t
 The engine's game interface (``engine.game``) says who may act (``actors``: several
 seats at once in Bura, or a C3/C4 stopper in Burkozel), what is legal and how an action
 applies; this one adds what a player sees and taps. A game's actions are the engine's
-own values; buttons carry them as ``kind`` + card codes (``bot.callbacks.PlayCb``), and
+own values; buttons carry them as ``kind`` + card codes (``bot.views.callbacks.PlayCb``), and
 the game module alone knows what its kinds mean (Burkozel: lead/beat/discard; Bura adds
 declare, «Стоп!», show, даве...).
 """
@@ -16,10 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from bot.i18n import Texts
-from bot.render import Keyboard
+from bot.i18n import Html, Texts
+from bot.views.render import Keyboard
 from engine import Card, Suit
-from storage import Game
+from storage import Game, PlayerRecord
 
 # An engine series, deal and action of the game at hand (each game has its own types;
 # the flows pass them back to the same game module without looking inside).
@@ -40,7 +40,7 @@ class ByItself:
 
 
 class BotGame(Protocol):
-    name: str  # the engine's game name (``engine.games``) and ``stats.summary.game_of``
+    name: str  # the engine's game name (``engine.registry``, ``game_of_rules``)
 
     # --- the rules and the engine -------------------------------------------------
     def new_series(self, players: int, rules: Mapping[str, Any], first_dealer: int) -> Series:
@@ -116,6 +116,21 @@ class BotGame(Protocol):
         ...
 
     # --- what players see --------------------------------------------------------
+    def lobby_title(self, t: Texts) -> str: ...
+
+    def lobby_seat_lines(self, t: Texts, game: Game) -> list[Html]:
+        """The lobby's seats as the rules arrange them (B5: two pairs); [] for one line
+        per seat."""
+        ...
+
+    def lobby_hint(self, t: Texts, game: Game) -> str:
+        """What is needed to start (how many players)."""
+        ...
+
+    def score_lines(self, t: Texts, game: Game, series: Series) -> list[Html]:
+        """Lines /score adds under the seats' totals (B5: each pair's pooled total)."""
+        ...
+
     def table_text(
         self, t: Texts, game: Game, series: Series, *, turn_seconds: int | None
     ) -> str: ...
@@ -153,6 +168,10 @@ class BotGame(Protocol):
         ...
 
     def series_end_text(self, t: Texts, game: Game, series: Series) -> str: ...
+
+    def stats_lines(self, t: Texts, stats: PlayerRecord) -> list[Html]:
+        """Lines /stats adds for this game (Bura: declarations true and false, D5)."""
+        ...
 
 
 class ForgedAction(ValueError):

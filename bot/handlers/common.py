@@ -10,10 +10,10 @@ from aiogram.exceptions import (
 )
 from aiogram.types import CallbackQuery, Chat, InaccessibleMessage, Message, User
 
-from bot.chatter import Route
+from bot.delivery.chatter import Route
 from bot.i18n import LANGUAGES, Html, Texts, texts
-from bot.render import Keyboard, deep_link
 from bot.service import GameService, UserError, UserInfo
+from bot.views.render import Keyboard, deep_link
 from storage import OutboxOp
 
 
@@ -44,7 +44,7 @@ async def reply(
 ) -> None:
     """Answer in the same chat (and topic) through the outbox, like every other message.
 
-    In a group the answers are bounded (bot/chatter.py): a repeat is not answered, and
+    In a group the answers are bounded (bot/delivery/chatter.py): a repeat is not answered, and
     past the group's share the answer goes to the asker's private chat. Buttons work
     there too: every button of a group command's answer names its group."""
     payload: dict[str, object] = {"text": text}

@@ -10,7 +10,7 @@ from aiogram.filters import ExceptionTypeFilter
 from aiogram.methods import AnswerCallbackQuery
 from aiogram.types import ErrorEvent
 
-from bot import lean_api
+from bot.delivery import lean_api
 from bot.handlers.common import chat_texts, reply, tap_texts
 from bot.service import GameService, NeedsStart, UserError
 

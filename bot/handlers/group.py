@@ -6,12 +6,10 @@ from aiogram import F, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
-from bot import burkozel_house as house
-from bot import render
-from bot.chatter import Route
+from bot.delivery.chatter import Route
 from bot.handlers.common import chat_texts, chat_title, reply, thread_of, user_info
 from bot.service import AlreadyOpen, GameService, UserError
-from engine import RuleSet
+from bot.views import render
 
 
 async def migrated(message: Message, service: GameService) -> None:
@@ -67,9 +65,7 @@ async def score(message: Message, service: GameService) -> None:
         totals = live.series.totals
         lines: list[str] = [t("score.series", deals=len(live.series.results))]
         lines += [f"{render.seat_name(s)}: {totals[s.seat]}" for s in live.game.seats]
-        rules = getattr(live.series, "rules", None)
-        if isinstance(rules, RuleSet) and house.pairs(rules):  # B5: the pooled totals
-            lines += house.team_lines(t, live.game, totals)
+        lines += live.ui.score_lines(t, live.game, live.series)
     else:
         stats = await service.storage.chat_stats(message.chat.id)
         if not stats:

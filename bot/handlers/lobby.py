@@ -5,10 +5,10 @@ from __future__ import annotations
 from aiogram import Router
 from aiogram.types import CallbackQuery
 
-from bot import lean_api
-from bot.callbacks import LobbyCb
+from bot.delivery import lean_api
 from bot.handlers.common import tap_texts, user_info
 from bot.service import GameService, UserError
+from bot.views.callbacks import LobbyCb
 
 
 async def lobby_button(query: CallbackQuery, callback_data: LobbyCb, service: GameService) -> None:

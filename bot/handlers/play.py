@@ -5,10 +5,10 @@ from __future__ import annotations
 from aiogram import Router
 from aiogram.types import CallbackQuery, Message
 
-from bot import lean_api
-from bot.callbacks import CancelCb, CardCb, PlayCb
+from bot.delivery import lean_api
 from bot.handlers.common import tap_texts
 from bot.service import GameService, UserError
+from bot.views.callbacks import CancelCb, CardCb, PlayCb
 from storage import OutboxOp
 
 

@@ -8,9 +8,8 @@ from aiogram import Bot, F, Router
 from aiogram.filters import Command, CommandObject, CommandStart
 from aiogram.types import CallbackQuery, Message
 
-from bot.callbacks import LangCb
-from bot.chat_settings import game_name, rules_of_game
 from bot.chat_settings import load as load_settings
+from bot.chat_settings import rules_of_game
 from bot.handlers.common import (
     MEMBERS,
     chat_texts,
@@ -25,7 +24,8 @@ from bot.handlers.common import (
 )
 from bot.i18n import LANGUAGES, texts
 from bot.service import GameService, UserError
-from bot.settings_view import rules_lines
+from bot.views.callbacks import LangCb
+from bot.views.settings import rules_lines
 from engine import EngineError
 
 
@@ -48,21 +48,17 @@ async def rules(message: Message, service: GameService) -> None:
     live = None
     if message.chat.type != "private":
         live = await service.open_live(message.chat.id, thread_of(message))
-    rules_in_force = None
+    in_force = None
     if live is not None:
         with contextlib.suppress(EngineError):
-            rules_in_force = rules_of_game(live.game.rules)[1]
-    if rules_in_force is None:
+            in_force = rules_of_game(live.game.rules)
+    if in_force is None:
         chat = await service.storage.get_chat(message.chat.id)
-        rules_in_force = load_settings(chat.rules if chat else {})[0].rules()
-    game = game_name(rules_in_force)
+        settings = load_settings(chat.rules if chat else {})[0]
+        in_force = settings.game, settings.rules()
+    game, rules_in_force = in_force
     heading = "rules.in_force_game" if live is not None else "rules.in_force_chat"
-    lines = [
-        t("rules.bura_text" if game == "bura" else "rules.text"),
-        "",
-        t(heading),
-        *rules_lines(t, rules_in_force),
-    ]
+    lines = [t(f"rules.{game}"), "", t(heading), *rules_lines(t, game, rules_in_force)]
     await reply(service, message, "\n".join(lines))
 
 

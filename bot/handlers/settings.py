@@ -7,9 +7,9 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import CallbackQuery, Message
 
-from bot.callbacks import SettingsCb
 from bot.chat_settings import (
     ChatSettings,
+    Rules,
     SettingsError,
     apply_preset,
     load,
@@ -27,9 +27,9 @@ from bot.handlers.common import (
 from bot.handlers.stats import pictures_command
 from bot.i18n import LANGUAGES, Texts, texts
 from bot.service import GameService, NeedsStart, UserError
-from bot.settings_view import Customs, menu_keyboard, menu_text
-from engine import BASE_RULES, EngineError, RuleSet
-from engine.bura import BASE_BURA_RULES, BuraRules
+from bot.views.callbacks import SettingsCb
+from bot.views.settings import Customs, menu_keyboard, menu_text
+from engine import EngineError
 from storage import OutboxOp
 
 
@@ -142,10 +142,8 @@ async def settings_button(
     await query.answer(t.alert("settings.saved"))
 
 
-def _lobby_settings(rules: RuleSet | BuraRules, game: str) -> ChatSettings:
-    if isinstance(rules, BuraRules):
-        return ChatSettings(game=game, bura=rules, burkozel=BASE_RULES)
-    return ChatSettings(game=game, burkozel=rules, bura=BASE_BURA_RULES)
+def _lobby_settings(rules: Rules, game: str) -> ChatSettings:
+    return ChatSettings(game=game).with_rules(game, rules)
 
 
 def _lobby_menu(
@@ -169,7 +167,9 @@ async def _lobby_button(
     try:
         game, rules = rules_of_game(live.game.rules)
     except EngineError:
-        game, rules = "burkozel", BASE_RULES  # a broken lobby row: start from the base
+        # A broken lobby row: start from the chat's game at its base.
+        game = ChatSettings().game
+        rules = ChatSettings().rules(game)
     settings = _lobby_settings(rules, game)
     if data.action == "open":
         if not await service.remember_user(user_info(query.from_user)):

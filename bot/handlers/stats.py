@@ -10,9 +10,7 @@ from aiogram.filters import Command, CommandObject
 from aiogram.filters.callback_data import CallbackData
 from aiogram.types import CallbackQuery, Message
 
-from bot import render
-from bot.attachments import document_payload
-from bot.callbacks import GroupId
+from bot.delivery.attachments import document_payload
 from bot.handlers.common import (
     ADMINS,
     MEMBERS,
@@ -30,7 +28,9 @@ from bot.handlers.common import (
 )
 from bot.i18n import html, texts
 from bot.service import GameService, NeedsStart, UserError
-from bot.stats import HISTORY_LIMIT, export_filename, history_text, stats_text, top_text
+from bot.views import render
+from bot.views.callbacks import GroupId
+from bot.views.stats import HISTORY_LIMIT, export_filename, history_text, stats_text, top_text
 from storage import OutboxOp
 
 STATS_GROUP_COMMANDS = ("stats", "top", "history", "export", "notify", "resetstats", "settings")

@@ -3,10 +3,10 @@ that became a supergroup, a chat's language."""
 
 from __future__ import annotations
 
-from bot import render
 from bot.chat_settings import ChatSettings
 from bot.service.core import UserError, UserInfo
 from bot.service.lobby import LobbyFlow
+from bot.views import render
 
 
 class ChatFlow(LobbyFlow):

@@ -17,15 +17,16 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot import metrics, render
+from bot import metrics
 from bot.chat_settings import ChatSettings
 from bot.chat_settings import load as load_settings
-from bot.chatter import ChatterLimit
+from bot.delivery.chatter import ChatterLimit
 from bot.games import BotGame, bot_game
 from bot.games.base import PICK
 from bot.i18n import Texts, texts
+from bot.views import render
 from engine import Card, CardCodeError, EngineError
-from engine.games import game_named
+from engine.registry import game_named
 from storage import (
     Backend,
     Chat,

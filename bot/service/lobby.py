@@ -7,12 +7,10 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from bot import render
 from bot.chat_settings import SettingsError, fits_seats, rules_of_game
 from bot.chat_settings import load as load_settings
 from bot.games import GAMES
 from bot.i18n import html_join, texts
-from bot.lobby_watch import tell_lobby_watchers
 from bot.service.core import (
     MAX_SEATS,
     OPEN,
@@ -22,17 +20,19 @@ from bot.service.core import (
     UserError,
     UserInfo,
 )
+from bot.service.lobby_watch import tell_lobby_watchers
 from bot.service.table import TableFlow, table_role
-from bot.settings_view import lobby_rules_line
+from bot.views import render
+from bot.views.lobby import lobby_text
+from bot.views.settings import lobby_rules_line
 from engine import EngineError, shuffled_deck
-from engine.ai import LEVELS
-from stats.summary import game_of
+from engine.game import COMPUTER_LEVELS
+from engine.registry import game_by_alias, game_of_rules
 from storage import DealStart, Game, GameChange, GameExistsError, OutboxOp, Seat
 
 log = logging.getLogger(__name__)
 
 # The games' names as people type them after /newgame.
-NAMES = {"бура": "bura", "буркозёл": "burkozel", "буркозел": "burkozel"}
 
 
 class LobbyFlow(TableFlow):
@@ -53,9 +53,11 @@ class LobbyFlow(TableFlow):
     ) -> Game:
         """A lobby with the chat's default rules: of ``game_name`` (``/newgame bura``),
         else of the chat's game."""
-        game_name = NAMES.get(game_name or "", game_name)
-        if game_name is not None and game_name not in GAMES:
-            raise UserError("newgame.unknown_game", games=", ".join(GAMES))
+        if game_name is not None:
+            named = game_by_alias(game_name)
+            if named is None or named.name not in GAMES:
+                raise UserError("newgame.unknown_game", games=", ".join(GAMES))
+            game_name = named.name
         chat = await self.storage.upsert_chat(chat_id, title)
         settings, broken = load_settings(chat.rules)
         started = await self.remember_user(user)
@@ -108,7 +110,7 @@ class LobbyFlow(TableFlow):
         return self.group_edit(
             live,
             "lobby",
-            render.lobby_text(t, live.game, lobby_rules_line(t, live.game.rules)),
+            lobby_text(t, live.game, live.ui, lobby_rules_line(t, live.game.rules)),
             render.lobby_keyboard(t, live.game, self.bot_username),
         )
 
@@ -195,7 +197,7 @@ class LobbyFlow(TableFlow):
             return await self._change_seats(live, seats)
 
     async def add_computer(self, game_id: int, user_id: int, level: str) -> Game:
-        if level not in LEVELS:
+        if level not in COMPUTER_LEVELS:
             raise UserError("computer.bad_level")
         async with self.lock(game_id):
             live = await self._lobby(game_id)
@@ -223,7 +225,7 @@ class LobbyFlow(TableFlow):
                 raise UserError(exc.key, players=players) from None
             except EngineError:
                 raise UserError("error.corrupt") from None
-            if game_of(live.game.rules) not in GAMES:
+            if game_of_rules(live.game.rules) not in GAMES:
                 raise UserError("lobby.game_not_ready")
             dealer = self.rng.randrange(players)
             series = live.ui.new_series(players, live.game.rules, dealer)

@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from bot import render
 from bot.chat_settings import NO_TIMER_REMINDER
 from bot.games.base import PICK, ForgedAction
-from bot.picture import with_series_picture
 from bot.service.core import PING_AFTER_IDLE, LiveGame, ServiceCore, UserError
-from bot.stats import series_end_of
+from bot.views import render
+from bot.views.picture import with_series_picture
+from bot.views.stats import series_end_of
 from engine import Card, CardCodeError, EngineError, shuffled_deck
 from storage import Deadline, DealStart, DealTally, Game, GameChange, LoggedMove, OutboxOp, Seat
 

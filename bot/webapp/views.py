@@ -2,22 +2,23 @@
 seat's engine view (``Deal.view`` / ``BuraDeal.view``): never another hand, another
 seat's closed discard (B1, D3) or the stock's order. The actions listed are the seat's
 legal actions, in the same ``kind`` + cards encoding the text buttons carry
-(``bot.callbacks.PlayCb``, parsed back by ``BotGame.parse_action``)."""
+(``bot.views.callbacks.PlayCb``, parsed back by ``BotGame.parse_action``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from bot import burkozel_house as house
-from bot.games.bura import last_trick_taken
+from bot.games.bura.game import last_trick_taken
+from bot.games.burkozel import house
 from bot.i18n import Texts, plain
-from bot.render import cards_text
 from bot.service.core import LiveGame
-from engine import Card, Move, Play
+from bot.views.render import cards_text
+from engine import Card
 from engine.bura.actions import Answer, Dave, DaveReply, Declare, Lead, Show
 from engine.bura.deal import BuraDeal
 from engine.bura.view import BuraView, SeenPlay
+from engine.burkozel.actions import Move, Play
 from storage import Seat
 
 Json = dict[str, Any]
@@ -39,6 +40,7 @@ def _seat_rows(live: LiveGame, me: int) -> list[Json]:
             "away": s.away,
             "cards": 0,
             "pile": None,
+            "tricks": None,
             "points": None,
             "out": False,
             "partner": False if partner is None else s.seat == partner,
@@ -93,8 +95,10 @@ def state(live: LiveGame, me: int, *, selected: Sequence[Card] = ()) -> Json:
     playing = game.status == "playing"
     if live.ui.name == "bura":
         _bura(out, live.t, deal, me, playing)
-    else:
+    elif live.ui.name == "burkozel":
         _burkozel(out, live.t, series, deal, me, playing)
+    else:  # a game the Mini App cannot draw yet: its tally only, played by text
+        return out
     deadline = game.deadline
     if playing and out["turn"] is not None and deadline is not None:
         human = game.seats[deadline.seat].bot_level is None
@@ -153,6 +157,7 @@ def _burkozel(out: Json, t: Texts, series: Any, deal: Any, me: int, playing: boo
     for row in out["seats"]:
         s = row["seat"]
         row["cards"] = view.hand_sizes[s]
+        row["pile"] = len(deal.won_cards[s])  # how many cards a seat took is public (R8)
         row["points"] = None if view.points is None else view.points[s]
         row["out"] = seats_in is not None and s not in seats_in
     out["table"] = [_play_json(p, me, closed_rule) for p in view.table]
@@ -229,6 +234,7 @@ def _bura(out: Json, t: Texts, deal: BuraDeal, me: int, playing: bool) -> None:
         row["cards"] = view.hand_sizes[s]
         pile = view.piles[s]
         row["pile"] = len(pile.open_cards) + len(pile.closed_by)
+        row["tricks"] = len({pc.trick for pc in deal.piles[s]})  # (public: tricks taken)
         if view.result is not None:  # D3: the points are public once the deal is over
             row["points"] = view.result.points[s]
     mine = {c for c, _owner in view.my_closed}

@@ -2,8 +2,8 @@
 interface (``engine.game``): rules, actions, combinations, deal, view, series, record
 and computer players (``engine.bura.ai``)."""
 
-from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
-from engine.bura.deal import BuraDeal, BuraDealResult
+from engine.bura.actions import Action, Answer, BuraDealResult, Dave, DaveReply, Declare, Lead, Show
+from engine.bura.deal import BuraDeal
 from engine.bura.record import FORMAT, from_record, replay, to_record
 from engine.bura.rules import BASE_BURA_RULES, BuraRules
 from engine.bura.series import BuraSeries, BuraSeriesResult

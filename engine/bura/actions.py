@@ -146,3 +146,41 @@ def describe(action: Action) -> str:
 
 def _codes(cards: tuple[Card, ...]) -> str:
     return " ".join(card_codes(cards))
+
+
+@dataclass(frozen=True, slots=True)
+class TablePlay:
+    """Cards one seat put on the table; ``closed`` marks a face-down discard (D3)."""
+
+    seat: int
+    cards: tuple[Card, ...]
+    beat: bool | None
+    stop: bool = False
+    closed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PileCard:
+    """A card in a trick pile: who played it and whether it lies face down (D3)."""
+
+    card: Card
+    by: int
+    closed: bool
+    trick: int = 0  # the trick it came with (0 = the first of the deal)
+
+
+@dataclass(frozen=True, slots=True)
+class BuraDealResult:
+    """How a deal ended (D5–D11). ``winner`` is ``None`` for a void deal and a false
+    declaration; ``by`` is the seat whose action ended it (declarer, shower, даве)."""
+
+    outcome: str
+    winner: int | None
+    by: int | None
+    points: tuple[int, ...]
+    stakes: int
+    run_out: bool = False  # a void deal played to the end (D9): the next deal doubles
+
+    @property
+    def counted(self) -> bool:
+        return self.outcome != "void"

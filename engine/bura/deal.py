@@ -2,7 +2,7 @@
 shows, даве, drawing and the deal's outcome.
 
 Shared with Burkozel: cards, beating and points (``engine.cards``), the R7 answer
-matching (``engine.deal.covers``). Several seats may act at one moment (the rightful
+matching (``engine.burkozel.deal.covers``). Several seats may act at one moment (the rightful
 leader and a «Стоп!» holder): :meth:`BuraDeal.actors` names them. Every refusal
 raises :class:`IllegalMoveError` before anything changes.
 """
@@ -10,12 +10,21 @@ raises :class:`IllegalMoveError` before anything changes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from itertools import combinations
-from typing import TYPE_CHECKING
 
-from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
-from engine.bura.combos import (
+from engine.bura.actions import (
+    Action,
+    Answer,
+    BuraDealResult,
+    Dave,
+    DaveReply,
+    Declare,
+    Lead,
+    PileCard,
+    Show,
+    TablePlay,
+)
+from engine.bura.combinations import (
     is_bura,
     is_moscow,
     is_small_moscow,
@@ -31,55 +40,15 @@ from engine.bura.rules import (
     HAND_SIZE,
     BuraRules,
 )
+from engine.bura.view import BuraView, SeenPile, closed_plays, seen_plays
 from engine.cards import Card, Suit, check_deck
-from engine.deal import covers
 from engine.errors import GameOverError, IllegalMoveError
-
-if TYPE_CHECKING:
-    from engine.bura.view import BuraView
+from engine.tricks import covers
 
 # Phases of a deal.
 LEAD, ANSWER, DECLARE, DAVE, OVER = "lead", "answer", "declare", "dave", "over"
 
 OUTCOMES = ("declared", "false_declaration", "bura", "moscow", "fold", "void")
-
-
-@dataclass(frozen=True, slots=True)
-class TablePlay:
-    """Cards one seat put on the table; ``closed`` marks a face-down discard (D3)."""
-
-    seat: int
-    cards: tuple[Card, ...]
-    beat: bool | None
-    stop: bool = False
-    closed: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class PileCard:
-    """A card in a trick pile: who played it and whether it lies face down (D3)."""
-
-    card: Card
-    by: int
-    closed: bool
-    trick: int = 0  # the trick it came with (0 = the first of the deal)
-
-
-@dataclass(frozen=True, slots=True)
-class BuraDealResult:
-    """How a deal ended (D5–D11). ``winner`` is ``None`` for a void deal and a false
-    declaration; ``by`` is the seat whose action ended it (declarer, shower, даве)."""
-
-    outcome: str
-    winner: int | None
-    by: int | None
-    points: tuple[int, ...]
-    stakes: int
-    run_out: bool = False  # a void deal played to the end (D9): the next deal doubles
-
-    @property
-    def counted(self) -> bool:
-        return self.outcome != "void"
 
 
 def _other_ranks_same(cards: Sequence[Card]) -> bool:
@@ -184,10 +153,53 @@ class BuraDeal:
         return tuple(sum(p.card.points for p in pile) for pile in self.piles)
 
     def view(self, seat: int) -> BuraView:
-        """What ``seat`` may see (D3): see :mod:`engine.bura.view`."""
-        from engine.bura.view import view_of
-
-        return view_of(self, seat)
+        """What ``seat`` may see (D3): never another hand, closed discard or running total."""
+        if not 0 <= seat < self.players:
+            raise IllegalMoveError(f"no seat {seat} at a {self.players}-player table")
+        table = seen_plays(self.plays, seat)
+        piles = tuple(
+            SeenPile(
+                owner,
+                tuple(pc.card for pc in pile if not pc.closed),
+                tuple(pc.by for pc in pile if pc.closed),
+                *closed_plays(pile),
+            )
+            for owner, pile in enumerate(self.piles)
+        )
+        mine = tuple(
+            (pc.card, owner)
+            for owner, pile in enumerate(self.piles)
+            for pc in pile
+            if pc.closed and pc.by == seat
+        )
+        mine += tuple((c, -1) for p in self.plays if p.closed and p.seat == seat for c in p.cards)
+        return BuraView(
+            seat=seat,
+            players=self.players,
+            hand=tuple(sorted(self.hands[seat])),
+            hand_sizes=tuple(len(h) for h in self.hands),
+            trump=self.trump,
+            trump_card=self.trump_card,
+            trump_card_drawn_by=self.trump_drawn_by,
+            stock_size=len(self.stock),
+            dealer=self.dealer,
+            leader=self.leader,
+            trick_leader=self.trick_leader,
+            phase=self.phase,
+            turn=self.turn,
+            may_act=seat in self.actors(),
+            claimant=self.claimant if self.plays else None,
+            table=table,
+            last_trick=seen_plays(self.last_trick, seat),
+            piles=piles,
+            my_closed=mine,
+            stakes=self.stakes,
+            dave_by=self.dave_by,
+            last_dave_by=self.last_dave_by,
+            trick_number=self.trick_number,
+            result=self.result_,
+            closed_discards=self.rules.discards == "closed",
+        )
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         return tuple(self.hands[seat])

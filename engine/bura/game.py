@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.bura.actions import Action, action_from_json
-from engine.bura.record import FORMAT, from_record, replay
-from engine.bura.rules import MAX_PLAYERS, MIN_PLAYERS, BuraRules
+from engine.bura.record import FORMAT, from_record, replay, to_record
+from engine.bura.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, RULE_IDS, SWITCHES, BuraRules
 from engine.bura.series import BuraSeries
+from engine.game import SeriesState
 
 
 class BuraGame:
@@ -16,6 +17,13 @@ class BuraGame:
     record_format = FORMAT
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    aliases: tuple[str, ...] = ("бура",)
+    switches: Mapping[str, tuple[object, ...]] = SWITCHES
+    rule_ids: Mapping[str, str] = RULE_IDS
+    presets: Mapping[str, Mapping[str, object]] = PRESETS
+
+    def rules_from_dict(self, data: Mapping[str, Any]) -> BuraRules:
+        return BuraRules.from_dict(data)
 
     def new_series(
         self, players: int, rules: Mapping[str, Any] | None = None, first_dealer: int = 0
@@ -30,6 +38,11 @@ class BuraGame:
 
     def from_record(self, record: object) -> BuraSeries:
         return from_record(record)
+
+    def to_record(self, series: SeriesState[Action]) -> dict[str, Any]:
+        if not isinstance(series, BuraSeries):
+            raise TypeError("not a Bura series")
+        return to_record(series)
 
     def replay_json(self, record: object) -> dict[str, Any]:
         return replay(record).to_json()

@@ -24,7 +24,7 @@ from engine.bura.deal import BuraDeal
 from engine.bura.rules import BuraRules
 from engine.bura.series import BuraSeries
 from engine.errors import EngineError, RecordError
-from engine.record import replay_deal
+from engine.records import replay_deal
 
 FORMAT = "bura-record/1"
 

@@ -19,6 +19,25 @@ SWITCHES: dict[str, tuple[str, ...]] = {
     "dave": ("off", "on"),  # D11
 }
 
+# The RULES.md id of each switch.
+RULE_IDS: dict[str, str] = {
+    "same_rank_leads": "D2",
+    "discards": "D3",
+    "target": "D5",
+    "molodka": "D7",
+    "moscow": "D8",
+    "series": "D10",
+    "dave": "D11",
+}
+
+# Named choices of the switches, offered by /settings.
+PRESETS: dict[str, dict[str, object]] = {
+    # Part D at its base values: closed discards, молодка «Стоп!», penalties to 12.
+    "classic_bura": {},
+    # «Открытая бура» (D3 open), with Москва (D8) and same-rank leads (D2).
+    "open_bura": {"discards": "open", "moscow": "on", "same_rank_leads": "on"},
+}
+
 HAND_SIZE = 3  # D1
 MIN_PLAYERS, MAX_PLAYERS = 2, 4  # D1
 DECLARE_TARGET = 31  # D5

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from engine.bura.actions import Action
-from engine.bura.deal import BuraDeal, BuraDealResult
+from engine.bura.actions import Action, BuraDealResult
+from engine.bura.deal import BuraDeal
 from engine.bura.rules import (
     BASE_BURA_RULES,
     PENALTY_LIMIT,
@@ -151,11 +150,6 @@ class BuraSeries:
 
     def current_deal(self) -> BuraDeal | None:
         return self.current
-
-    def to_record(self) -> dict[str, Any]:
-        from engine.bura.record import to_record
-
-        return to_record(self)
 
     def close_record_deal(self) -> None:
         """End of a record's deal: a last trick with no declaration passed (D5)."""

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.bura.deal import BuraDeal, BuraDealResult, PileCard, TablePlay
+from engine.bura.actions import BuraDealResult, PileCard, TablePlay
 from engine.cards import Card, Suit
-from engine.errors import IllegalMoveError
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +81,7 @@ class BuraView:
         return tuple(seen)
 
 
-def _closed_plays(
+def closed_plays(
     pile: list[PileCard],
 ) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[Card, ...], ...]]:
     """Each face-down discard as (seat, count), and the open cards it was laid under.
@@ -111,7 +110,7 @@ def _closed_plays(
     )
 
 
-def _seen(plays: tuple[TablePlay, ...] | list[TablePlay], seat: int) -> tuple[SeenPlay, ...]:
+def seen_plays(plays: tuple[TablePlay, ...] | list[TablePlay], seat: int) -> tuple[SeenPlay, ...]:
     return tuple(
         SeenPlay(
             p.seat,
@@ -121,53 +120,4 @@ def _seen(plays: tuple[TablePlay, ...] | list[TablePlay], seat: int) -> tuple[Se
             p.stop,
         )
         for p in plays
-    )
-
-
-def view_of(deal: BuraDeal, seat: int) -> BuraView:
-    if not 0 <= seat < deal.players:
-        raise IllegalMoveError(f"no seat {seat} at a {deal.players}-player table")
-    table = _seen(deal.plays, seat)
-    piles = tuple(
-        SeenPile(
-            owner,
-            tuple(pc.card for pc in pile if not pc.closed),
-            tuple(pc.by for pc in pile if pc.closed),
-            *_closed_plays(pile),
-        )
-        for owner, pile in enumerate(deal.piles)
-    )
-    mine = tuple(
-        (pc.card, owner)
-        for owner, pile in enumerate(deal.piles)
-        for pc in pile
-        if pc.closed and pc.by == seat
-    )
-    mine += tuple((c, -1) for p in deal.plays if p.closed and p.seat == seat for c in p.cards)
-    return BuraView(
-        seat=seat,
-        players=deal.players,
-        hand=tuple(sorted(deal.hands[seat])),
-        hand_sizes=tuple(len(h) for h in deal.hands),
-        trump=deal.trump,
-        trump_card=deal.trump_card,
-        trump_card_drawn_by=deal.trump_drawn_by,
-        stock_size=len(deal.stock),
-        dealer=deal.dealer,
-        leader=deal.leader,
-        trick_leader=deal.trick_leader,
-        phase=deal.phase,
-        turn=deal.turn,
-        may_act=seat in deal.actors(),
-        claimant=deal.claimant if deal.plays else None,
-        table=table,
-        last_trick=_seen(deal.last_trick, seat),
-        piles=piles,
-        my_closed=mine,
-        stakes=deal.stakes,
-        dave_by=deal.dave_by,
-        last_dave_by=deal.last_dave_by,
-        trick_number=deal.trick_number,
-        result=deal.result_,
-        closed_discards=deal.rules.discards == "closed",
     )

@@ -12,8 +12,9 @@ from typing import Any
 
 from bot.app import App
 from bot.config import Settings
-from bot.delivery import Limits
-from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from bot.delivery.chatter import ChatterLimit
+from bot.delivery.worker import Limits
+from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 TOKEN = "123456:TEST-token"
 
@@ -305,3 +306,11 @@ async def open_game(
         await (await users[0].tap(lobby, "▶️ Start")).wait()
         await fake.wait_for(lambda: all(hand_message(u, group) for u in users))
     return lobby
+
+
+def roomy_chatter(app: App) -> None:
+    """These tests send many group commands in a row; the group's answer budget
+    (bot/delivery/chatter.py, tested in test_what_players_see) would route the later answers to
+    private chats, which is not what these tests look at."""
+    assert app.service is not None
+    app.service.chatter = ChatterLimit(cooldown=0.0, burst=1000.0)

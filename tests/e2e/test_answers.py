@@ -2,7 +2,7 @@
 
 An answer to a command goes before the game's pending table edits in its group (a later
 table edit replaces an earlier one, so holding it back loses nothing); past the group's
-share of answers (bot/chatter.py) the answer comes in the asker's private chat, buttons
+share of answers (bot/delivery/chatter.py) the answer comes in the asker's private chat, buttons
 and all, with a short pointer in the group.
 """
 
@@ -13,14 +13,14 @@ import random
 import time
 from pathlib import Path
 
-from bot.chatter import ChatterLimit
-from bot.delivery import Limits
+from bot.delivery.chatter import ChatterLimit
+from bot.delivery.worker import Limits
 from storage import Seat, Storage
 from tests.e2e.harness import SLOW_GROUP, new_fake, open_game, play_one_move, running_bot
 from tests.e2e.test_reliability import drained
 from tests.e2e.test_settings import menu_of
-from tests.fake_telegram import FakeChat, FakeMessage
-from tests.test_stats import engine_deals, play_series
+from tests.stats.test_stats import engine_deals, play_series
+from tests.support.fake_telegram import FakeChat, FakeMessage
 
 TITLE = "Пики & Трефы <3 🃏"
 

@@ -10,17 +10,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from bot.chatter import ChatterLimit
-from bot.games.bura import BURA
+from bot.delivery.chatter import ChatterLimit
+from bot.games.bura.game import BURA
 from engine.bura import from_record
 from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
 from engine.bura.deal import BuraDeal
 from engine.cards import Card
-from engine.games import replay_json
+from engine.registry import replay_json
 from storage import Storage
-from tests.bura_support import bura_deck
 from tests.e2e.harness import PLAYED, cards_in, hand_message, new_fake, running_bot
-from tests.fake_telegram import FakeChat, FakeTelegram, FakeUser
+from tests.support.bura import bura_deck
+from tests.support.fake_telegram import FakeChat, FakeTelegram, FakeUser
 
 
 class Decks:

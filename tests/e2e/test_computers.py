@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import engine
+from engine import burkozel
 from storage import Storage
 from tests.e2e.harness import new_fake, open_game, play_until, running_bot
 
@@ -37,7 +37,7 @@ async def test_one_human_plays_a_whole_series_against_three_computers(tmp_path: 
         game = await storage.get_game(1)
         assert game is not None and game.status == "finished"
         assert [s.bot_level for s in game.seats] == [None, "easy", "normal", "hard"]
-        report = engine.replay(await storage.export_record(1))
+        report = burkozel.replay(await storage.export_record(1))
         assert report.finished and report.winners == game.winners
     finally:
         await storage.close()

@@ -26,13 +26,19 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import engine
-from bot.callbacks import PlayCb
 from bot.service.table import table_role
+from bot.views.callbacks import PlayCb
+from engine import burkozel
 from storage import Storage
 from tests.e2e.harness import TOKEN
-from tests.fake_telegram import CallbackNotAnswered, FakeChat, FakeMessage, FakeTelegram, FakeUser
-from tests.fake_telegram.entities import PendingCallback
+from tests.support.fake_telegram import (
+    CallbackNotAnswered,
+    FakeChat,
+    FakeMessage,
+    FakeTelegram,
+    FakeUser,
+)
+from tests.support.fake_telegram.entities import PendingCallback
 
 KILLS = 6
 PLAYED = "Played."
@@ -154,7 +160,7 @@ async def play_humans(
         assert game is not None
         if game.status != "playing":
             return
-        series = engine.from_record(await storage.export_record(table.game_id))
+        series = burkozel.from_record(await storage.export_record(table.game_id))
         deal = series.current
         human = next(
             (u for u in table.humans if deal is not None and table.seats[u.id] == deal.turn),
@@ -297,7 +303,7 @@ async def check_game(
     game = await storage.get_game(table.game_id)
     assert game is not None and game.status == "finished", game
     record = await storage.export_record(table.game_id)
-    report = engine.replay(record)
+    report = burkozel.replay(record)
     assert report.finished and report.winners == game.winners
 
     # No move applied twice or lost: the move log is one row per version, contiguous from
@@ -354,7 +360,7 @@ async def check_game(
         assert f"{name}: {total}" in final[-1]
     refs = {r.role: r for r in await storage.game_messages(game.id)}
     # Each deal has its own table message (the ended ones show their results): the last.
-    last_table = refs[table_role(engine.from_record(await storage.export_record(game.id)))]
+    last_table = refs[table_role(burkozel.from_record(await storage.export_record(game.id)))]
     table_message = fake.chat(last_table.chat_id).get_message(last_table.message_id)
     assert table_message is not None and not table_message.deleted
     shown_table = table_message.text or ""

@@ -6,7 +6,7 @@ import random
 import re
 from pathlib import Path
 
-import engine
+from engine import burkozel
 from storage import Storage
 from tests.e2e.harness import (
     assert_no_hand_in_another_dm,
@@ -20,14 +20,14 @@ from tests.e2e.harness import (
     running_bot,
     whose_turn,
 )
-from tests.fake_telegram import FakeChat
+from tests.support.fake_telegram import FakeChat
 
 
 def group_texts(group: FakeChat, needle: str) -> list[str]:
     return [m.text for m in group.bot_messages() if needle in (m.text or "")]
 
 
-async def replayed(db: Path) -> engine.ReplayReport:
+async def replayed(db: Path) -> burkozel.ReplayReport:
     storage = await Storage.open(db)
     try:
         game = await storage.get_game(1)
@@ -35,7 +35,7 @@ async def replayed(db: Path) -> engine.ReplayReport:
         record = await storage.export_record(1)
     finally:
         await storage.close()
-    return engine.replay(record)
+    return burkozel.replay(record)
 
 
 async def test_full_two_player_series_ends_with_the_right_tally(tmp_path: Path) -> None:

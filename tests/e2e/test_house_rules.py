@@ -16,7 +16,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from engine.games import replay_json
+from engine.registry import replay_json
 from storage import Storage
 from tests.e2e.harness import (
     assert_no_hand_in_another_dm,
@@ -31,8 +31,8 @@ from tests.e2e.harness import (
 )
 from tests.e2e.test_bura import Decks
 from tests.e2e.test_stats import last_reply, roomy_chatter
-from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
-from tests.test_engine_support import build_deck
+from tests.support.burkozel import build_deck
+from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 TITLE = "Пики & Трефы <3"
 ROW = re.compile(r"^(.+?): (\d+) pts, (?:penalty|credits) \+(\d+) \(total (\d+)\)", re.M)

@@ -20,7 +20,7 @@ from tests.e2e.harness import (
     whose_turn,
 )
 from tests.e2e.test_reliability import drained, the_game
-from tests.fake_telegram import FakeMessage, FakeUser
+from tests.support.fake_telegram import FakeMessage, FakeUser
 
 
 def live_pings(user: FakeUser) -> list[str]:

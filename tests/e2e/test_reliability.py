@@ -17,12 +17,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import engine
-from bot import render
 from bot.app import App
+from bot.games.burkozel import game as burkozel_screens
 from bot.i18n import texts
 from bot.service.table import table_role
-from engine import Card
+from bot.views import render
+from engine import Card, burkozel
 from storage import Game, OutboxOp
 from tests.e2e.harness import (
     hand_cards,
@@ -35,7 +35,7 @@ from tests.e2e.harness import (
     running_bot,
     whose_turn,
 )
-from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 log = logging.getLogger(__name__)
 STORM_MOVES = 12
@@ -75,14 +75,14 @@ async def move_count(app: App, game_id: int) -> int:
 
 async def assert_final_state(
     fake: FakeTelegram, app: App, game_id: int, title: str, timeout: float = 30
-) -> engine.Series:
+) -> burkozel.Series:
     """Once the outbox is drained, the table and every hand show what the move log says."""
     await fake.wait_for(lambda: drained(app), timeout=timeout, description="outbox drained")
     assert app.service is not None
     storage = app.service.storage
     game = await storage.get_game(game_id)
     assert game is not None
-    series = engine.from_record(await storage.export_record(game_id))
+    series = burkozel.from_record(await storage.export_record(game_id))
     t = texts("en")
     table = await storage.get_message(game_id, table_role(series))
     if table is None and game.status == "playing":
@@ -100,7 +100,7 @@ async def assert_final_state(
         shown = fake.chat(table.chat_id).get_message(table.message_id)
         assert shown is not None and not shown.deleted
         if game.status == "playing":
-            expected = render.table_text(t, game, series, turn_seconds=0)
+            expected = burkozel_screens.table_text(t, game, series, turn_seconds=0)
         else:
             expected = render.final_table_text(t, game, series, game.status)
         assert plain(shown.text) == plain(expected)
@@ -124,7 +124,7 @@ async def assert_final_state(
             assert plain(hand.text).endswith(plain(mine)), f"{seat.name}'s cards are not shown"
             continue
         seconds = 0 if deal.turn == seat.seat else None
-        want = render.hand_text(
+        want = burkozel_screens.hand_text(
             t,
             game,
             title,
@@ -132,10 +132,10 @@ async def assert_final_state(
             seat.seat,
             deal_number=len(series.deals),
             turn_seconds=seconds,
-            previous=render.previous_trick(series),
+            previous=burkozel_screens.previous_trick(series),
         )
         assert plain(hand.text) == plain(want), f"{seat.name}'s hand is not current"
-        keyboard = render.hand_keyboard(t, game, deal, seat.seat, [])
+        keyboard = burkozel_screens.hand_keyboard(t, game, deal, seat.seat, [])
         assert [[(b.text, b.callback_data) for b in row] for row in hand.buttons] == [
             [(b["text"], b["callback_data"]) for b in row] for row in keyboard["inline_keyboard"]
         ]
@@ -462,7 +462,9 @@ async def select_for_action(
                 b
                 for b in cards
                 if b.callback_data is not None
-                and render.one_tap_move(deal, seat.seat, Card.parse(b.callback_data.split(":")[3]))
+                and burkozel_screens.one_tap_move(
+                    deal, seat.seat, Card.parse(b.callback_data.split(":")[3])
+                )
                 is None
             ]
             if not selectable:

@@ -27,7 +27,7 @@ from tests.e2e.test_crash import (
     open_table,
     play_humans,
 )
-from tests.fake_telegram import FakeTelegram
+from tests.support.fake_telegram import FakeTelegram
 
 SECRET = "test-secret_42"
 KILLS = 4

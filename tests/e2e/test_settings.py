@@ -9,7 +9,7 @@ from pathlib import Path
 from storage import Storage
 from tests.e2e.harness import new_fake, open_game, running_bot
 from tests.e2e.test_stats import last_reply, roomy_chatter
-from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 TITLE = "Пики & Трефы <3"
 

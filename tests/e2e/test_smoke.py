@@ -73,7 +73,7 @@ async def test_a_chats_updates_are_answered_in_the_order_they_were_sent(tmp_path
         bob = fake.add_user("Bob", language_code="en")
         group = fake.add_group("Friends & <co>", members=[alice, bob])
         async with running_bot(fake, tmp_path / "bot.sqlite3"):
-            # Two commands: within a group's share of answers (bot/chatter.py).
+            # Two commands: within a group's share of answers (bot/delivery/chatter.py).
             await bob.send(group, "/rules")
             await bob.send(group, "/help")
             for _ in range(3):

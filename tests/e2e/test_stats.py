@@ -12,22 +12,12 @@ from pathlib import Path
 
 from PIL import Image
 
-import engine
-from bot.app import App
-from bot.chatter import ChatterLimit
+from engine import burkozel
 from storage import Storage
-from tests.e2e.harness import new_fake, open_game, play_until, running_bot
-from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.e2e.harness import new_fake, open_game, play_until, roomy_chatter, running_bot
+from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 TITLE = "Пики & Трефы <3 🃏"
-
-
-def roomy_chatter(app: App) -> None:
-    """These tests send many group commands in a row; the group's answer budget
-    (bot/chatter.py, tested in test_what_players_see) would route the later answers to
-    private chats, which is not what these tests look at."""
-    assert app.service is not None
-    app.service.chatter = ChatterLimit(cooldown=0.0, burst=1000.0)
 
 
 def series_over(group: FakeChat) -> bool:
@@ -144,7 +134,7 @@ async def test_a_finished_series_brings_one_picture_stats_rating_history_and_exp
             check=True,
         )
         assert json.loads(cli.stdout)["winners"] == list(game.winners or ())
-        report = engine.replay(json.loads(content))
+        report = burkozel.replay(json.loads(content))
         assert report.finished and report.winners == game.winners
         for seat, total in zip(game.seats, report.totals, strict=True):
             assert f"{seat.name}: {total}" in result.text
@@ -190,7 +180,7 @@ async def test_export_during_a_deal_holds_only_finished_deals(tmp_path: Path) ->
         assert ",".join(deal.deck[:8]) not in ",".join(
             c for d in record["deals"] for c in d["deck"]
         )
-    report = engine.replay(record)
+    report = burkozel.replay(record)
     assert list(report.totals) == [sum(t.penalties[s] for t in tallies) for s in range(2)]
 
 
@@ -265,9 +255,9 @@ async def test_a_series_result_left_in_the_outbox_goes_out_with_its_picture_afte
 ) -> None:
     """The picture is drawn when the row is delivered, from stored tallies: a bot that
     stopped between finishing the series and sending the result still sends the photo."""
-    from bot.picture import with_series_picture
+    from bot.views.picture import with_series_picture
     from storage import OutboxOp, Seat
-    from tests.test_stats import engine_deals, play_series
+    from tests.stats.test_stats import engine_deals, play_series
 
     db = tmp_path / "bot.sqlite3"
     async with new_fake() as fake:

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import Move
+from engine.burkozel import Move
 from tests.e2e.harness import hand_message, is_my_turn, new_fake, play_one_move, running_bot
 from tests.e2e.test_reliability import drained, the_game
-from tests.fake_telegram import FakeChat, FakeTelegram, FakeUser
+from tests.support.fake_telegram import FakeChat, FakeTelegram, FakeUser
 
 DEAL = re.compile(r"deal (\d+)")
 PREVIOUS = re.compile(r"^Last trick of deal (\d+) ")

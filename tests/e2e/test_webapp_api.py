@@ -16,9 +16,9 @@ from typing import Any
 
 import aiohttp
 
+from tests.bot.webapp.test_webapp_api import sign_init_data
 from tests.e2e.harness import hand_message, new_fake, play_one_move, running_bot
-from tests.fake_telegram import FakeChat, FakeTelegram, FakeUser
-from tests.test_webapp_api import sign_init_data
+from tests.support.fake_telegram import FakeChat, FakeTelegram, FakeUser
 
 
 def free_port() -> int:

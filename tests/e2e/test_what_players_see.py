@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from bot.i18n import texts
-from engine import Move
+from engine.burkozel import Move
 from tests.e2e.harness import (
     SLOW_GROUP,
     hand_message,
@@ -23,7 +23,7 @@ from tests.e2e.harness import (
     whose_turn,
 )
 from tests.e2e.test_reliability import drained, move_count, the_game
-from tests.fake_telegram import FakeUser
+from tests.support.fake_telegram import FakeUser
 
 TITLE = "Пики & Трефы <3 🃏"
 NAME = "<b>Аня & Co</b> 😀"

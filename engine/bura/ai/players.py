@@ -11,10 +11,10 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from engine.bura.actions import Action, Dave, Declare, Show
+from engine.bura.actions import Action, BuraDealResult, Dave, Declare, Show
 from engine.bura.ai.policy import Situation, greedy
 from engine.bura.ai.world import DISCARD_TEMPERATURE, sample_world
-from engine.bura.deal import DECLARE, BuraDeal, BuraDealResult
+from engine.bura.deal import DECLARE, BuraDeal
 from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, BuraRules
 from engine.bura.series import deal_penalties
 from engine.bura.view import BuraView

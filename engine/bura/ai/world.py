@@ -14,8 +14,9 @@ import math
 import random
 from collections.abc import Callable
 
+from engine.bura.actions import PileCard, TablePlay
 from engine.bura.ai.policy import keep_value
-from engine.bura.deal import BuraDeal, PileCard, TablePlay
+from engine.bura.deal import BuraDeal
 from engine.bura.rules import HAND_SIZE, BuraRules
 from engine.bura.view import BuraView
 from engine.cards import DECK, Card, Suit

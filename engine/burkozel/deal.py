@@ -1,0 +1,567 @@
+"""One deal of Burkozel: dealing, tricks, drawing and the deal score (R3–R13)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from itertools import combinations
+
+from engine.burkozel.actions import DealResult, Move, Play, PlayerView, TrickResult
+from engine.burkozel.combinations import is_lead_combination, show_kind, show_winner
+from engine.burkozel.rules import BASE_RULES, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, RuleSet
+from engine.burkozel.scoring import PLAYED, penalties_for, score_deal
+from engine.burkozel.view import PUBLIC, display_key, masked
+from engine.cards import DECK, Card, Suit, check_deck
+from engine.errors import GameOverError, IllegalMoveError
+from engine.tricks import covers
+
+__all__ = ["Deal", "DealResult", "Move", "Play", "PlayerView", "TrickResult", "penalties_for"]
+
+
+class Deal:
+    """The state of one deal. Build it with :meth:`start`; advance it with :meth:`apply`.
+
+    ``turn`` is the seat whose ordinary turn it is (to lead or to answer); under B6 a
+    seat may also have an action out of turn (C3/C4), see :meth:`actors`.
+    """
+
+    __slots__ = (
+        "_claim",
+        "_claimant",
+        "_face_down",
+        "_hands",
+        "_leader",
+        "_plays",
+        "_seen",
+        "_stock",
+        "_trump_drawn_by",
+        "dealer",
+        "deck",
+        "history",
+        "last_trick",
+        "outcome",
+        "players",
+        "points",
+        "rules",
+        "seats_in",
+        "shown_by",
+        "stakes",
+        "trick_number",
+        "trump",
+        "trump_card",
+        "turn",
+        "won_cards",
+    )
+
+    _hands: list[list[Card]]
+    _stock: list[Card]
+    _plays: list[Play]
+    _seen: list[Card]
+    _claim: tuple[Card, ...]
+    _claimant: int
+    _leader: int
+    _trump_drawn_by: int | None
+    _face_down: dict[Card, int]
+    players: int
+    rules: RuleSet
+    seats_in: tuple[int, ...]
+    stakes: int
+    dealer: int
+    deck: tuple[Card, ...]
+    trump_card: Card
+    trump: Suit
+    turn: int | None
+    points: list[int]
+    won_cards: list[list[Card]]
+    history: list[Move]
+    last_trick: TrickResult | None
+    trick_number: int
+    outcome: str
+    shown_by: int | None
+
+    @classmethod
+    def start(
+        cls,
+        players: int,
+        deck: Sequence[Card],
+        dealer: int,
+        rules: RuleSet = BASE_RULES,
+        *,
+        seats_in: Sequence[int] | None = None,
+        stakes: int = 1,
+    ) -> Deal:
+        """Deal from ``deck`` (index 0 = top card) as R3 says; the seat after the dealer leads.
+
+        ``seats_in`` are the seats still playing (B3; all by default): dealing, turns
+        and draws skip the others. ``stakes`` multiplies B4 credits (2 after a tie).
+        """
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise IllegalMoveError(f"Burkozel is for {MIN_PLAYERS} to {MAX_PLAYERS} players")
+        if not 0 <= dealer < players:
+            raise IllegalMoveError(f"dealer must be a seat from 0 to {players - 1}")
+        rules.require_supported()
+        rules.check_players(players)
+        active = tuple(range(players)) if seats_in is None else tuple(sorted(set(seats_in)))
+        if len(active) < MIN_PLAYERS or not all(0 <= s < players for s in active):
+            raise IllegalMoveError("a deal needs at least 2 seats still in, each a seat number")
+        if dealer not in active:
+            raise IllegalMoveError(f"dealer must be a seat still in: one of {list(active)}")
+        if stakes not in (1, 2):
+            raise IllegalMoveError("stakes are 1, or 2 after a tied deal (B4)")
+        order = check_deck(deck)
+        self = object.__new__(cls)
+        self.players, self.rules, self.dealer, self.deck = players, rules, dealer, order
+        self.seats_in, self.stakes = active, stakes
+        self._hands = [[] for _ in range(players)]
+        dealt = len(active) * HAND_SIZE
+        first = active.index(dealer) + 1
+        for i, card in enumerate(order[:dealt]):
+            self._hands[active[(first + i) % len(active)]].append(card)
+        self.trump_card = order[dealt]
+        self.trump = self.trump_card.suit
+        # R3: the turned card lies at the bottom of the stock and is drawn last.
+        self._stock = [*order[dealt + 1 :], self.trump_card]
+        self._leader = self._next(dealer)
+        self.turn = self._leader
+        self._plays = []
+        self._claimant = self._leader
+        self._claim = ()
+        self._seen = []
+        self._face_down = {}
+        self._trump_drawn_by = None
+        self.points = [0] * players
+        self.won_cards = [[] for _ in range(players)]
+        self.history = []
+        self.last_trick = None
+        self.trick_number = 0
+        self.outcome = PLAYED
+        self.shown_by = None
+        return self
+
+    @classmethod
+    @classmethod
+    def from_view(
+        cls,
+        view: PlayerView,
+        hands: Sequence[Sequence[Card]],
+        stock: Sequence[Card],
+        table: Sequence[Play],
+    ) -> Deal:
+        """The position ``view`` shows with its hidden parts filled in (a determinization
+        for computer players), see :meth:`_restore`."""
+        self = object.__new__(cls)
+        self._restore(view, hands, stock, table)
+        return self
+
+    def copy(self) -> Deal:
+        other = object.__new__(Deal)
+        for name in Deal.__slots__:
+            setattr(other, name, getattr(self, name))
+        other._hands = [list(h) for h in self._hands]
+        other._stock = list(self._stock)
+        other._plays = list(self._plays)
+        other._seen = list(self._seen)
+        other._face_down = dict(self._face_down)
+        other.points = list(self.points)
+        other.won_cards = [list(w) for w in self.won_cards]
+        other.history = list(self.history)
+        return other
+
+    def _next(self, seat: int) -> int:
+        """The next seat still in, clockwise (B3: seats that are out are skipped)."""
+        for step in range(1, self.players + 1):
+            nxt = (seat + step) % self.players
+            if nxt in self.seats_in:
+                return nxt
+        return seat  # pragma: no cover - a deal always has two seats in
+
+    # --- what anyone may ask -------------------------------------------------
+
+    @property
+    def finished(self) -> bool:
+        return self.turn is None
+
+    @property
+    def leader(self) -> int:
+        return self._leader
+
+    @property
+    def claimant(self) -> int | None:
+        return self._claimant if self._plays else None
+
+    @property
+    def table(self) -> tuple[Play, ...]:
+        return tuple(self._plays)
+
+    @property
+    def stock_size(self) -> int:
+        return len(self._stock)
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        return tuple(self._hands[seat])
+
+    def hand_sizes(self) -> tuple[int, ...]:
+        return tuple(len(h) for h in self._hands)
+
+    def lead_size(self) -> int | None:
+        return len(self._plays[0].cards) if self._plays else None
+
+    def result(self) -> DealResult:
+        if not self.finished or self.last_trick is None:
+            raise GameOverError("the deal is still being played")
+        penalties, tied = score_deal(
+            self.points, self.rules, self.seats_in, self.outcome, self.shown_by, self.stakes
+        )
+        return DealResult(tuple(self.points), penalties, self.last_trick.winner, self.outcome, tied)
+
+    def view(self, seat: int) -> PlayerView:
+        """What ``seat`` sees: its own hand and the open table, never other hands, nor
+        (B1 closed) another seat's discards until the deal is over."""
+        return self._seat_view(seat)
+
+    def public_view(self) -> PlayerView:
+        """What everyone sees (the group's table): no hand, no closed discard (B1)."""
+        return self._seat_view(PUBLIC)
+
+    # --- Part C: who may act on a combination --------------------------------
+
+    def combinations_count(self) -> bool:
+        """C: combinations count only with B6 on, after the first trick of the deal."""
+        return self.rules.combinations == "on" and self.trick_number >= 1 and not self.finished
+
+    def stopper(self) -> int | None:
+        """The one seat that may lead out of turn now (C3/C4 Precisely), if any."""
+        if self._plays or not self.combinations_count():
+            return None
+        leader = self._leader
+        if is_lead_combination(self._hands[leader], self.trump):
+            return None  # the rightful leader counts first
+        seat = self._next(leader)
+        while seat != leader:
+            if is_lead_combination(self._hands[seat], self.trump):
+                break
+            seat = self._next(seat)
+        else:
+            return None
+        for other in self.seats_in:
+            if other != seat and show_kind(self._hands[other], self.trump) is not None:
+                return None  # refused while another seat holds бура or Москва
+        return seat
+
+    def actors(self) -> tuple[int, ...]:
+        """Every seat with a legal action now: the seat to play, and a stopper (C3/C4)."""
+        if self.turn is None:
+            return ()
+        stopper = self.stopper()
+        return (self.turn,) if stopper is None else (self.turn, stopper)
+
+    def _show(self, seat: int) -> str | None:
+        if seat != self.turn or not self.combinations_count():
+            return None
+        return show_kind(self._hands[seat], self.trump)
+
+    def _combination_lead(self, seat: int) -> bool:
+        """C3/C4: the rightful leader may lead its whole four whatever B2 says."""
+        return (
+            seat == self.turn
+            and not self._plays
+            and self.combinations_count()
+            and is_lead_combination(self._hands[seat], self.trump)
+        )
+
+    def _lead_limit(self) -> int:
+        """B2: four only from the second trick of a deal; R6: three otherwise."""
+        return 4 if self.rules.max_lead == 4 and self.trick_number >= 1 else 3
+
+    # --- moves ---------------------------------------------------------------
+
+    def legal_moves(self, seat: int | None = None) -> list[Move]:
+        """Every legal move of ``seat`` (default: the seat to play); answers once as a
+        discard, once as a beat if able; shows (C1/C2) and out-of-turn leads (C3/C4)."""
+        if self.turn is None:
+            return []
+        if seat is None:
+            seat = self.turn
+        if seat != self.turn:
+            if seat == self.stopper():
+                return [Move(seat, tuple(self._hands[seat]), stop=True)]
+            return []
+        hand = self._hands[seat]
+        moves: list[Move] = []
+        kind = self._show(seat)
+        if kind is not None:
+            moves.append(Move(seat, (), show=kind))
+        if not self._plays:
+            smallest = min(len(self._hands[s]) for s in self.seats_in if s != seat)
+            limit = min(self._lead_limit(), smallest)
+            moves += [Move(seat, (c,)) for c in hand]
+            for size in range(2, limit + 1):
+                moves += [
+                    Move(seat, combo)
+                    for combo in combinations(hand, size)
+                    if all(c.suit is combo[0].suit for c in combo)
+                ]
+            whole = tuple(hand)
+            if self._combination_lead(seat) and (limit < 4 or not _one_suit(whole)):
+                moves.append(Move(seat, whole))
+            return moves
+        for combo in combinations(hand, len(self._claim)):
+            moves.append(Move(seat, combo, False))
+            if covers(combo, self._claim, self.trump):
+                moves.append(Move(seat, combo, True))
+        return moves
+
+    def check(self, move: Move) -> None:
+        """Raise :class:`IllegalMoveError` saying why ``move`` is not legal now."""
+        if self.turn is None:
+            raise GameOverError("the deal is over")
+        if not 0 <= move.seat < self.players or move.seat not in self.seats_in:
+            raise IllegalMoveError(f"seat {move.seat} is not playing this deal")
+        if move.show is not None:
+            self._check_show(move)
+            return
+        if move.stop:
+            self._check_stop(move)
+            return
+        if move.seat != self.turn:
+            raise IllegalMoveError(f"it is seat {self.turn}'s turn, not seat {move.seat}'s")
+        cards = move.cards
+        if not cards:
+            raise IllegalMoveError("a move needs at least one card")
+        if len(set(cards)) != len(cards):
+            raise IllegalMoveError("the same card is played twice")
+        hand = self._hands[move.seat]
+        missing = [c.code() for c in cards if c not in hand]
+        if missing:
+            raise IllegalMoveError(f"seat {move.seat} does not hold {', '.join(missing)}")
+        if not self._plays:
+            self._check_lead(move)
+            return
+        if move.beat is None:
+            raise IllegalMoveError("an answer must be declared a beat or a discard (R7)")
+        if len(cards) != len(self._claim):
+            raise IllegalMoveError(f"answer with exactly {len(self._claim)} card(s) (R7)")
+        if move.beat and not covers(cards, self._claim, self.trump):
+            raise IllegalMoveError("these cards do not beat every claimant card (R7)")
+
+    def _check_lead(self, move: Move) -> None:
+        cards = move.cards
+        if move.beat is not None:
+            raise IllegalMoveError("a lead is neither a beat nor a discard")
+        if len(cards) == len(self._hands[move.seat]) and self._combination_lead(move.seat):
+            return  # C3/C4 Precisely: the rightful leader's four, whatever B2 says
+        limit = self._lead_limit()
+        if len(cards) > limit:
+            when = " from the second trick (B2)" if self.rules.max_lead == 4 else " (R6)"
+            raise IllegalMoveError(f"a lead is at most {limit} cards{when}")
+        if not _one_suit(cards):
+            raise IllegalMoveError("a lead of several cards must be of one suit (R6)")
+        smallest = min(len(self._hands[s]) for s in self.seats_in if s != move.seat)
+        if len(cards) > smallest:
+            raise IllegalMoveError(f"a lead may not exceed the smallest hand, {smallest} (R6)")
+
+    def _check_show(self, move: Move) -> None:
+        if move.cards or move.beat is not None or move.stop:
+            raise IllegalMoveError("a show plays no cards")
+        if self.rules.combinations != "on":
+            raise IllegalMoveError("combinations are off in these rules (R15)")
+        if self.trick_number < 1:
+            raise IllegalMoveError("no combination counts before the first trick is over (C)")
+        if move.seat != self.turn:
+            raise IllegalMoveError("a combination is shown on the holder's turn (C1, C2)")
+        kind = show_kind(self._hands[move.seat], self.trump)
+        if kind != move.show:
+            what = "бура (four trumps)" if move.show == "bura" else "Москва (four aces)"
+            raise IllegalMoveError(f"seat {move.seat} does not hold {what}")
+
+    def _check_stop(self, move: Move) -> None:
+        if move.beat is not None:
+            raise IllegalMoveError("an out-of-turn lead is neither a beat nor a discard")
+        if self.rules.combinations != "on":
+            raise IllegalMoveError("combinations are off: nothing is out of turn (R15)")
+        if self._plays:
+            raise IllegalMoveError("an out-of-turn lead comes before the rightful lead (C3)")
+        if self.trick_number < 1:
+            raise IllegalMoveError("nobody leads out of turn before the first trick is over (C)")
+        if move.seat == self.turn:
+            raise IllegalMoveError("the rightful leader's own lead is not out of turn (C3)")
+        hand = self._hands[move.seat]
+        if sorted(move.cards) != sorted(hand) or len(set(move.cards)) != len(move.cards):
+            raise IllegalMoveError("an out-of-turn lead is the stopper's whole hand of four (C3)")
+        if not is_lead_combination(hand, self.trump):
+            raise IllegalMoveError(f"seat {move.seat} holds no молодка nor четыре лба (C3, C4)")
+        if move.seat != self.stopper():
+            raise IllegalMoveError(
+                "only the first holder clockwise from the rightful leader may lead out of "
+                "turn, never against the leader's own combination nor while another seat "
+                "holds бура or Москва (C3)"
+            )
+
+    def apply(self, move: Move) -> TrickResult | None:
+        """Check and play ``move``; returns the trick result when it completes a trick."""
+        self.check(move)
+        return self.push(move)
+
+    def push(self, move: Move) -> TrickResult | None:
+        """Play a move already known to be legal (e.g. from :meth:`legal_moves`)."""
+        seat = move.seat
+        self.history.append(move)
+        if move.show is not None:
+            # C Precisely: every бура and Москва in any hand counts as shown now.
+            winner = show_winner([self._hands[s] for s in range(self.players)], self.trump)
+            assert winner is not None
+            self.shown_by, self.outcome = winner
+            self.turn = None
+            return None
+        hand = self._hands[seat]
+        for card in move.cards:
+            hand.remove(card)
+        self._plays.append(Play(seat, move.cards, move.beat))
+        self._seen.extend(move.cards)
+        if move.beat is False and self.rules.discards == "closed":
+            for card in move.cards:
+                self._face_down[card] = seat  # B1
+        if move.beat is None:
+            self._leader = seat  # a lead out of turn (C3/C4) takes the rightful lead over
+        if move.beat is None or move.beat:
+            self._claimant, self._claim = seat, move.cards
+        nxt = self._next(seat)
+        if nxt != self._leader:
+            self.turn = nxt
+            return None
+        return self._finish_trick()
+
+    def _finish_trick(self) -> TrickResult:
+        winner = self._claimant
+        plays = tuple(self._plays)
+        taken = [c for p in plays for c in p.cards]
+        points = sum(c.points for c in taken)
+        self.points[winner] += points  # R9, R12
+        self.won_cards[winner].extend(taken)
+        self._plays = []
+        self._claim = ()
+        self.trick_number += 1
+        self.last_trick = TrickResult(winner, plays, points)
+        self._draw(winner)
+        self._leader = self._claimant = winner  # R11
+        self.turn = winner if any(self._hands) else None
+        return self.last_trick
+
+    def _draw(self, winner: int) -> None:
+        """R10: the winner draws first, then clockwise, until hands hold 4 or the stock is out."""
+        stock, hands = self._stock, self._hands
+        order = [winner]
+        while len(order) < len(self.seats_in):
+            order.append(self._next(order[-1]))
+        while stock and any(len(hands[s]) < HAND_SIZE for s in order):
+            for s in order:
+                if stock and len(hands[s]) < HAND_SIZE:
+                    card = stock.pop(0)
+                    if card is self.trump_card:
+                        self._trump_drawn_by = s
+                    hands[s].append(card)
+
+    def replay(self, moves: Iterable[Move]) -> Deal:
+        for move in moves:
+            self.apply(move)
+        return self
+
+    def _seat_view(self, seat: int) -> PlayerView:
+        """What ``seat`` sees: its own hand and the open table, never other hands, nor
+        (B1 closed) another seat's discards until the deal is over. ``PUBLIC`` is what a
+        spectator (the group) sees: no hand and no closed discard at all."""
+        if seat != PUBLIC and not 0 <= seat < self.players:
+            raise IllegalMoveError(f"no seat {seat} at a {self.players}-player table")
+        hidden: set[Card] = set()
+        if self._face_down and not self.finished:
+            hidden = {c for c, owner in self._face_down.items() if owner != seat}
+        last = self.last_trick
+        table = tuple(self._plays)
+        seen = tuple(self._seen)
+        known = tuple(self.points)
+        if hidden:
+            if last is not None:
+                plays = tuple(masked(p, hidden) for p in last.plays)
+                shown = sum(c.points for p in plays for c in p.cards)
+                last = TrickResult(last.winner, plays, shown)
+            table = tuple(masked(p, hidden) for p in table)
+            seen = tuple(c for c in seen if c not in hidden)
+            known = tuple(
+                p - sum(c.points for c in pile if c in hidden)
+                for p, pile in zip(self.points, self.won_cards, strict=True)
+            )
+        closed = self.rules.discards == "closed" and not self.finished
+        return PlayerView(
+            seat=seat,
+            players=self.players,
+            hand=()
+            if seat == PUBLIC
+            else tuple(sorted(self._hands[seat], key=display_key(self.trump))),
+            hand_sizes=self.hand_sizes(),
+            trump=self.trump,
+            trump_card=self.trump_card,
+            trump_card_in_stock=self._trump_drawn_by is None,
+            trump_card_drawn_by=self._trump_drawn_by,
+            stock_size=len(self._stock),
+            dealer=self.dealer,
+            leader=self._leader,
+            turn=self.turn,
+            claimant=self.claimant,
+            table=table,
+            seen_cards=seen,
+            points=None if closed else tuple(self.points),
+            last_trick=last,
+            trick_number=self.trick_number,
+            finished=self.finished,
+            rules=self.rules,
+            seats_in=self.seats_in,
+            known_points=known,
+            stakes=self.stakes,
+            outcome=self.outcome if self.finished else None,
+        )
+
+    def _restore(
+        self,
+        view: PlayerView,
+        hands: Sequence[Sequence[Card]],
+        stock: Sequence[Card],
+        table: Sequence[Play],
+    ) -> None:
+        """Fill the blank deal ``self`` with the position ``view`` shows and its hidden parts
+        as given: every seat's ``hands``, the ``stock`` top first and the ``table`` with
+        face-down cards (B1) filled in. Trick piles are not rebuilt: points are the view's
+        (B1 closed: the points it could see)."""
+        if view.turn is None:
+            raise GameOverError("the deal is over")
+        self.players, self.rules, self.dealer = view.players, view.rules, view.dealer
+        self.deck = DECK  # unknown to a seat; only records use it
+        self.seats_in = view.seats_in or tuple(range(view.players))
+        self.stakes = view.stakes
+        self._hands = [list(h) for h in hands]
+        self._stock = list(stock)
+        self.trump_card, self.trump = view.trump_card, view.trump
+        self._leader, self.turn = view.leader, view.turn
+        self._plays = list(table)
+        self._claimant = view.claimant if view.claimant is not None else view.leader
+        claims = [
+            p.cards for p in table if p.seat == self._claimant and p.declared_beat is not False
+        ]
+        self._claim = claims[-1] if claims else ()
+        self._seen = list(view.seen_cards)
+        self._face_down = {
+            c: p.seat
+            for p, seen in zip(table, view.table, strict=True)
+            if seen.face_down
+            for c in p.cards
+        }
+        self._trump_drawn_by = view.trump_card_drawn_by
+        points = view.points if view.points is not None else view.known_points
+        self.points = list(points) if points else [0] * view.players
+        self.won_cards = [[] for _ in range(view.players)]
+        self.history = []
+        self.last_trick = view.last_trick
+        self.trick_number = view.trick_number
+        self.outcome, self.shown_by = PLAYED, None
+
+
+def _one_suit(cards: Sequence[Card]) -> bool:
+    return all(c.suit is cards[0].suit for c in cards)

@@ -1,0 +1,205 @@
+"""Duel's bot side (``bot.games.base.BotGame``): a tap on a card plays it; the group
+table lists the seats, the table and the last trick; each hand its cards."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bot.games.base import ByItself, ForgedAction
+from bot.i18n import Html, Texts
+from bot.views.callbacks import card_data
+from bot.views.render import (
+    Keyboard,
+    button,
+    card_text,
+    cards_text,
+    keyboard,
+    seat_name,
+    series_end_text,
+    time_limit,
+)
+from engine import Card
+from storage import Game, PlayerRecord
+from tests.support.duel.game import DuelDeal, DuelRules, DuelSeries, Play, from_record, to_record
+
+
+def _table_lines(t: Texts, game: Game, deal: DuelDeal) -> list[str]:
+    lines: list[str] = []
+    if deal.table:
+        lines.append(t("duel.table", cards=" ".join(card_text(p.card) for p in deal.table)))
+    else:
+        lines.append(t("duel.table_empty"))
+    if deal.last_trick:
+        lead, answer = deal.last_trick
+        higher = answer.card.suit is lead.card.suit and answer.card.rank > lead.card.rank
+        taker = answer.seat if higher else lead.seat
+        cards = " ".join(card_text(p.card) for p in deal.last_trick)
+        lines.append(t("duel.last_trick", name=seat_name(game.seats[taker]), cards=cards))
+    return lines
+
+
+class DuelBot:
+    name = "duel"
+
+    def new_series(self, players: int, rules: Mapping[str, Any], first_dealer: int) -> DuelSeries:
+        switches = {k: v for k, v in rules.items() if k != "game"}
+        return DuelSeries(players, DuelRules.from_dict(switches), first_dealer)
+
+    def from_record(self, record: dict[str, Any]) -> DuelSeries:
+        return from_record(record)
+
+    def record(self, series: DuelSeries) -> dict[str, Any]:
+        return to_record(series)
+
+    def deal_rows(self, series: DuelSeries) -> tuple[list[Sequence[int]], list[Sequence[int]]]:
+        return [r.points for r in series.results], [r.penalties for r in series.results]
+
+    def winners(self, series: DuelSeries) -> tuple[int, ...]:
+        return series.result().winners
+
+    def turn(self, deal: DuelDeal) -> int | None:
+        return deal.turn
+
+    def actors(self, deal: DuelDeal) -> tuple[int, ...]:
+        return deal.actors()
+
+    def moment(self, deal: DuelDeal) -> int:
+        return len(deal.history)
+
+    def trick_open(self, deal: DuelDeal) -> bool:
+        return bool(deal.table)
+
+    def trick_shown(self, series: DuelSeries) -> str | None:
+        deal = series.deals[-1]
+        if deal.table or not deal.last_trick:
+            return None
+        return f"{len(series.deals)}.{sum(deal.tricks)}"
+
+    def holds(self, deal: DuelDeal, seat: int, card: Card) -> bool:
+        return card in deal.hands[seat]
+
+    def fits(self, deal: DuelDeal, seat: int, cards: Sequence[Card]) -> bool:
+        return len(cards) <= 1
+
+    def one_tap(self, deal: DuelDeal, seat: int, card: Card) -> Play | None:
+        play = Play(seat, card)
+        return play if play in deal.legal_actions(seat) else None
+
+    def offers_pick(self, deal: DuelDeal, seat: int) -> bool:
+        return False
+
+    def parse_action(self, deal: DuelDeal, seat: int, kind: str, cards: tuple[Card, ...]) -> Play:
+        if kind != "p" or len(cards) != 1:
+            raise ForgedAction(kind)
+        play = Play(seat, cards[0])
+        if play not in deal.legal_actions(seat):
+            raise ForgedAction(kind)
+        return play
+
+    def action_json(self, action: Play) -> dict[str, Any]:
+        return action.to_json()
+
+    def computer_action(self, level: str, seed: int, series: DuelSeries, seat: int) -> Play:
+        return self.stand_in_action(series, seat)
+
+    def stand_in_action(self, series: DuelSeries, seat: int) -> Play:
+        return min(series.deals[-1].legal_actions(seat), key=lambda p: p.card.rank)
+
+    def by_itself(self, series: DuelSeries) -> ByItself | None:
+        return None
+
+    def table_text(
+        self, t: Texts, game: Game, series: DuelSeries, *, turn_seconds: int | None
+    ) -> str:
+        deal = series.deals[-1]
+        totals = series.totals
+        lines = [t("duel.title", deal=len(series.deals)), ""]
+        for seat in game.seats:
+            lines.append(
+                t(
+                    "duel.seat",
+                    marker="▶️" if deal.turn == seat.seat else "▫️",
+                    name=seat_name(seat),
+                    cards=len(deal.hands[seat.seat]),
+                    tricks=deal.tricks[seat.seat],
+                    total=totals[seat.seat],
+                )
+            )
+        lines += ["", *_table_lines(t, game, deal)]
+        if deal.turn is not None:
+            seat = game.seats[deal.turn]
+            if turn_seconds is not None and seat.bot_level is None:
+                turn = t(
+                    "table.turn_timed", name=seat_name(seat), limit=time_limit(t, turn_seconds)
+                )
+            else:
+                turn = t("table.turn", name=seat_name(seat))
+            lines += ["", turn]
+        return "\n".join(lines)
+
+    def hand_text(
+        self,
+        t: Texts,
+        game: Game,
+        chat_title: str,
+        series: DuelSeries,
+        seat: int,
+        *,
+        turn_seconds: int | None,
+        picking: bool = False,
+    ) -> str:
+        deal = series.deals[-1]
+        view = deal.view(seat)
+        lines = [t("duel.hand_title", chat=chat_title, deal=len(series.deals)), ""]
+        lines += _table_lines(t, game, deal)
+        lines.append(t("duel.your_cards", cards=cards_text(view.hand) or "—"))
+        if view.turn == seat:
+            lines += ["", t("duel.your_turn")]
+        return "\n".join(lines)
+
+    def hand_keyboard(
+        self,
+        t: Texts,
+        game: Game,
+        series: DuelSeries,
+        seat: int,
+        selection: Sequence[Card],
+        picking: bool = False,
+    ) -> Keyboard | None:
+        hand = series.deals[-1].view(seat).hand
+        if not hand:
+            return None
+        row = [button(card_text(c), card_data(game.id, game.version, c.code())) for c in hand]
+        return keyboard([row])
+
+    def deal_end_text(self, t: Texts, game: Game, series: DuelSeries, index: int) -> str:
+        result = series.results[index]
+        if not any(result.penalties):
+            return t("duel.deal_even", deal=index + 1)
+        loser = result.penalties.index(1)
+        return t("duel.deal_end", deal=index + 1, name=seat_name(game.seats[loser]))
+
+    def move_notes(self, t: Texts, game: Game, series: DuelSeries, action: Play) -> list[str]:
+        return []
+
+    def series_end_text(self, t: Texts, game: Game, series: DuelSeries) -> str:
+        return series_end_text(t, game, series.totals, series.result().winners)
+
+    def stats_lines(self, t: Texts, stats: PlayerRecord) -> list[Html]:
+        return []
+
+    def lobby_title(self, t: Texts) -> str:
+        return t("lobby.title_game", game=t("game.duel"))
+
+    def lobby_seat_lines(self, t: Texts, game: Game) -> list[Html]:
+        return []
+
+    def lobby_hint(self, t: Texts, game: Game) -> str:
+        return t("lobby.hint", min=2, max=2)
+
+    def score_lines(self, t: Texts, game: Game, series: DuelSeries) -> list[Html]:
+        return []
+
+
+DUEL_BOT = DuelBot()
