@@ -2,7 +2,7 @@
 browser context per player (separate phones), against the real bot and the fake Bot API.
 Each page is opened as Telegram opens it: the URL of the «🃏 Open table» button under the
 player's hand message, with launch data signed by the fake bot token in the URL hash
-(tests/webapp_page.py). A skip here fails the run in CI (tests/conftest.py)."""
+(tests/support/webapp_page.py). A skip here fails the run in CI (tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ from tests.e2e.harness import (
     play_one_move,
     running_bot,
 )
-from tests.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
-from tests.webapp_page import (
+from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.support.webapp_page import (
     AppPlayer,
     chromium,
     free_port,

@@ -28,6 +28,7 @@
       select_cards: "Choose cards",
       cards: "Cards: {n}",
       pile: "In tricks: {n}",
+      tricks: "Tricks: {n}",
       points: "Points: {n}",
       score: "Score: {n}",
       stock: "Stock: {n}",
@@ -62,6 +63,7 @@
       select_cards: "Выберите карты",
       cards: "Карт: {n}",
       pile: "Во взятках: {n}",
+      tricks: "Взяток: {n}",
       points: "Очки: {n}",
       score: "Счёт: {n}",
       stock: "В колоде: {n}",
@@ -479,8 +481,9 @@
       if (text[1]) span.appendChild(document.createTextNode(text[1]));
       stats.appendChild(span);
     }
+    // Tricks taken where the game counts them (Bura), else the cards taken (Burkozel).
     if (seat.tricks !== undefined && seat.tricks !== null) stat("tricks", seat.tricks);
-    if (seat.pile !== undefined && seat.pile !== null) stat("pile", seat.pile);
+    else if (seat.pile !== undefined && seat.pile !== null) stat("pile", seat.pile);
     if (seat.points !== undefined && seat.points !== null) stat("points", seat.points);
     if (seat.score !== undefined && seat.score !== null) stat("score", seat.score);
     box.appendChild(stats);

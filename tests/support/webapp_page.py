@@ -3,7 +3,7 @@
 Telegram opens a Mini App with its signed launch data in the URL hash
 (``#tgWebAppData=…&tgWebAppThemeParams=…``) and the page loads Telegram's
 ``telegram-web-app.js``, which reads them. Here the tests sign the launch data with the
-fake bot token exactly as Telegram does, and serve ``tests/webapp_telegram.js`` for
+fake bot token exactly as Telegram does, and serve ``tests/support/webapp_telegram.js`` for
 Telegram's script (which cannot be fetched in tests); nothing else leaves the machine.
 """
 
@@ -244,7 +244,7 @@ class AppPlayer:
         return cards
 
     async def tg(self) -> dict[str, Any]:
-        """What the page asked of Telegram (tests/webapp_telegram.js)."""
+        """What the page asked of Telegram (tests/support/webapp_telegram.js)."""
         record: dict[str, Any] = await self.page.evaluate(
             "({...window.__tg, fire: undefined, clickMainButton: undefined})"
         )

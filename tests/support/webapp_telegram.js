@@ -1,5 +1,5 @@
 // A small stand-in for https://telegram.org/js/telegram-web-app.js, served to the Mini App
-// by the browser tests (tests/webapp_page.py routes that URL here: Telegram's own copy
+// by the browser tests (tests/support/webapp_page.py routes that URL here: Telegram's own copy
 // cannot be fetched in tests). Like Telegram's script it reads the launch parameters from
 // the URL hash (tgWebAppData, tgWebAppThemeParams…), sets the --tg-theme-* CSS variables
 // and exposes window.Telegram.WebApp. Whatever the page asks of Telegram is recorded in
