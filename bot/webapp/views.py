@@ -38,8 +38,8 @@ def _seat_rows(live: LiveGame, me: int) -> list[Json]:
 
 
 def _name(seat: Seat) -> str:
-    # The page puts it in as text (never as HTML).
-    return seat.name if seat.bot_level is None else f"🤖 {seat.name}"
+    # The page puts it in as text (never as HTML); a computer's name has its 🤖 already.
+    return seat.name
 
 
 def state(live: LiveGame, me: int, *, selected: Sequence[Card] = ()) -> Json:
