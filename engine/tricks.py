@@ -87,3 +87,29 @@ def group_leads(
                 else:
                     groups.append(tuple([hand[i] for i in pick]))
     return groups
+
+
+def draw_up(
+    stock: list[Card],
+    hands: list[list[Card]],
+    order: Sequence[int],
+    hand_size: int,
+    trump_card: Card,
+) -> int | None:
+    """R10 (Bura D4 alike): after a trick each seat in ``order`` (the taker first) draws
+    one card at a time from the top of ``stock`` until every hand holds ``hand_size`` or
+    the stock is out. Returns the seat that drew the turned-up trump, if one did."""
+    trump_to = None
+    while stock:
+        drew = False
+        for s in order:
+            hand = hands[s]
+            if stock and len(hand) < hand_size:
+                card = stock.pop(0)
+                if card is trump_card:
+                    trump_to = s
+                hand.append(card)
+                drew = True
+        if not drew:
+            break
+    return trump_to

@@ -43,7 +43,7 @@ from engine.bura.rules import (
 from engine.bura.view import BuraView, SeenPile, closed_plays, seen_plays
 from engine.cards import DECK, Card, Rank, Suit, check_deck
 from engine.errors import GameOverError, IllegalMoveError
-from engine.tricks import covers, group_leads
+from engine.tricks import covers, draw_up, group_leads
 
 # Phases of a deal.
 LEAD, ANSWER, DECLARE, DAVE, OVER = "lead", "answer", "declare", "dave", "over"
@@ -581,20 +581,10 @@ class BuraDeal:
         """No declaration: draw back to 3, winner first (D4, R10); void if all is played."""
         winner = self.leader
         order = [(winner + i) % self.players for i in range(self.players)]
-        stock, hands = self.stock, self.hands
-        while stock:
-            drew = False
-            for s in order:
-                hand = hands[s]
-                if stock and len(hand) < HAND_SIZE:
-                    card = stock.pop(0)
-                    if card is self.trump_card:
-                        self.trump_drawn_by = s
-                    hand.append(card)
-                    drew = True
-            if not drew:
-                break
-        if not any(hands):  # D9: run out with no declaration
+        drawn_by = draw_up(self.stock, self.hands, order, HAND_SIZE, self.trump_card)
+        if drawn_by is not None:
+            self.trump_drawn_by = drawn_by
+        if not any(self.hands):  # D9: run out with no declaration
             self._end("void", None, None, run_out=True)
             return
         self.phase, self.turn = LEAD, winner

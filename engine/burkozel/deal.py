@@ -12,7 +12,7 @@ from engine.burkozel.scoring import PLAYED, penalties_for, score_deal
 from engine.burkozel.view import PUBLIC, display_key, masked
 from engine.cards import DECK, Card, Suit, check_deck
 from engine.errors import GameOverError, IllegalMoveError
-from engine.tricks import covers, group_leads
+from engine.tricks import covers, draw_up, group_leads
 
 __all__ = ["Deal", "DealResult", "Move", "Play", "PlayerView", "TrickResult", "penalties_for"]
 
@@ -555,22 +555,13 @@ class Deal:
 
     def _draw(self, winner: int) -> None:
         """R10: the winner draws first, then clockwise, until hands hold 4 or the stock is out."""
-        stock, hands = self._stock, self._hands
-        if not stock:
+        if not self._stock:
             return
-        order = self._rounds[winner]
-        while stock:
-            drew = False
-            for s in order:
-                hand = hands[s]
-                if stock and len(hand) < HAND_SIZE:
-                    card = stock.pop(0)
-                    if card is self.trump_card:
-                        self._trump_drawn_by = s
-                    hand.append(card)
-                    drew = True
-            if not drew:
-                break
+        drawn_by = draw_up(
+            self._stock, self._hands, self._rounds[winner], HAND_SIZE, self.trump_card
+        )
+        if drawn_by is not None:
+            self._trump_drawn_by = drawn_by
 
     def replay(self, moves: Iterable[Move]) -> Deal:
         for move in moves:
