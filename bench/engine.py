@@ -164,7 +164,9 @@ class Worker:
 
     def __init__(self, root: Path) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--worker", str(root)],
+            # -S: no site-packages, so the project's editable install cannot lend a tree of
+            # the old layout this tree's engine.burkozel (the engine needs only stdlib).
+            [sys.executable, "-S", str(Path(__file__).resolve()), "--worker", str(root)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
