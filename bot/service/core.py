@@ -416,8 +416,12 @@ class ServiceCore:
         payload = {"text": text, "reply_markup": _markup(markup)}
         return OutboxOp(user_id, "edit", payload, live.game.id, f"hand:{user_id}", milestone)
 
-    def ping(self, live: LiveGame, user_id: int, text: str) -> tuple[OutboxOp, OutboxOp]:
-        """Replace the player's previous ping with a new message (edits do not notify)."""
+    def ping(self, live: LiveGame, user_id: int, text: str) -> tuple[OutboxOp, ...]:
+        """Replace the player's previous ping with a new message (edits do not notify);
+        none for a player who has the game open in the Mini App (issue 29), which shows
+        the turn and its timer."""
+        if self.watchers.in_app(live.game.id, user_id):
+            return ()
         live.unpinged.discard(user_id)
         return (
             self.ping_delete(live, user_id),

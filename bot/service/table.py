@@ -124,21 +124,11 @@ class TableFlow(ServiceCore):
         # No ping for a moment that passes by itself (Bura's draw): the turn after it pings.
         if turn is not None and turn != last_mover and ui.by_itself(live.series) is None:
             seat = live.game.seats[turn]
-            if (
-                seat.user_id is not None
-                and not seat.away
-                and self._idle(live, seat.user_id)
-                and not self._in_app(live, seat.user_id)
-            ):
+            if seat.user_id is not None and not seat.away and self._idle(live, seat.user_id):
                 ops += self.ping(live, seat.user_id, live.t("ping.your_turn", chat=live.chat_title))
         for other in ui.actors(deal):
             seat = live.game.seats[other]
-            if (
-                other not in (turn, last_mover)
-                and seat.user_id is not None
-                and not seat.away
-                and not self._in_app(live, seat.user_id)
-            ):
+            if other not in (turn, last_mover) and seat.user_id is not None and not seat.away:
                 text = live.t("ping.out_of_turn", chat=live.chat_title)
                 ops += self.ping(live, seat.user_id, text)
         return ops

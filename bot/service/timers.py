@@ -10,7 +10,7 @@ from dataclasses import replace
 from bot.chat_settings import NO_TIMER_REMINDER
 from bot.service.core import LiveGame, UserError
 from bot.service.table import TableFlow
-from storage import Deadline, GameChange, OutboxOp
+from storage import Deadline, GameChange
 
 # Action keys (``BotGame.action_json``) that are a player's own call, never taken for a
 # human by auto-play: a show (C1/C2, D6/D8), an out-of-turn lead, a declaration, даве.
@@ -58,7 +58,7 @@ class TimerFlow(TableFlow):
                 later = Deadline(seat.seat, now + NO_TIMER_REMINDER, None)
                 live.game = replace(live.game, deadline=later)
                 assert seat.user_id is not None
-                ops = self._reminder(live, seat.user_id, text)
+                ops = self.ping(live, seat.user_id, text)
                 await self._commit(live, GameChange(deadline=later, outbox=ops))
             elif deadline.due_at <= now:
                 # A player marked away is stood in for by a computer, if the chat (else the
@@ -84,13 +84,8 @@ class TimerFlow(TableFlow):
                 live.game = replace(live.game, deadline=reminded)
                 # A commit of the deadline alone leaves the hands' keyboards current
                 # (Game.state_version): the hand the player is looking at is not redrawn.
-                ops = self._reminder(live, seat.user_id, text)
+                ops = self.ping(live, seat.user_id, text)
                 await self._commit(live, GameChange(deadline=reminded, outbox=ops))
-
-    def _reminder(self, live: LiveGame, user_id: int, text: str) -> tuple[OutboxOp, ...]:
-        """A reminder ping; none for a player looking at the game in the Mini App (issue
-        29), which shows the turn and its timer."""
-        return () if self._in_app(live, user_id) else tuple(self.ping(live, user_id, text))
 
     async def _out_of_turn(self, live: LiveGame, seat: int) -> None:
         """A computer that may act out of turn (a «Стоп!»): it acts, or lets the chance
