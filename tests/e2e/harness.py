@@ -14,7 +14,13 @@ from bot.app import App
 from bot.config import Settings
 from bot.delivery.chatter import ChatterLimit
 from bot.delivery.worker import Limits
-from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.support.fake_telegram import (
+    CallbackAnswer,
+    FakeChat,
+    FakeMessage,
+    FakeTelegram,
+    FakeUser,
+)
 
 TOKEN = "123456:TEST-token"
 
@@ -95,6 +101,7 @@ def is_my_turn(message: FakeMessage) -> bool:
 
 
 PLAYED = "Played."  # the answer to a tap that made a move (English texts)
+STALE = "This keyboard is out of date; I have sent you the current one."
 
 
 def is_pick(data: str | None) -> bool:
@@ -120,13 +127,15 @@ async def play_one_move(
     while True:
         message = hand_message(user, group)
         assert message is not None
+        before, shown = len(message.history), message.text
         below = [b for row in message.buttons[1:] for b in row if b.callback_data]
         switch = [b for b in below if is_pick(b.callback_data)]
         actions = [b for b in below if not is_pick(b.callback_data)]
         if switch and not switched and rng.random() < 0.4:
             switched = True
-            before = len(message.history)
             answer = await (await user.tap(message, data=switch[0].callback_data)).wait(timeout=5)
+            if await _overtaken(fake, user, group, message, (before, shown), answer):
+                return await play_one_move(fake, user, rng, group, strict=strict)
             assert not answer.show_alert, answer.text
             await fake.wait_for(
                 lambda m=message, b=before: (
@@ -140,6 +149,8 @@ async def play_one_move(
         if actions and (selecting or rng.random() < 0.5):
             choice = rng.choice(actions)
             answer = await (await user.tap(message, data=choice.callback_data)).wait(timeout=5)
+            if await _overtaken(fake, user, group, message, (before, shown), answer):
+                return await play_one_move(fake, user, rng, group, strict=strict)
             assert not answer.show_alert, answer.text
             # Wait until the hand shows the move, so the next read is not of the old state.
             played = cards_in(choice.text)
@@ -153,9 +164,10 @@ async def play_one_move(
             return choice.text
         cards = [b for b in message.buttons[0] if not b.text.startswith("✅")]
         assert cards, f"no card left to select: {message.text}"
-        before = len(message.history)
         card = rng.choice(cards)
         answer = await (await user.tap(message, data=card.callback_data)).wait(timeout=5)
+        if await _overtaken(fake, user, group, message, (before, shown), answer):
+            return await play_one_move(fake, user, rng, group, strict=strict)
         # A fresh keyboard must just work: an alert here means the bot drew a stale one.
         assert not (strict and answer.show_alert), answer.text
         if answer.text == PLAYED:  # a card that is a whole move by itself goes on one tap
@@ -172,6 +184,31 @@ async def play_one_move(
             lambda m=message, b=before: len(m.history) > b or hand_message(user, group) is not m,
             description="the hand keyboard to redraw",
         )
+
+
+async def _overtaken(
+    fake: FakeTelegram,
+    user: FakeUser,
+    group: FakeChat | None,
+    message: FakeMessage,
+    drawn: tuple[int, str],
+    answer: CallbackAnswer,
+) -> bool:
+    """A move by someone else landed between the hand's drawing and the tap: a computer
+    taking its C3/C4 «Stop!» lead out of turn while this hand showed «Your lead» (asked
+    first, after the computers' pause). The refusal promises the current keyboard; it must
+    come (an edit of the tapped hand or a new hand message) and show that move: a stale
+    keyboard drawn by the bot itself would come back with the same text, and fails."""
+    if not (answer.show_alert and answer.text == STALE):
+        return False
+    before, shown = drawn
+    await fake.wait_for(
+        lambda: len(message.history) > before or hand_message(user, group) is not message,
+        description="the current keyboard promised by the stale refusal",
+    )
+    current = hand_message(user, group)
+    assert current is not None and current.text != shown, f"a stale keyboard was drawn: {shown}"
+    return True
 
 
 CARD_TOKEN = re.compile(r"(10|[6-9JQKA])([♠♥♦♣])")
