@@ -4,7 +4,7 @@ deck and moves, every refusal a RecordError naming the deal and move."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from engine.cards import Card, parse_cards
 from engine.errors import EngineError, RecordError
@@ -22,6 +22,43 @@ class RecordedSeries(Protocol):
     def start_deal(self, deck: Sequence[Card], dealer: int | None = None, /) -> object: ...
 
     def apply(self, action: Any, /) -> object: ...
+
+
+class Envelope(NamedTuple):
+    """A record's outer fields, checked: what a game needs to start replaying it."""
+
+    players: int
+    rules: Any  # the rule-set data as recorded: the game's from_dict checks it
+    deals: list[object]
+    first_dealer: int  # the first deal's dealer (0 for a record with no deal)
+
+
+def read_envelope(
+    record: object, format_name: str, known_keys: frozenset[str] | None = None
+) -> Envelope:
+    """Check a record's envelope (format, players, deals and the first deal's dealer);
+    every refusal is a RecordError. ``known_keys``: refuse any other top-level key."""
+    if not isinstance(record, Mapping):
+        raise RecordError("a record must be a JSON object")
+    if record.get("format") != format_name:
+        raise RecordError(f"format must be {format_name!r}")
+    if known_keys is not None:
+        extra = sorted(set(record) - known_keys)
+        if extra:
+            raise RecordError(f"unknown record key {extra[0]!r}")
+    players = record.get("players")
+    if type(players) is not int:
+        raise RecordError("players must be a whole number")
+    deals = record.get("deals")
+    if not isinstance(deals, list):
+        raise RecordError("deals must be a list")
+    first = deals[0] if deals else None
+    first_dealer = first.get("dealer") if isinstance(first, Mapping) else 0
+    if isinstance(first, Mapping) and first_dealer is None:
+        raise RecordError("the first deal needs a dealer", deal=0)
+    if type(first_dealer) is not int:
+        raise RecordError("dealer must be a whole number", deal=0)
+    return Envelope(players, record.get("rules", {}), deals, first_dealer)
 
 
 def replay_deal(

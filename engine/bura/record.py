@@ -15,7 +15,6 @@ while incomplete) and ``complete``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +23,7 @@ from engine.bura.deal import BuraDeal
 from engine.bura.rules import BuraRules
 from engine.bura.series import BuraSeries
 from engine.errors import EngineError, RecordError
-from engine.records import replay_deal
+from engine.records import read_envelope, replay_deal
 
 FORMAT = "bura-record/1"
 
@@ -61,35 +60,18 @@ def to_record(series: BuraSeries) -> dict[str, Any]:
 
 def from_record(record: object) -> BuraSeries:
     """Rebuild a series by replaying a record; raises :class:`RecordError` saying where."""
-    if not isinstance(record, Mapping):
-        raise RecordError("a record must be a JSON object")
-    if record.get("format") != FORMAT:
-        raise RecordError(f"format must be {FORMAT!r}")
-    extra = sorted(set(record) - {"format", "players", "rules", "deals"})
-    if extra:
-        raise RecordError(f"unknown record key {extra[0]!r}")
-    players = record.get("players")
-    if type(players) is not int:
-        raise RecordError("players must be a whole number")
-    deals = record.get("deals")
-    if not isinstance(deals, list):
-        raise RecordError("deals must be a list")
-    first = deals[0] if deals else None
-    first_dealer = first.get("dealer") if isinstance(first, Mapping) else 0
-    if isinstance(first, Mapping) and first_dealer is None:
-        raise RecordError("the first deal needs a dealer", deal=0)
-    if type(first_dealer) is not int:
-        raise RecordError("dealer must be a whole number", deal=0)
+    envelope = read_envelope(record, FORMAT, _RECORD_KEYS)
     try:
-        rules = BuraRules.from_dict(record.get("rules", {}))
-        series = BuraSeries(players, rules, first_dealer)
+        rules = BuraRules.from_dict(envelope.rules)
+        series = BuraSeries(envelope.players, rules, envelope.first_dealer)
     except EngineError as exc:
         raise RecordError(str(exc)) from None
-    for d, deal_data in enumerate(deals):
+    for d, deal_data in enumerate(envelope.deals):
         _replay_deal(series, d, deal_data)
     return series
 
 
+_RECORD_KEYS = frozenset({"format", "players", "rules", "deals"})
 _DEAL_KEYS = frozenset({"dealer", "deck", "moves"})
 
 

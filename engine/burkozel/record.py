@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,7 +9,7 @@ from engine.burkozel.deal import Move
 from engine.burkozel.rules import RuleSet
 from engine.burkozel.series import Series
 from engine.errors import EngineError, RecordError
-from engine.records import replay_deal
+from engine.records import read_envelope, replay_deal
 
 FORMAT = "burkozel-record/1"
 
@@ -36,30 +35,13 @@ def to_record(series: Series) -> dict[str, Any]:
 
 def from_record(record: object) -> Series:
     """Rebuild a series by replaying a record; raises :class:`RecordError` saying where."""
-    if not isinstance(record, Mapping):
-        raise RecordError("a record must be a JSON object")
-    if record.get("format") != FORMAT:
-        raise RecordError(f"format must be {FORMAT!r}")
-    players = record.get("players")
-    if type(players) is not int:
-        raise RecordError("players must be a whole number")
-    deals = record.get("deals")
-    if not isinstance(deals, list):
-        raise RecordError("deals must be a list")
+    envelope = read_envelope(record, FORMAT)
     try:
-        rules = RuleSet.from_dict(record.get("rules", {}))
-        first = deals[0] if deals else None
-        first_dealer = first.get("dealer") if isinstance(first, Mapping) else None
-        if isinstance(first, Mapping) and first_dealer is None:
-            raise RecordError("the first deal needs a dealer", deal=0)
-        if first_dealer is not None and type(first_dealer) is not int:
-            raise RecordError("dealer must be a whole number", deal=0)
-        series = Series(players, rules, first_dealer if type(first_dealer) is int else 0)
-    except RecordError:
-        raise
+        rules = RuleSet.from_dict(envelope.rules)
+        series = Series(envelope.players, rules, envelope.first_dealer)
     except EngineError as exc:
         raise RecordError(str(exc)) from None
-    for d, deal_data in enumerate(deals):
+    for d, deal_data in enumerate(envelope.deals):
         replay_deal(series, d, deal_data, Move.from_json)
     return series
 
