@@ -94,8 +94,8 @@ class BotProcess:
         await self.fake.wait_for(
             lambda: any(r.method == "getUpdates" for r in self.fake.requests[seen:]),
             # Importing aiogram alone takes ~10 s on a busy 2-core machine, and the first
-            # getUpdates is recorded when its 10 s long poll ends.
-            timeout=60,
+            # getUpdates is recorded when its 10 s long poll ends (a hang guard, not a bound).
+            timeout=180,
             description="the bot subprocess to start polling",
         )
 
