@@ -99,33 +99,6 @@ def draw_up(
     """R10 (Bura D4 alike): after a trick each seat in ``order`` (the taker first) draws
     one card at a time from the top of ``stock`` until every hand holds ``hand_size`` or
     the stock is out. Returns the seat that drew the turned-up trump, if one did."""
-    m = len(order)
-    if m == 2:
-        first, second = len(hands[order[0]]), len(hands[order[1]])
-        same = first == second
-    else:
-        sizes = [len(hands[s]) for s in order]
-        first = sizes[0]
-        same = min(sizes) == max(sizes)
-    if same:
-        # Every hand the same size (Burkozel's always are while the stock lasts): the
-        # j-th seat of the round gets cards j, j + m, ... of the top need * m.
-        need = hand_size - first
-        if need <= 0:
-            return None
-        take = need * m
-        if len(stock) >= take:
-            drawn = stock[:take]
-            del stock[:take]
-            if need == 1:
-                for s, card in zip(order, drawn, strict=True):
-                    hands[s].append(card)
-            else:
-                for j, s in enumerate(order):
-                    hands[s].extend(drawn[j::m])
-            if trump_card in drawn:
-                return order[drawn.index(trump_card) % m]
-            return None
     trump_to = None
     while stock:
         drew = False

@@ -481,7 +481,8 @@ class Deal:
             row = _ANSWERS_TO_ONE.get(key)
             if row is None:
                 row = _answer_row(seat, self._trump_no, claim[0].index)
-            moves += [move for a in hand for move in row[a.index]]
+            for a in hand:
+                moves += row[a.index]
             return self._offer(moves)
         moves += _answers(seat, hand, claim, self._trump_no, self.trump)
         return self._offer(moves)
@@ -604,11 +605,15 @@ class Deal:
             return None
         hand = self._hands[seat]
         cards, beat = move.cards, move.beat
-        if len(cards) == 1:
-            hand.remove(cards[0])
-        else:
-            for card in cards:
-                hand.remove(card)
+        # Cards found by identity (they are interned): ``list.remove`` would compare
+        # unequal cards through Card's Python-level rich comparison, far slower.
+        for card in cards:
+            i = 0
+            for held in hand:
+                if held is card:
+                    del hand[i]
+                    break
+                i += 1  # noqa: SIM113 - cheaper than enumerate here
         cached = _PLAYS.get(id(move))
         if cached is not None and cached[0] is move:
             play = cached[1]
@@ -802,7 +807,9 @@ def _answers(
                 moves.append(_interned(seat, combo, _BEAT))
         return moves
     beaten = _BEATEN[trump]
-    # masks[i]: the claim positions hand card i beats; tails[i]: its key digit.
+    if k == 2:
+        return _answers_of_two(seat, hand, claim[0].index, claim[1].index, beaten)
+    # masks[i]: the claim positions hand card i beats; digits[i]: its key digit.
     masks = []
     for a in hand:
         b = beaten[a.index]
@@ -832,6 +839,36 @@ def _answers(
             move = _MOVES.get(beat_base + tail)
             if move is None:
                 move = _interned(seat, tuple([hand[i] for i in pick]), _BEAT)
+            moves.append(move)
+    return moves
+
+
+def _answers_of_two(
+    seat: int, hand: list[Card], first: int, second: int, beaten: tuple[int, ...]
+) -> list[Move]:
+    """``_answers`` to a claim of two cards (indices ``first``, ``second``)."""
+    masks = []
+    digits = []
+    for a in hand:
+        i = a.index
+        b = beaten[i]
+        masks.append((b >> first & 1) | (b >> second & 1) << 1)
+        digits.append(i + 1)
+    discard_base = (_DISCARD * 4 + seat + 1) * 1369
+    beat_base = (_BEAT * 4 + seat + 1) * 1369
+    pairing = _PAIRINGS[2]
+    moves = []
+    get = _MOVES.get
+    for i, j in PICKS[len(hand), 2]:
+        tail = digits[i] * 37 + digits[j]
+        move = get(discard_base + tail)
+        if move is None:
+            move = _interned(seat, (hand[i], hand[j]), _DISCARD)
+        moves.append(move)
+        if pairing[masks[i] | masks[j] << 2]:
+            move = get(beat_base + tail)
+            if move is None:
+                move = _interned(seat, (hand[i], hand[j]), _BEAT)
             moves.append(move)
     return moves
 
