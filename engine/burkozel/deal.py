@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import fields
 from itertools import combinations, permutations
 
 from engine.burkozel.actions import DealResult, Move, Play, PlayerView, TrickResult
@@ -109,6 +110,13 @@ def _pairings(k: int) -> tuple[bool, ...]:
 
 
 _PAIRINGS = {2: _pairings(2), 3: _pairings(3)}
+
+# A TrickResult is built by setting its three slots (see Deal._finish_trick).
+assert [f.name for f in fields(TrickResult)] == ["winner", "plays", "points"]
+_new_object = object.__new__
+_set_winner = TrickResult.__dict__["winner"].__set__
+_set_plays = TrickResult.__dict__["plays"].__set__
+_set_points = TrickResult.__dict__["points"].__set__
 
 # The seat tables of a table size and the seats still in (B3): next seats, other
 # seats and draw rounds (see Deal._fresh).
@@ -467,25 +475,43 @@ class Deal:
             if smallest < limit:
                 limit = smallest
             singles = _SINGLES[_LEAD][seat]
-            moves += [singles[c.index] for c in hand]
-            if limit >= 2 and len(hand) >= 2:
-                moves += _group_leads(seat, hand, limit)
+            pattern = 0  # the suits' places in DECK, base 4, in hand order
+            for c in hand:
+                index = c.index
+                moves.append(singles[index])
+                pattern = pattern * 4 + index // 9
+            n = len(hand)
+            if limit >= 2 and n >= 2:
+                if n > 6:
+                    moves += [_interned(seat, g, _LEAD) for g in group_leads(hand, limit)]
+                else:
+                    picks = _GROUP_PICKS.get((pattern * 8 + n) * 8 + limit)
+                    if picks is None:
+                        picks = _group_picks(n, limit, pattern)
+                    if picks:
+                        moves += _group_leads(seat, hand, picks)
             if self._combos_on:
                 whole = tuple(hand)
                 if self._combination_lead(seat) and (limit < 4 or not _one_suit(whole)):
                     moves.append(_interned(seat, whole, _LEAD))
-            return self._offer(moves)
-        claim = self._claim
-        if len(claim) == 1:
-            key = (seat * 4 + self._trump_no) * 36 + claim[0].index
-            row = _ANSWERS_TO_ONE.get(key)
-            if row is None:
-                row = _answer_row(seat, self._trump_no, claim[0].index)
-            for a in hand:
-                moves += row[a.index]
-            return self._offer(moves)
-        moves += _answers(seat, hand, claim, self._trump_no, self.trump)
-        return self._offer(moves)
+        else:
+            claim = self._claim
+            if len(claim) == 1:
+                key = (seat * 4 + self._trump_no) * 36 + claim[0].index
+                row = _ANSWERS_TO_ONE.get(key)
+                if row is None:
+                    row = _answer_row(seat, self._trump_no, claim[0].index)
+                for a in hand:
+                    moves += row[a.index]
+            else:
+                moves += _answers(seat, hand, claim, self._trump_no, self.trump)
+        # Remember the moves as legal in this position (as _offer does).
+        now = len(self.history)
+        if self._offered_at != now:
+            self._offered, self._offered_at = tuple(moves), now
+        else:
+            self._offered += tuple(moves)
+        return moves
 
     def _offer(self, moves: list[Move]) -> list[Move]:
         """Remember ``moves`` as legal in this position (until the next move is played)."""
@@ -655,7 +681,13 @@ class Deal:
         self._plays = []
         self._claim = ()
         self.trick_number += 1
-        result = self.last_trick = TrickResult(winner, tuple(plays), points)
+        # TrickResult(winner, tuple(plays), points), without the frozen dataclass's
+        # __init__ (three object.__setattr__ calls through Python): the same object.
+        result = _new_object(TrickResult)
+        _set_winner(result, winner)
+        _set_plays(result, tuple(plays))
+        _set_points(result, points)
+        self.last_trick = result
         if self._stock:
             drawn_by = draw_up(
                 self._stock, self._hands, self._rounds[winner], HAND_SIZE, self.trump_card
@@ -769,17 +801,8 @@ class Deal:
         self.outcome, self.shown_by = PLAYED, None
 
 
-def _group_leads(seat: int, hand: list[Card], limit: int) -> list[Move]:
-    """The leads of 2 to ``limit`` cards of one suit, as ``group_leads`` orders them."""
-    n = len(hand)
-    if n > 6:
-        return [_interned(seat, group, _LEAD) for group in group_leads(hand, limit)]
-    pattern = 0
-    for c in hand:
-        pattern = pattern * 4 + c.index // 9
-    picks = _GROUP_PICKS.get((pattern * 8 + n) * 8 + limit)
-    if picks is None:
-        picks = _group_picks(n, limit, pattern)
+def _group_leads(seat: int, hand: list[Card], picks: tuple[tuple[int, ...], ...]) -> list[Move]:
+    """The leads of ``seat`` made of the cards at each of ``picks`` (positions in hand)."""
     moves = []
     base = _LEAD * 4 + seat + 1
     for pick in picks:
