@@ -238,7 +238,7 @@ class Deal:
             _SUPPORTED[id(rules)] = rules
         rules.check_players(players)
         active = tuple(range(players)) if seats_in is None else tuple(sorted(set(seats_in)))
-        if len(active) < MIN_PLAYERS or not all(0 <= s < players for s in active):
+        if len(active) < MIN_PLAYERS or not 0 <= active[0] <= active[-1] < players:  # sorted
             raise IllegalMoveError("a deal needs at least 2 seats still in, each a seat number")
         if dealer not in active:
             raise IllegalMoveError(f"dealer must be a seat still in: one of {list(active)}")
