@@ -470,7 +470,11 @@ class Deal:
             if len(others) == 1:
                 smallest = len(hands[others[0]])
             else:
-                smallest = min([len(hands[s]) for s in others])
+                smallest = HAND_SIZE
+                for s in others:
+                    size = len(hands[s])
+                    if size < smallest:
+                        smallest = size
             limit = self._lead_cap if self.trick_number >= 1 else 3
             if smallest < limit:
                 limit = smallest
