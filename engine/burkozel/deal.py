@@ -24,7 +24,10 @@ __all__ = ["Deal", "DealResult", "Move", "Play", "PlayerView", "TrickResult", "p
 # the card indices in order, base 37 (every digit non-zero, so lengths differ).
 _MOVES: dict[int, Move] = {}
 _PLAYS: dict[int, tuple[Move, Play]] = {}  # by id(move), with the move (kept alive)
-_INTERNED_LIMIT = 20_000  # emptied past this (a few MB): a cache, not a leak
+# Emptied past this (about 7 MB): a cache, not a leak. It holds every one-card move,
+# every lead of two or three cards (9,216) and every answer of two (10,080), so in the
+# base rules it fills once and stays.
+_INTERNED_LIMIT = 25_000
 _LEAD, _DISCARD, _BEAT = 0, 1, 2
 
 
@@ -824,14 +827,16 @@ def _answers(
     seat: int, hand: list[Card], claim: tuple[Card, ...], trump: int, suit: Suit
 ) -> list[Move]:
     """R7: every answer of ``len(claim)`` cards, each a discard and then a beat if it
-    covers, in the order of ``itertools.combinations(hand, len(claim))``."""
+    covers, in the order of ``itertools.combinations(hand, len(claim))``. Answers of
+    three or four cards are rare and many (171,360 three-card discards alone): they are
+    built fresh, not interned, so that they do not flush the table of the common moves."""
     k, n = len(claim), len(hand)
     moves: list[Move] = []
     if k > 3 or n > 6:
         for combo in combinations(hand, k):
-            moves.append(_interned(seat, combo, _DISCARD))
+            moves.append(Move(seat, combo, False))
             if covers(combo, claim, suit):
-                moves.append(_interned(seat, combo, _BEAT))
+                moves.append(Move(seat, combo, True))
         return moves
     beaten = _BEATEN[trump]
     if k == 2:
@@ -847,26 +852,16 @@ def _answers(
                 m |= bit
             bit <<= 1
         masks.append(m)
-    digits = [a.index + 1 for a in hand]
-    power = 37**k
-    discard_base = (_DISCARD * 4 + seat + 1) * power
-    beat_base = (_BEAT * 4 + seat + 1) * power
     pairing = _PAIRINGS[k]
     for pick in PICKS[n, k]:
-        tail = packed = shift = 0
+        packed = shift = 0
         for i in pick:
-            tail = tail * 37 + digits[i]
             packed |= masks[i] << shift
             shift += k
-        move = _MOVES.get(discard_base + tail)
-        if move is None:
-            move = _interned(seat, tuple([hand[i] for i in pick]), _DISCARD)
-        moves.append(move)
+        cards = tuple([hand[i] for i in pick])
+        moves.append(Move(seat, cards, False))
         if pairing[packed]:
-            move = _MOVES.get(beat_base + tail)
-            if move is None:
-                move = _interned(seat, tuple([hand[i] for i in pick]), _BEAT)
-            moves.append(move)
+            moves.append(Move(seat, cards, True))
     return moves
 
 
