@@ -50,7 +50,7 @@ def _matches(masks: list[int], used: int) -> bool:
 
 
 # Positions of every way to pick k of n cards, in itertools.combinations order.
-_PICKS: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {
+PICKS: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {
     (n, k): tuple(combinations(range(n), k)) for n in range(7) for k in range(2, n + 1)
 }
 
@@ -70,7 +70,7 @@ def group_leads(
         return []  # every card of another suit
     groups: list[tuple[Card, ...]] = []
     for size in range(2, min(limit, n) + 1):
-        for pick in _PICKS[n, size]:
+        for pick in PICKS[n, size]:
             first = pick[0]
             suit = suits[first]
             for i in pick:

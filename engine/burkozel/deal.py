@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from itertools import combinations
+from dataclasses import fields
+from itertools import combinations, permutations
 
 from engine.burkozel.actions import DealResult, Move, Play, PlayerView, TrickResult
 from engine.burkozel.combinations import is_lead_combination, show_kind, show_winner
@@ -12,7 +13,7 @@ from engine.burkozel.scoring import PLAYED, penalties_for, score_deal
 from engine.burkozel.view import PUBLIC, display_key, masked
 from engine.cards import DECK, Card, Suit, check_deck
 from engine.errors import GameOverError, IllegalMoveError
-from engine.tricks import covers, draw_up, group_leads
+from engine.tricks import PICKS, covers, draw_up, group_leads
 
 __all__ = ["Deal", "DealResult", "Move", "Play", "PlayerView", "TrickResult", "penalties_for"]
 
@@ -22,8 +23,11 @@ __all__ = ["Deal", "DealResult", "Move", "Play", "PlayerView", "TrickResult", "p
 # dataclass costs more than the rest of a move. The key packs the seat, the kind and
 # the card indices in order, base 37 (every digit non-zero, so lengths differ).
 _MOVES: dict[int, Move] = {}
-_PLAYS: dict[int, Play] = {}  # by id(move), checked against the move before use
-_INTERNED_LIMIT = 20_000  # emptied past this (a few MB): a cache, not a leak
+_PLAYS: dict[int, tuple[Move, Play]] = {}  # by id(move), with the move (kept alive)
+# Emptied past this (about 7 MB): a cache, not a leak. It holds every one-card move,
+# every lead of two or three cards (9,216) and every answer of two (10,080), so in the
+# base rules it fills once and stays.
+_INTERNED_LIMIT = 25_000
 _LEAD, _DISCARD, _BEAT = 0, 1, 2
 
 
@@ -46,6 +50,86 @@ _SINGLES: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
     for kind in (_LEAD, _DISCARD, _BEAT)
 )
 
+# R5 on card indices: _BEATEN[trump][a] is the set (a 36-bit mask) of the cards card
+# ``a`` beats when ``trump`` (0-3, the suit's place in DECK) is trumps.
+_BEATEN: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        sum(
+            1 << c.index
+            for c in DECK
+            if (a.index > c.index if a.suit is c.suit else a.index // 9 == trump)
+        )
+        for a in DECK
+    )
+    for trump in range(4)
+)
+
+# One-card answers (R7) to one claim card: per (seat, trump, claim card) a row over the
+# answer card's index of the moves it gives, a discard and then a beat if it beats.
+_ANSWERS_TO_ONE: dict[int, tuple[tuple[Move, ...], ...]] = {}
+
+
+def _answer_row(seat: int, trump: int, claim: int) -> tuple[tuple[Move, ...], ...]:
+    beaten, discards, beats = _BEATEN[trump], _SINGLES[_DISCARD][seat], _SINGLES[_BEAT][seat]
+    row = tuple(
+        (discards[a], beats[a]) if beaten[a] >> claim & 1 else (discards[a],) for a in range(36)
+    )
+    _ANSWERS_TO_ONE[(seat * 4 + trump) * 36 + claim] = row
+    return row
+
+
+# Multi-card leads (R6, B2): per hand size, limit and suit pattern of the hand (the
+# suits' places, base 4, in hand order), the positions of the one-suit picks in the
+# order of ``group_leads`` (``itertools.combinations`` for size 2, 3, ...).
+_GROUP_PICKS: dict[int, tuple[tuple[int, ...], ...]] = {}
+
+
+def _group_picks(n: int, limit: int, pattern: int) -> tuple[tuple[int, ...], ...]:
+    suits = [pattern >> 2 * (n - 1 - i) & 3 for i in range(n)]
+    picks = tuple(
+        pick
+        for size in range(2, min(limit, n) + 1)
+        for pick in combinations(range(n), size)
+        if all(suits[i] == suits[pick[0]] for i in pick)
+    )
+    _GROUP_PICKS[(pattern * 8 + n) * 8 + limit] = picks
+    return picks
+
+
+# R7 for k answer cards against k claim cards: _PAIRINGS[k][packed] says whether the
+# answer covers the claim, ``packed`` holding for answer card j (bits k*j on) the set of
+# claim positions it beats. Built for k = 2 and 3; k = 4 goes through ``covers``.
+def _pairings(k: int) -> tuple[bool, ...]:
+    full = (1 << k) - 1
+    return tuple(
+        any(
+            all(packed >> (k * j + order[j]) & 1 for j in range(k))
+            for order in permutations(range(k))
+        )
+        if all(packed >> (k * j) & full for j in range(k))
+        else False
+        for packed in range(1 << (k * k))
+    )
+
+
+_PAIRINGS = {2: _pairings(2), 3: _pairings(3)}
+
+# A TrickResult is built by setting its three slots (see Deal._finish_trick).
+assert [f.name for f in fields(TrickResult)] == ["winner", "plays", "points"]
+_new_object = object.__new__
+_set_winner = TrickResult.__dict__["winner"].__set__
+_set_plays = TrickResult.__dict__["plays"].__set__
+_set_points = TrickResult.__dict__["points"].__set__
+
+# The seat tables of a table size and the seats still in (B3): next seats, other
+# seats and draw rounds (see Deal._fresh).
+_SEAT_TABLES: dict[
+    tuple[int, tuple[int, ...]],
+    tuple[tuple[int, ...], tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]],
+] = {}
+# Rule sets already found supported (by id, the set kept alive so its id stays its own).
+_SUPPORTED: dict[int, RuleSet] = {}
+
 
 class Deal:
     """The state of one deal. Build it with :meth:`start`; advance it with :meth:`apply`.
@@ -57,8 +141,11 @@ class Deal:
     __slots__ = (
         "_claim",
         "_claimant",
+        "_closed",
+        "_combos_on",
         "_face_down",
         "_hands",
+        "_lead_cap",
         "_leader",
         "_offered",
         "_offered_at",
@@ -69,6 +156,7 @@ class Deal:
         "_stock",
         "_succ",
         "_trump_drawn_by",
+        "_trump_no",
         "dealer",
         "deck",
         "history",
@@ -103,6 +191,12 @@ class Deal:
     _succ: tuple[int, ...]  # the next seat still in after each seat (B3)
     _others: tuple[tuple[int, ...], ...]  # the other seats still in, for each seat
     _rounds: tuple[tuple[int, ...], ...]  # the seats still in from each seat on (R10)
+    # The rules as flags: B6 on, B2's lead of four (else 3), B1 closed; and the trump
+    # suit's place in DECK (0-3, card index // 9).
+    _combos_on: bool
+    _lead_cap: int
+    _closed: bool
+    _trump_no: int
     players: int
     rules: RuleSet
     seats_in: tuple[int, ...]
@@ -140,10 +234,14 @@ class Deal:
             raise IllegalMoveError(f"Burkozel is for {MIN_PLAYERS} to {MAX_PLAYERS} players")
         if not 0 <= dealer < players:
             raise IllegalMoveError(f"dealer must be a seat from 0 to {players - 1}")
-        rules.require_supported()
+        if _SUPPORTED.get(id(rules)) is not rules:
+            rules.require_supported()
+            if len(_SUPPORTED) >= 100:
+                _SUPPORTED.clear()
+            _SUPPORTED[id(rules)] = rules
         rules.check_players(players)
         active = tuple(range(players)) if seats_in is None else tuple(sorted(set(seats_in)))
-        if len(active) < MIN_PLAYERS or not all(0 <= s < players for s in active):
+        if len(active) < MIN_PLAYERS or not 0 <= active[0] <= active[-1] < players:  # sorted
             raise IllegalMoveError("a deal needs at least 2 seats still in, each a seat number")
         if dealer not in active:
             raise IllegalMoveError(f"dealer must be a seat still in: one of {list(active)}")
@@ -153,14 +251,18 @@ class Deal:
         self = object.__new__(cls)
         self.players, self.rules, self.dealer, self.deck = players, rules, dealer, order
         self.seats_in, self.stakes = active, stakes
-        self._fresh()
-        self._hands = [[] for _ in range(players)]
-        dealt = len(active) * HAND_SIZE
+        hands: list[list[Card]] = [[] for _ in range(players)]
+        self._hands = hands
+        # R3: one card at a time from the seat after the dealer: the j-th seat dealt to
+        # gets cards j, j + n, j + 2n, ... of the top n * 4.
+        n = len(active)
+        dealt = n * HAND_SIZE
         first = active.index(dealer) + 1
-        for i, card in enumerate(order[:dealt]):
-            self._hands[active[(first + i) % len(active)]].append(card)
+        for j in range(n):
+            hands[active[(first + j) % n]] = list(order[j:dealt:n])
         self.trump_card = order[dealt]
         self.trump = self.trump_card.suit
+        self._fresh()
         # R3: the turned card lies at the bottom of the stock and is drawn last.
         self._stock = [*order[dealt + 1 :], self.trump_card]
         self._leader = self._next(dealer)
@@ -197,19 +299,29 @@ class Deal:
         return self
 
     def _fresh(self) -> None:
-        """Set the derived state: seat order and no moves offered yet."""
+        """Set the derived state: seat order, the rules as flags, no moves offered yet.
+        Needs ``players``, ``seats_in``, ``rules`` and ``trump_card``."""
         self._offered, self._offered_at = (), -1
-        self._succ = tuple(self._next_in(seat) for seat in range(self.players))
-        self._others = tuple(
-            tuple(s for s in self.seats_in if s != seat) for seat in range(self.players)
-        )
-        rounds = []
-        for seat in range(self.players):
-            order = [seat]
-            for _ in range(len(self.seats_in) - 1):
-                order.append(self._succ[order[-1]])
-            rounds.append(tuple(order))
-        self._rounds = tuple(rounds)
+        rules = self.rules
+        self._combos_on = rules.combinations == "on"
+        self._lead_cap = 4 if rules.max_lead == 4 else 3
+        self._closed = rules.discards == "closed"
+        self._trump_no = self.trump_card.index // 9
+        key = (self.players, self.seats_in)
+        tables = _SEAT_TABLES.get(key)
+        if tables is None:
+            succ = tuple(self._next_in(seat) for seat in range(self.players))
+            others = tuple(
+                tuple(s for s in self.seats_in if s != seat) for seat in range(self.players)
+            )
+            rounds = []
+            for seat in range(self.players):
+                order = [seat]
+                for _ in range(len(self.seats_in) - 1):
+                    order.append(succ[order[-1]])
+                rounds.append(tuple(order))
+            tables = _SEAT_TABLES[key] = (succ, others, tuple(rounds))
+        self._succ, self._others, self._rounds = tables
 
     def copy(self) -> Deal:
         other = object.__new__(Deal)
@@ -351,7 +463,7 @@ class Deal:
             return []
         hand = self._hands[seat]
         moves: list[Move] = []
-        if self.rules.combinations == "on":
+        if self._combos_on:
             kind = self._show(seat)
             if kind is not None:
                 moves.append(Move(seat, (), show=kind))
@@ -361,34 +473,52 @@ class Deal:
             if len(others) == 1:
                 smallest = len(hands[others[0]])
             else:
-                smallest = min([len(hands[s]) for s in others])
-            limit = 4 if self.rules.max_lead == 4 and self.trick_number >= 1 else 3
+                smallest = HAND_SIZE
+                for s in others:
+                    size = len(hands[s])
+                    if size < smallest:
+                        smallest = size
+            limit = self._lead_cap if self.trick_number >= 1 else 3
             if smallest < limit:
                 limit = smallest
             singles = _SINGLES[_LEAD][seat]
-            moves += [singles[c.index] for c in hand]
-            if limit >= 2:
-                moves += [_interned(seat, group, _LEAD) for group in group_leads(hand, limit)]
-            if self.rules.combinations == "on":
+            pattern = 0  # the suits' places in DECK, base 4, in hand order
+            for c in hand:
+                index = c.index
+                moves.append(singles[index])
+                pattern = pattern * 4 + index // 9
+            n = len(hand)
+            if limit >= 2 and n >= 2:
+                if n > 6:
+                    moves += [_interned(seat, g, _LEAD) for g in group_leads(hand, limit)]
+                else:
+                    picks = _GROUP_PICKS.get((pattern * 8 + n) * 8 + limit)
+                    if picks is None:
+                        picks = _group_picks(n, limit, pattern)
+                    if picks:
+                        moves += _group_leads(seat, hand, picks)
+            if self._combos_on:
                 whole = tuple(hand)
                 if self._combination_lead(seat) and (limit < 4 or not _one_suit(whole)):
                     moves.append(_interned(seat, whole, _LEAD))
-            return self._offer(moves)
-        claim, trump = self._claim, self.trump
-        if len(claim) == 1:
-            discards, beats = _SINGLES[_DISCARD][seat], _SINGLES[_BEAT][seat]
-            c = claim[0]
-            index, suit = c.index, c.suit
-            for a in hand:
-                moves.append(discards[a.index])
-                if a.index > index if a.suit is suit else a.suit is trump:
-                    moves.append(beats[a.index])
-            return self._offer(moves)
-        for combo in combinations(hand, len(claim)):
-            moves.append(_interned(seat, combo, _DISCARD))
-            if covers(combo, claim, trump):
-                moves.append(_interned(seat, combo, _BEAT))
-        return self._offer(moves)
+        else:
+            claim = self._claim
+            if len(claim) == 1:
+                key = (seat * 4 + self._trump_no) * 36 + claim[0].index
+                row = _ANSWERS_TO_ONE.get(key)
+                if row is None:
+                    row = _answer_row(seat, self._trump_no, claim[0].index)
+                for a in hand:
+                    moves += row[a.index]
+            else:
+                moves += _answers(seat, hand, claim, self._trump_no, self.trump)
+        # Remember the moves as legal in this position (as _offer does).
+        now = len(self.history)
+        if self._offered_at != now:
+            self._offered, self._offered_at = tuple(moves), now
+        else:
+            self._offered += tuple(moves)
+        return moves
 
     def _offer(self, moves: list[Move]) -> list[Move]:
         """Remember ``moves`` as legal in this position (until the next move is played)."""
@@ -508,27 +638,33 @@ class Deal:
             return None
         hand = self._hands[seat]
         cards, beat = move.cards, move.beat
+        # Cards found by identity (they are interned): ``list.remove`` would compare
+        # unequal cards through Card's Python-level rich comparison, far slower.
         for card in cards:
-            hand.remove(card)
-        play = _PLAYS.get(id(move))
-        if (
-            play is None
-            or play.cards is not cards
-            or play.seat != seat
-            or play.declared_beat is not beat
-        ):
+            i = 0
+            for held in hand:
+                if held is card:
+                    del hand[i]
+                    break
+                i += 1  # noqa: SIM113 - cheaper than enumerate here
+        cached = _PLAYS.get(id(move))
+        if cached is not None and cached[0] is move:
+            play = cached[1]
+        else:
             if len(_PLAYS) >= _INTERNED_LIMIT:
                 _PLAYS.clear()
-            play = _PLAYS[id(move)] = Play(seat, cards, beat)
+            play = Play(seat, cards, beat)
+            _PLAYS[id(move)] = (move, play)
         self._plays.append(play)
         self._seen.extend(cards)
-        if beat is False and self.rules.discards == "closed":
-            for card in cards:
-                self._face_down[card] = seat  # B1
         if beat is None:
             self._leader = seat  # a lead out of turn (C3/C4) takes the rightful lead over
-        if beat is None or beat:
             self._claimant, self._claim = seat, cards
+        elif beat:
+            self._claimant, self._claim = seat, cards
+        elif self._closed:
+            for card in cards:
+                self._face_down[card] = seat  # B1
         nxt = self._succ[seat]
         if nxt != self._leader:
             self.turn = nxt
@@ -537,31 +673,37 @@ class Deal:
 
     def _finish_trick(self) -> TrickResult:
         winner = self._claimant
-        plays = tuple(self._plays)
-        taken = [c for p in plays for c in p.cards]
+        plays = self._plays
         points = 0
-        for c in taken:
-            points += c.points
+        if len(self._claim) == 1:
+            taken = [p.cards[0] for p in plays]
+            for c in taken:
+                points += c.points
+        else:
+            taken = [c for p in plays for c in p.cards]
+            for c in taken:
+                points += c.points
         self.points[winner] += points  # R9, R12
         self.won_cards[winner].extend(taken)
         self._plays = []
         self._claim = ()
         self.trick_number += 1
-        self.last_trick = TrickResult(winner, plays, points)
-        self._draw(winner)
-        self._leader = self._claimant = winner  # R11
+        # TrickResult(winner, tuple(plays), points), without the frozen dataclass's
+        # __init__ (three object.__setattr__ calls through Python): the same object.
+        result = _new_object(TrickResult)
+        _set_winner(result, winner)
+        _set_plays(result, tuple(plays))
+        _set_points(result, points)
+        self.last_trick = result
+        if self._stock:
+            drawn_by = draw_up(
+                self._stock, self._hands, self._rounds[winner], HAND_SIZE, self.trump_card
+            )
+            if drawn_by is not None:
+                self._trump_drawn_by = drawn_by
         self.turn = winner if any(self._hands) else None
-        return self.last_trick
-
-    def _draw(self, winner: int) -> None:
-        """R10: the winner draws first, then clockwise, until hands hold 4 or the stock is out."""
-        if not self._stock:
-            return
-        drawn_by = draw_up(
-            self._stock, self._hands, self._rounds[winner], HAND_SIZE, self.trump_card
-        )
-        if drawn_by is not None:
-            self._trump_drawn_by = drawn_by
+        self._leader = self._claimant = winner  # R11
+        return result
 
     def replay(self, moves: Iterable[Move]) -> Deal:
         for move in moves:
@@ -664,6 +806,93 @@ class Deal:
         self.last_trick = view.last_trick
         self.trick_number = view.trick_number
         self.outcome, self.shown_by = PLAYED, None
+
+
+def _group_leads(seat: int, hand: list[Card], picks: tuple[tuple[int, ...], ...]) -> list[Move]:
+    """The leads of ``seat`` made of the cards at each of ``picks`` (positions in hand)."""
+    moves = []
+    base = _LEAD * 4 + seat + 1
+    for pick in picks:
+        key = base
+        for i in pick:
+            key = key * 37 + hand[i].index + 1
+        move = _MOVES.get(key)
+        if move is None:
+            move = _interned(seat, tuple([hand[i] for i in pick]), _LEAD)
+        moves.append(move)
+    return moves
+
+
+def _answers(
+    seat: int, hand: list[Card], claim: tuple[Card, ...], trump: int, suit: Suit
+) -> list[Move]:
+    """R7: every answer of ``len(claim)`` cards, each a discard and then a beat if it
+    covers, in the order of ``itertools.combinations(hand, len(claim))``. Answers of
+    three or four cards are rare and many (171,360 three-card discards alone): they are
+    built fresh, not interned, so that they do not flush the table of the common moves."""
+    k, n = len(claim), len(hand)
+    moves: list[Move] = []
+    if k > 3 or n > 6:
+        for combo in combinations(hand, k):
+            moves.append(Move(seat, combo, False))
+            if covers(combo, claim, suit):
+                moves.append(Move(seat, combo, True))
+        return moves
+    beaten = _BEATEN[trump]
+    if k == 2:
+        return _answers_of_two(seat, hand, claim[0].index, claim[1].index, beaten)
+    # masks[i]: the claim positions hand card i beats; digits[i]: its key digit.
+    masks = []
+    for a in hand:
+        b = beaten[a.index]
+        m = 0
+        bit = 1
+        for c in claim:
+            if b >> c.index & 1:
+                m |= bit
+            bit <<= 1
+        masks.append(m)
+    pairing = _PAIRINGS[k]
+    for pick in PICKS[n, k]:
+        packed = shift = 0
+        for i in pick:
+            packed |= masks[i] << shift
+            shift += k
+        cards = tuple([hand[i] for i in pick])
+        moves.append(Move(seat, cards, False))
+        if pairing[packed]:
+            moves.append(Move(seat, cards, True))
+    return moves
+
+
+def _answers_of_two(
+    seat: int, hand: list[Card], first: int, second: int, beaten: tuple[int, ...]
+) -> list[Move]:
+    """``_answers`` to a claim of two cards (indices ``first``, ``second``)."""
+    masks = []
+    digits = []
+    for a in hand:
+        i = a.index
+        b = beaten[i]
+        masks.append((b >> first & 1) | (b >> second & 1) << 1)
+        digits.append(i + 1)
+    discard_base = (_DISCARD * 4 + seat + 1) * 1369
+    beat_base = (_BEAT * 4 + seat + 1) * 1369
+    pairing = _PAIRINGS[2]
+    moves = []
+    get = _MOVES.get
+    for i, j in PICKS[len(hand), 2]:
+        tail = digits[i] * 37 + digits[j]
+        move = get(discard_base + tail)
+        if move is None:
+            move = _interned(seat, (hand[i], hand[j]), _DISCARD)
+        moves.append(move)
+        if pairing[masks[i] | masks[j] << 2]:
+            move = get(beat_base + tail)
+            if move is None:
+                move = _interned(seat, (hand[i], hand[j]), _BEAT)
+            moves.append(move)
+    return moves
 
 
 def _one_suit(cards: Sequence[Card]) -> bool:

@@ -26,9 +26,10 @@ from engine import DECK, Card, GameOverError, IllegalMoveError, Suit
 from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
 from engine.bura.deal import DECLARE, BuraDeal
 from engine.bura.rules import SWITCHES, BuraRules
-from engine.burkozel import Deal, Move, RuleSet
+from engine.burkozel import Deal, Move, RuleSet, TrickResult
 from engine.burkozel.ai import policy
 from engine.burkozel.ai.sim import sample_world
+from engine.burkozel.combinations import is_lead_combination, show_kind
 from engine.tricks import covers
 from tests.engine.burkozel.test_house_properties import lumpy_decks, table_rules
 
@@ -235,3 +236,87 @@ def test_greedy_playout_plays_the_steps_policy(
     policy.playout_steps(steps, random.Random(seed), noise)
     for name in type(world).__slots__:
         assert getattr(fast, name) == getattr(steps, name), name
+
+
+def readable_legal_moves(deal: Deal, seat: int) -> list[Move]:
+    """Burkozel's legal moves as the rules read, in the order the engine hands them out
+    (the computer players break ties by it): a show (C1/C2); then a lead's single cards
+    in hand order, its one-suit groups (R6, B2) in ``combinations`` order and a whole
+    molodka or четыре лба (C3/C4); or every answer (R7) in ``combinations`` order, each
+    a discard and then a beat if it covers; an out-of-turn lead for the stopper (C3)."""
+    if deal.turn is None:
+        return []
+    hand = deal.hand(seat)
+    if seat != deal.turn:
+        return [Move(seat, hand, stop=True)] if seat == deal.stopper() else []
+    moves = []
+    if deal.combinations_count():
+        kind = show_kind(hand, deal.trump)
+        if kind is not None:
+            moves.append(Move(seat, (), show=kind))
+    if not deal.table:
+        cap = 4 if deal.rules.max_lead == 4 and deal.trick_number >= 1 else 3
+        others = [len(deal.hand(s)) for s in deal.seats_in if s != seat]
+        limit = min([cap, *others])
+        moves += [Move(seat, (c,)) for c in hand]
+        for size in range(2, limit + 1):
+            moves += [
+                Move(seat, combo)
+                for combo in combinations(hand, size)
+                if len({c.suit for c in combo}) == 1
+            ]
+        if (
+            deal.combinations_count()
+            and is_lead_combination(hand, deal.trump)
+            and (limit < 4 or len({c.suit for c in hand}) > 1)
+        ):
+            moves.append(Move(seat, hand))
+        return moves
+    claimant = deal.claimant
+    claim = [p.cards for p in deal.table if p.seat == claimant and p.declared_beat is not False]
+    for combo in combinations(hand, len(claim[-1])):
+        moves.append(Move(seat, combo, False))
+        if readable_covers(combo, claim[-1], deal.trump):
+            moves.append(Move(seat, combo, True))
+    return moves
+
+
+@settings(max_examples=40, deadline=None)
+@given(table=table_rules(), deck=lumpy_decks(), data=st.data())
+def test_burkozel_legal_moves_in_the_readable_order(
+    table: tuple[int, RuleSet], deck: tuple[Card, ...], data: st.DataObject
+) -> None:
+    """The tables behind legal_moves (one-card answer rows, lead picks by suit pattern,
+    R7 pairing tables) give the readable list in its order; a trick's result is the
+    value its constructor builds; hands keep their order (dealt, then drawn)."""
+    players, rules = table
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    seats_in = None
+    if players > 2 and rules.teams == "none" and rng.random() < 0.3:
+        seats_in = sorted(rng.sample(range(players), rng.randint(2, players)))
+    dealer = rng.choice(seats_in or range(players))
+    deal = Deal.start(players, deck, dealer, rules, seats_in=seats_in)
+    # R3: dealt one at a time from the seat after the dealer, among the seats in.
+    active = seats_in or list(range(players))
+    first = active.index(dealer) + 1
+    for j, s in enumerate(active[first:] + active[:first]):
+        assert deal.hand(s) == deck[j : len(active) * 4 : len(active)]
+    while not deal.finished:
+        offered = []
+        for seat in range(players):
+            fast = deal.legal_moves(seat)
+            assert fast == readable_legal_moves(deal, seat)
+            offered += fast
+        move = rng.choice(offered)
+        hand = deal.hand(move.seat)
+        stock = deal.stock_size
+        trick = deal.apply(move)
+        kept = tuple(c for c in hand if c not in move.cards)
+        assert deal.hand(move.seat)[: len(kept)] == kept
+        if trick is None:
+            assert len(deal.hand(move.seat)) == len(kept)
+        if trick is not None:
+            assert type(trick) is TrickResult
+            assert trick == TrickResult(trick.winner, trick.plays, trick.points)
+            assert trick.points == sum(c.points for p in trick.plays for c in p.cards)
+            assert deal.stock_size <= stock
