@@ -98,7 +98,73 @@ def _answer_options(
                 if value > best_beat_value:
                     best_beat_value, best_beat = value, (c,)
         return best_beat, best_beat_value, best_disc, best_disc_value
-    for combo in combinations(hand, k):
+    beats_of = BEATS[trump]
+    size = len(hand)
+    if k == 2:
+        # combinations(hand, 2) in its order, R7's pairing spelled out, the same sums.
+        b0, b1 = beats_of[claim[0]], beats_of[claim[1]]
+        for i in range(size - 1):
+            a = hand[i]
+            pa, ka, a0, a1 = PTS[a], keep[a], b0[a], b1[a]
+            for j in range(i + 1, size):
+                b = hand[j]
+                won = table_pts + (pa + PTS[b])
+                cost = ka + keep[b]
+                disc = -won * share - cost
+                if disc > best_disc_value:
+                    best_disc_value, best_disc = disc, (a, b)
+                if (a0 and b1[b]) or (a1 and b0[b]):
+                    value = hold * won - (1.0 - hold) * won * share - cost
+                    if value > best_beat_value:
+                        best_beat_value, best_beat = value, (a, b)
+        return best_beat, best_beat_value, best_disc, best_disc_value
+    if k == 3:
+        # combinations(hand, 3) in its order, R7's six pairings spelled out.
+        b0, b1, b2 = beats_of[claim[0]], beats_of[claim[1]], beats_of[claim[2]]
+        for i in range(size - 2):
+            a = hand[i]
+            pa, ka, a0, a1, a2 = PTS[a], keep[a], b0[a], b1[a], b2[a]
+            for j in range(i + 1, size - 1):
+                b = hand[j]
+                pab, kab, q0, q1, q2 = pa + PTS[b], ka + keep[b], b0[b], b1[b], b2[b]
+                for m in range(j + 1, size):
+                    c = hand[m]
+                    won = table_pts + (pab + PTS[c])
+                    cost = kab + keep[c]
+                    disc = -won * share - cost
+                    if disc > best_disc_value:
+                        best_disc_value, best_disc = disc, (a, b, c)
+                    r0, r1, r2 = b0[c], b1[c], b2[c]
+                    if (
+                        (a0 and ((q1 and r2) or (q2 and r1)))
+                        or (a1 and ((q0 and r2) or (q2 and r0)))
+                        or (a2 and ((q0 and r1) or (q1 and r0)))
+                    ):
+                        value = hold * won - (1.0 - hold) * won * share - cost
+                        if value > best_beat_value:
+                            best_beat_value, best_beat = value, (a, b, c)
+        return best_beat, best_beat_value, best_disc, best_disc_value
+    return _combo_options(hand, trump, claim, table_pts, after, players)
+
+
+def _combo_options(
+    hand: list[int],
+    trump: int,
+    claim: tuple[int, ...],
+    table_pts: int,
+    after: int,
+    players: int,
+) -> tuple[tuple[int, ...] | None, float, tuple[int, ...], float]:
+    """:func:`_answer_options` for any claim, readable: every set of as many cards as the
+    claim, in ``combinations`` order (the reference its fast cases are tested against)."""
+    keep = KEEP[trump]
+    hold = HOLD[min(after, 2)]
+    share = 1.0 if players == 2 else 0.5
+    best_beat: tuple[int, ...] | None = None
+    best_beat_value = float("-inf")
+    best_disc: tuple[int, ...] = ()
+    best_disc_value = float("-inf")
+    for combo in combinations(hand, len(claim)):
         pts = 0
         cost = 0.0
         for c in combo:
