@@ -446,7 +446,8 @@ def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> N
                 turn = next_seat[turn]
                 continue
         # R9: the claimant takes the trick; R10: draws, winner first, one card a round
-        # while the stock lasts and someone drew in the round before.
+        # while the stock lasts: another round only if a hand is still short (Sim.play
+        # tries one more round and stops when nobody drew in it).
         winner = claimant
         points[winner] += table_pts
         table_pts = 0
@@ -460,9 +461,7 @@ def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> N
                 for s in order_:
                     h = hands[s]
                     size = len(h)
-                    if size < HAND_SIZE:
-                        if not stock:
-                            break
+                    if size < HAND_SIZE and stock:
                         h.append(stock.pop())
                         if size < HAND_SIZE - 1:
                             short = True
