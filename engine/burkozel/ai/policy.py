@@ -315,7 +315,7 @@ def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> N
     hands, stock, points, trump, n = sim.hands, sim.stock, sim.points, sim.trump, sim.n
     turn, leader, claimant, claim = sim.turn, sim.leader, sim.claimant, sim.claim
     table_pts, k, left, last_winner = sim.table_pts, sim.k, sim.left, sim.last_winner
-    lead_order, plain_zero, trump_ace = LEAD_ORDER[trump], PLAIN_ZERO[trump], TRUMP_ACE[trump]
+    lead_order, trump_ace = LEAD_ORDER[trump], TRUMP_ACE[trump]
     pts_of, bit, one, groups = PTS, BIT, ONE, _GROUPS
     beats_of = BEATS[trump]
     draw_order = DRAW_ORDER[n]
@@ -382,7 +382,7 @@ def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> N
                 if order < low:
                     low = order
                     card = c
-                if plain_zero[c]:
+                if order < 12:  # the worthless plain cards lead first (PLAIN_ZERO)
                     zero |= bit[c]
             cards = ()
             if zero & (zero - 1):
