@@ -83,7 +83,7 @@ class Sim:
     def copy(self) -> Sim:
         other = object.__new__(Sim)
         other.n = self.n
-        other.hands = [h.copy() for h in self.hands]
+        other.hands = list(map(list.copy, self.hands))
         other.stock = self.stock.copy()
         other.trump = self.trump
         other.points = self.points.copy()

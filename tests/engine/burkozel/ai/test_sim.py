@@ -255,6 +255,8 @@ def test_lead_groups_are_those_of_lead(trump: int) -> None:
     leads from a hand of those cards, for every such hand and lead limit (R6)."""
     zero = [c for c in range(36) if policy.PLAIN_ZERO[trump][c]]
     assert len(zero) == 12
+    # playout() spots them as the first 12 in the lead order.
+    assert sorted(policy.LEAD_ORDER[trump][c] for c in zero) == list(range(12))
     for bits in range(1 << 12):
         hand = [c for i, c in enumerate(zero) if bits >> i & 1]
         mask = sum(1 << c for c in hand)
