@@ -105,10 +105,10 @@ def _answer_options(
         b0, b1 = beats_of[claim[0]], beats_of[claim[1]]
         for i in range(size - 1):
             a = hand[i]
-            pa, ka, a0, a1 = PTS[a], keep[a], b0[a], b1[a]
-            for j in range(i + 1, size):
-                b = hand[j]
-                won = table_pts + (pa + PTS[b])
+            # won as table_pts + (PTS[a] + PTS[b]): integers, so the same sum.
+            tpa, ka, a0, a1 = table_pts + PTS[a], keep[a], b0[a], b1[a]
+            for b in hand[i + 1 :]:
+                won = tpa + PTS[b]
                 cost = ka + keep[b]
                 disc = -won * share - cost
                 if disc > best_disc_value:
@@ -327,6 +327,7 @@ def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> N
     # left (table points stay far below 128: the deck holds 120).
     rows = _ROWS_BY_TABLE[trump * 2 + two]
     no_value = NO_VALUE
+    full, pop = HAND_SIZE, stock.pop
     cards: tuple[int, ...]
     beat: bool | None
     while turn >= 0:
@@ -343,7 +344,7 @@ def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> N
             except KeyError:
                 discs, values = _table_row(trump, n, table_pts, left)
             best_disc = top_value = no_value
-            best = top = -1
+            top = -1
             for c in hand:
                 value = discs[c]
                 if value > best_disc:
@@ -461,9 +462,9 @@ def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> N
                 for s in order_:
                     h = hands[s]
                     size = len(h)
-                    if size < HAND_SIZE and stock:
-                        h.append(stock.pop())
-                        if size < HAND_SIZE - 1:
+                    if size < full and stock:
+                        h.append(pop())
+                        if size < full - 1:
                             short = True
                 if not (short and stock):
                     break
