@@ -26,6 +26,8 @@ KEEP: tuple[tuple[float, ...], ...] = tuple(
 
 # Chance that nobody after us beats our answer, by how many still answer.
 HOLD = (1.0, 0.55, 0.35)
+# No value yet: below every value (float("-inf"), parsed once).
+NO_VALUE = float("-inf")
 
 
 # The lead order of single cards: points plus keep value, then the index (ties).
@@ -76,12 +78,12 @@ def _answer_options(
     """The best beat (``None`` if none covers) and the best discard, with their values."""
     keep = KEEP[trump]
     k = len(claim)
-    hold = HOLD[min(after, 2)]
+    hold = HOLD[after if after < 2 else 2]
     share = 1.0 if players == 2 else 0.5  # points lost to one of several rivals hurt less
     best_beat: tuple[int, ...] | None = None
-    best_beat_value = float("-inf")
+    best_beat_value = NO_VALUE
     best_disc: tuple[int, ...] = ()
-    best_disc_value = float("-inf")
+    best_disc_value = NO_VALUE
     if k == 1:
         # The common case, inlined (same order and ties as the general loop below).
         c0 = claim[0]
@@ -229,7 +231,6 @@ PLAIN_ZERO: tuple[tuple[bool, ...], ...] = tuple(
     tuple(not PTS[c] and c // 9 != t for c in range(36)) for t in range(4)
 )
 TRUMP_ACE = tuple(t * 9 + 8 for t in range(4))
-NO_VALUE = float("-inf")
 # R5 on indices: BEATS[trump][claim card][card] says whether card beats claim card.
 BEATS: tuple[tuple[tuple[bool, ...], ...], ...] = tuple(
     tuple(
