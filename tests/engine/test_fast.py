@@ -11,7 +11,8 @@ on random positions of both games under every rule switch:
   ``push`` of an equal, freshly built move leave (views, history and its JSON, result);
 - a refused move is refused with the same reason on both paths and changes nothing;
 - ``covers`` is the R7 one-to-one pairing tried by permutations;
-- ``policy.playout`` plays the moves ``policy.playout_steps`` plays.
+- ``policy.playout`` plays the moves ``policy.playout_steps`` plays, card for card, and
+  the greedy answer's fast cases choose what the loop over every set of cards chooses.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from engine.burkozel.ai import policy
 from engine.burkozel.ai.sim import sample_world
 from engine.burkozel.combinations import is_lead_combination, show_kind
 from engine.tricks import covers
+from tests.engine.burkozel.ai.test_sim import logged_playout
 from tests.engine.burkozel.test_house_properties import lumpy_decks, table_rules
 
 
@@ -231,11 +233,36 @@ def test_greedy_playout_plays_the_steps_policy(
     if deal.finished:
         return
     world = sample_world(deal.view(deal.turn or 0), rng)
-    fast, steps = world.copy(), world.copy()
-    policy.playout(fast, random.Random(seed), noise)
-    policy.playout_steps(steps, random.Random(seed), noise)
-    for name in type(world).__slots__:
-        assert getattr(fast, name) == getattr(steps, name), name
+    # Card for card and draw for draw, and the same end (see test_sim.logged_playout).
+    fast = logged_playout(world, lambda s: policy.playout(s, random.Random(seed), noise))
+    steps = logged_playout(world, lambda s: policy.playout_steps(s, random.Random(seed), noise))
+    assert fast == steps
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    cards=st.permutations(range(36)).map(lambda d: d[:9]),
+    k=st.integers(1, 3),
+    size=st.integers(3, 6),
+    trump=st.integers(0, 3),
+    table_pts=st.integers(0, 60),
+    after=st.integers(0, 2),
+    players=st.integers(2, 4),
+)
+def test_greedy_answers_are_the_readable_ones(
+    cards: tuple[int, ...],
+    k: int,
+    size: int,
+    trump: int,
+    table_pts: int,
+    after: int,
+    players: int,
+) -> None:
+    """The greedy answer's fast cases (one, two, three cards) pick what the readable loop
+    over combinations() with R7 covers() picks, equal values resolved alike."""
+    claim, hand = cards[:k], list(cards[k : k + max(size, k)])
+    args = (hand, trump, claim, table_pts, after, players)
+    assert policy._answer_options(*args) == policy._combo_options(*args)
 
 
 def readable_legal_moves(deal: Deal, seat: int) -> list[Move]:

@@ -26,6 +26,8 @@ KEEP: tuple[tuple[float, ...], ...] = tuple(
 
 # Chance that nobody after us beats our answer, by how many still answer.
 HOLD = (1.0, 0.55, 0.35)
+# No value yet: below every value (float("-inf"), parsed once).
+NO_VALUE = float("-inf")
 
 
 # The lead order of single cards: points plus keep value, then the index (ties).
@@ -76,12 +78,12 @@ def _answer_options(
     """The best beat (``None`` if none covers) and the best discard, with their values."""
     keep = KEEP[trump]
     k = len(claim)
-    hold = HOLD[min(after, 2)]
+    hold = HOLD[after if after < 2 else 2]
     share = 1.0 if players == 2 else 0.5  # points lost to one of several rivals hurt less
     best_beat: tuple[int, ...] | None = None
-    best_beat_value = float("-inf")
+    best_beat_value = NO_VALUE
     best_disc: tuple[int, ...] = ()
-    best_disc_value = float("-inf")
+    best_disc_value = NO_VALUE
     if k == 1:
         # The common case, inlined (same order and ties as the general loop below).
         c0 = claim[0]
@@ -98,7 +100,73 @@ def _answer_options(
                 if value > best_beat_value:
                     best_beat_value, best_beat = value, (c,)
         return best_beat, best_beat_value, best_disc, best_disc_value
-    for combo in combinations(hand, k):
+    beats_of = BEATS[trump]
+    size = len(hand)
+    if k == 2:
+        # combinations(hand, 2) in its order, R7's pairing spelled out, the same sums.
+        b0, b1 = beats_of[claim[0]], beats_of[claim[1]]
+        for i in range(size - 1):
+            a = hand[i]
+            # won as table_pts + (PTS[a] + PTS[b]): integers, so the same sum.
+            tpa, ka, a0, a1 = table_pts + PTS[a], keep[a], b0[a], b1[a]
+            for b in hand[i + 1 :]:
+                won = tpa + PTS[b]
+                cost = ka + keep[b]
+                disc = -won * share - cost
+                if disc > best_disc_value:
+                    best_disc_value, best_disc = disc, (a, b)
+                if (a0 and b1[b]) or (a1 and b0[b]):
+                    value = hold * won - (1.0 - hold) * won * share - cost
+                    if value > best_beat_value:
+                        best_beat_value, best_beat = value, (a, b)
+        return best_beat, best_beat_value, best_disc, best_disc_value
+    if k == 3:
+        # combinations(hand, 3) in its order, R7's six pairings spelled out.
+        b0, b1, b2 = beats_of[claim[0]], beats_of[claim[1]], beats_of[claim[2]]
+        for i in range(size - 2):
+            a = hand[i]
+            pa, ka, a0, a1, a2 = PTS[a], keep[a], b0[a], b1[a], b2[a]
+            for j in range(i + 1, size - 1):
+                b = hand[j]
+                pab, kab, q0, q1, q2 = pa + PTS[b], ka + keep[b], b0[b], b1[b], b2[b]
+                for m in range(j + 1, size):
+                    c = hand[m]
+                    won = table_pts + (pab + PTS[c])
+                    cost = kab + keep[c]
+                    disc = -won * share - cost
+                    if disc > best_disc_value:
+                        best_disc_value, best_disc = disc, (a, b, c)
+                    r0, r1, r2 = b0[c], b1[c], b2[c]
+                    if (
+                        (a0 and ((q1 and r2) or (q2 and r1)))
+                        or (a1 and ((q0 and r2) or (q2 and r0)))
+                        or (a2 and ((q0 and r1) or (q1 and r0)))
+                    ):
+                        value = hold * won - (1.0 - hold) * won * share - cost
+                        if value > best_beat_value:
+                            best_beat_value, best_beat = value, (a, b, c)
+        return best_beat, best_beat_value, best_disc, best_disc_value
+    return _combo_options(hand, trump, claim, table_pts, after, players)
+
+
+def _combo_options(
+    hand: list[int],
+    trump: int,
+    claim: tuple[int, ...],
+    table_pts: int,
+    after: int,
+    players: int,
+) -> tuple[tuple[int, ...] | None, float, tuple[int, ...], float]:
+    """:func:`_answer_options` for any claim, readable: every set of as many cards as the
+    claim, in ``combinations`` order (the reference its fast cases are tested against)."""
+    keep = KEEP[trump]
+    hold = HOLD[min(after, 2)]
+    share = 1.0 if players == 2 else 0.5
+    best_beat: tuple[int, ...] | None = None
+    best_beat_value = float("-inf")
+    best_disc: tuple[int, ...] = ()
+    best_disc_value = float("-inf")
+    for combo in combinations(hand, len(claim)):
         pts = 0
         cost = 0.0
         for c in combo:
@@ -163,7 +231,6 @@ PLAIN_ZERO: tuple[tuple[bool, ...], ...] = tuple(
     tuple(not PTS[c] and c // 9 != t for c in range(36)) for t in range(4)
 )
 TRUMP_ACE = tuple(t * 9 + 8 for t in range(4))
-NO_VALUE = float("-inf")
 # R5 on indices: BEATS[trump][claim card][card] says whether card beats claim card.
 BEATS: tuple[tuple[tuple[bool, ...], ...], ...] = tuple(
     tuple(
@@ -173,6 +240,11 @@ BEATS: tuple[tuple[tuple[bool, ...], ...], ...] = tuple(
 )
 # A seat's order of drawing, winner first: DRAW_ORDER[players][winner].
 DRAW_ORDER = {n: tuple(tuple((w + i) % n for i in range(n)) for w in range(n)) for n in (2, 3, 4)}
+# The seat after each seat: NEXT_SEAT[players][seat].
+NEXT_SEAT = {n: tuple((s + 1) % n for s in range(n)) for n in (2, 3, 4)}
+# Bit masks and one-card moves by card index.
+BIT: tuple[int, ...] = tuple(1 << c for c in range(36))
+ONE: tuple[tuple[int], ...] = tuple((c,) for c in range(36))
 
 # The values _answer_options gives one card (discard, beat) per card index, computed
 # with its very expressions (so equal to the last bit) once per (trump, share, hold,
@@ -181,6 +253,10 @@ _ROWS: dict[tuple[int, float, float, int], tuple[tuple[float, ...], tuple[float,
 _ROWS_BY_TABLE: tuple[dict[int, tuple[tuple[float, ...], tuple[float, ...]]], ...] = tuple(
     {} for _ in range(8)
 )
+# lead()'s group of worthless plain cards (or ``()``), by ``mask * 4 + limit`` where
+# ``mask`` has the bits of the hand's worthless plain cards: a pure function of the two
+# (at most 2 ** 12 masks), built the first time it is met.
+_GROUPS: dict[int, tuple[int, ...]] = {}
 
 
 def _row(
@@ -201,107 +277,179 @@ def _row(
     return row
 
 
+def _table_row(
+    trump: int, players: int, table_pts: int, left: int
+) -> tuple[tuple[float, ...], tuple[float, ...]]:
+    """The row of :func:`_row` for a table and a one-card trick, kept by the key
+    :func:`playout` looks it up with."""
+    share = 1.0 if players == 2 else 0.5
+    row = _row(trump, share, HOLD[left - 1 if left < 3 else 2], table_pts)
+    _ROWS_BY_TABLE[trump * 2 + (players == 2)][table_pts * 4 + left] = row
+    return row
+
+
+def _lead_group(mask: int, limit: int) -> tuple[int, ...]:
+    """lead()'s choice of a group of worthless plain cards, ``()`` if it leads a single
+    card: the cards are those of ``mask``; the same loop over the suits."""
+    key = mask * 4 + limit
+    group = _GROUPS.get(key)
+    if group is None:
+        best_group: tuple[int, ...] = ()
+        if limit >= 2:
+            for suit in range(4):
+                cards = [c for c in range(suit * 9, suit * 9 + 9) if mask >> c & 1]
+                if len(cards) > len(best_group):
+                    best_group = tuple(cards[:limit])
+        group = _GROUPS[key] = best_group if len(best_group) >= 2 else ()
+    return group
+
+
 def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> None:
     """Play ``sim`` to the end with the greedy policy (``noise``: chance of a random move).
 
     The moves are exactly those of :func:`lead` and :func:`answer` played with
     :meth:`Sim.play` (see :func:`playout_steps`); this loop has them inlined on local
-    variables, with no call per move: it is where the Monte Carlo search spends its time.
+    variables: it is where the Monte Carlo search spends its time. It loops over the
+    hand in plain bytecode rather than calling ``max``/``min`` with a ``key``, which
+    costs a C-level call per card, and keeps the first of equal values as they do.
     """
     hands, stock, points, trump, n = sim.hands, sim.stock, sim.points, sim.trump, sim.n
     turn, leader, claimant, claim = sim.turn, sim.leader, sim.claimant, sim.claim
     table_pts, k, left, last_winner = sim.table_pts, sim.k, sim.left, sim.last_winner
-    lead_order, plain_zero, trump_ace = (
-        LEAD_ORDER[trump],
-        PLAIN_ZERO[trump],
-        TRUMP_ACE[trump],
-    )
-    share = 1.0 if n == 2 else 0.5
-    pts_of = PTS
+    lead_order, trump_ace = LEAD_ORDER[trump], TRUMP_ACE[trump]
+    pts_of, bit, one, groups = PTS, BIT, ONE, _GROUPS
     beats_of = BEATS[trump]
     draw_order = DRAW_ORDER[n]
+    next_seat = NEXT_SEAT[n]
+    two = n == 2
+    noisy = bool(noise) and rng is not None
     beats_claim = beats_of[claim[0]] if claim else beats_of[0]
     # The rows of card values of this trump and table size, by table points and answers
     # left (table points stay far below 128: the deck holds 120).
-    rows = _ROWS_BY_TABLE[trump * 2 + (n == 2)]
+    rows = _ROWS_BY_TABLE[trump * 2 + two]
+    no_value = NO_VALUE
+    full, pop = HAND_SIZE, stock.pop
     cards: tuple[int, ...]
     beat: bool | None
     while turn >= 0:
         hand = hands[turn]
-        if noise and rng is not None and rng.random() < noise:
+        if noisy and rng.random() < noise:  # type: ignore[union-attr]
             sim.turn, sim.leader, sim.claimant, sim.claim = turn, leader, claimant, claim
             sim.table_pts, sim.k, sim.left, sim.last_winner = table_pts, k, left, last_winner
-            cards, beat = random_move(sim, rng)
+            cards, beat = random_move(sim, rng)  # type: ignore[arg-type]
+        elif k == 1:
+            # answer() of a one-card claim, as _answer_options computes it: the best
+            # discard and the best beat, each the first of its highest value in hand order.
+            try:
+                discs, values = rows[table_pts * 4 + left]
+            except KeyError:
+                discs, values = _table_row(trump, n, table_pts, left)
+            best_disc = top_value = no_value
+            top = -1
+            for c in hand:
+                value = discs[c]
+                if value > best_disc:
+                    best_disc = value
+                    best = c
+                if beats_claim[c]:
+                    value = values[c]
+                    if value > top_value:
+                        top_value = value
+                        top = c
+            if top_value >= best_disc:
+                hand.remove(top)
+                table_pts += pts_of[top]
+                claimant = turn
+                claim = one[top]
+                beats_claim = beats_of[top]
+            else:
+                hand.remove(best)
+                table_pts += pts_of[best]
+            left -= 1
+            if left:
+                turn = next_seat[turn]
+                continue
+            cards = ()  # the trick is complete (below)
+            beat = False
         elif k:
-            # answer() inlined; the one-card case as in _answer_options.
-            if k == 1:
-                # max() keeps the first of equal values, as the strict > of the loop does.
-                row = rows.get(table_pts * 4 + left)
-                if row is None:
-                    hold = HOLD[left - 1 if left < 3 else 2]
-                    row = rows[table_pts * 4 + left] = _row(trump, share, hold, table_pts)
-                discs, values = row
-                best = max(hand, key=discs.__getitem__)
-                top = -1
-                top_value = NO_VALUE
-                for c in hand:
-                    if beats_claim[c]:
-                        value = values[c]
-                        if value > top_value:
-                            top, top_value = c, value
-                if top >= 0 and top_value >= discs[best]:
-                    cards, beat = (top,), True
-                else:
-                    cards, beat = (best,), False
-            else:
-                cards, beat = answer(hand, trump, claim, table_pts, left - 1, n)
+            cards, beat = answer(hand, trump, claim, table_pts, left - 1, n)
         else:
-            # lead() inlined, with sim.lead_limit().
-            size = len(hand)
-            if n == 2:
-                other = len(hands[1 - turn])
-            else:
-                other = min([len(h) for s, h in enumerate(hands) if s != turn])
-            limit = min(3, other, size)
+            # lead(), with sim.lead_limit(): the single card first in LEAD_ORDER, or a
+            # group of worthless plain cards of one suit when there are two of a suit.
+            low = 99
+            card = -1
+            zero = 0
+            for c in hand:
+                order = lead_order[c]
+                if order < low:
+                    low = order
+                    card = c
+                if order < 12:  # the worthless plain cards lead first (PLAIN_ZERO)
+                    zero |= bit[c]
             cards = ()
-            if limit >= 2 and sum(map(plain_zero.__getitem__, hand)) >= 2:
-                zero: list[list[int]] = [[], [], [], []]
-                for c in hand:
-                    if plain_zero[c]:
-                        zero[c // 9].append(c)
-                best_group: tuple[int, ...] = ()
-                for group in zero:
-                    if len(group) > len(best_group):
-                        best_group = tuple(sorted(group)[:limit])
-                if len(best_group) >= 2:
-                    cards = best_group
-            if not cards:
+            if zero & (zero - 1):
+                try:
+                    group = groups[zero * 4 + 3]
+                except KeyError:
+                    group = _lead_group(zero, 3)
+                if group:
+                    limit = len(hand)
+                    if two:
+                        other = len(hands[1 - turn])
+                        if other < limit:
+                            limit = other
+                    else:
+                        for s in range(n):
+                            if s != turn:
+                                other = len(hands[s])
+                                if other < limit:
+                                    limit = other
+                    if limit >= 3:
+                        cards = group
+                    elif limit == 2:
+                        cards = _lead_group(zero, 2)
+            if cards:
+                for c in cards:
+                    hand.remove(c)
+                    table_pts += pts_of[c]
+                claim = cards
+                k = len(cards)
+            else:
                 if not stock and trump_ace in hand:
-                    cards = (trump_ace,)  # the trump ace leads first in the endgame
-                else:
-                    cards = (min(hand, key=lead_order.__getitem__),)
-            beat = None
-        # Sim.play inlined.
-        for c in cards:
-            hand.remove(c)
-            table_pts += pts_of[c]
-        if beat is None:
+                    card = trump_ace  # the trump ace leads first in the endgame
+                hand.remove(card)
+                table_pts += pts_of[card]
+                claim = one[card]
+                k = 1
+            beats_claim = beats_of[claim[0]]
             leader = claimant = turn
-            claim = cards
-            beats_claim = beats_of[cards[0]]
-            k = len(cards)
             left = n - 1
-            turn = (turn + 1) % n
+            turn = next_seat[turn]
             continue
-        if beat:
-            claimant = turn
-            claim = cards
-            beats_claim = beats_of[cards[0]]
-        left -= 1
-        if left:
-            turn = (turn + 1) % n
-            continue
-        # R9: the claimant takes the trick; R10: draws, winner first.
+        if cards:
+            # Sim.play inlined (a move of the noise, or an answer of several cards).
+            for c in cards:
+                hand.remove(c)
+                table_pts += pts_of[c]
+            if beat is None:
+                leader = claimant = turn
+                claim = cards
+                beats_claim = beats_of[cards[0]]
+                k = len(cards)
+                left = n - 1
+                turn = next_seat[turn]
+                continue
+            if beat:
+                claimant = turn
+                claim = cards
+                beats_claim = beats_of[cards[0]]
+            left -= 1
+            if left:
+                turn = next_seat[turn]
+                continue
+        # R9: the claimant takes the trick; R10: draws, winner first, one card a round
+        # while the stock lasts: another round only if a hand is still short (Sim.play
+        # tries one more round and stops when nobody drew in it).
         winner = claimant
         points[winner] += table_pts
         table_pts = 0
@@ -309,18 +457,20 @@ def playout(sim: Sim, rng: random.Random | None = None, noise: float = 0.0) -> N
         claim = ()
         last_winner = winner
         if stock:
-            order = draw_order[winner]
-            while stock:
-                drew = False
-                for s in order:
+            order_ = draw_order[winner]
+            while True:
+                short = False  # a hand that will draw again in the next round
+                for s in order_:
                     h = hands[s]
-                    if len(h) < HAND_SIZE and stock:
-                        h.append(stock.pop())
-                        drew = True
-                if not drew:
+                    size = len(h)
+                    if size < full and stock:
+                        h.append(pop())
+                        if size < full - 1:
+                            short = True
+                if not (short and stock):
                     break
         leader = claimant = winner
-        turn = winner if any(hands) else -1
+        turn = winner if hands[winner] or any(hands) else -1
     sim.turn, sim.leader, sim.claimant, sim.claim = turn, leader, claimant, claim
     sim.table_pts, sim.k, sim.left, sim.last_winner = table_pts, k, left, last_winner
 

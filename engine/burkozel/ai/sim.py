@@ -83,10 +83,10 @@ class Sim:
     def copy(self) -> Sim:
         other = object.__new__(Sim)
         other.n = self.n
-        other.hands = [list(h) for h in self.hands]
-        other.stock = list(self.stock)
+        other.hands = list(map(list.copy, self.hands))
+        other.stock = self.stock.copy()
         other.trump = self.trump
-        other.points = list(self.points)
+        other.points = self.points.copy()
         other.leader = self.leader
         other.turn = self.turn
         other.claimant = self.claimant

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
+from engine.burkozel.ai import policy
 from engine.burkozel.ai.belief import likelihood, observations
 from engine.burkozel.ai.players import all_worlds, safe_move
 from engine.burkozel.ai.policy import random_move
 from engine.burkozel.ai.sim import SUIT_INDEX, Sim, sample_world
 from engine.burkozel.deal import Deal
-from engine.cards import DECK, shuffled_deck
+from engine.cards import DECK, Card, shuffled_deck
 
 
 def exact_sim(deal: Deal) -> Sim:
@@ -126,3 +128,141 @@ def test_all_worlds_are_the_sampled_worlds() -> None:
         assert all_worlds(view, len(worlds) - 1) is None
         checked += 1
     assert checked >= 10
+
+
+class LoggedCards(list[int]):
+    """A hand or the stock that writes down every card taken from it or added to it, in
+    order: the moves and the draws of a playout, to compare one playout with another."""
+
+    def __init__(self, cards: list[int], name: int, log: list[tuple[int, str, int]]) -> None:
+        super().__init__(cards)
+        self.name = name
+        self.log = log
+
+    def remove(self, card: int) -> None:
+        self.log.append((self.name, "played", card))
+        super().remove(card)
+
+    def append(self, card: int) -> None:
+        self.log.append((self.name, "drew", card))
+        super().append(card)
+
+    def pop(self, index: int = -1) -> int:
+        card = super().pop(index)
+        self.log.append((self.name, "popped", card))
+        return card
+
+
+def logged_playout(
+    world: Sim, play: Callable[[Sim], None]
+) -> tuple[list[tuple[int, str, int]], tuple[object, ...]]:
+    """Every card ``play`` moves in a copy of ``world``, and the state it ends in."""
+    sim = world.copy()
+    log: list[tuple[int, str, int]] = []
+    sim.hands = [LoggedCards(h, seat, log) for seat, h in enumerate(sim.hands)]
+    sim.stock = LoggedCards(sim.stock, -1, log)
+    play(sim)
+    return log, tuple(getattr(sim, name) for name in Sim.__slots__)
+
+
+def lumpy_deck(rng: random.Random) -> tuple[Card, ...]:
+    """A shuffled deck, or one close to rank order (hands hold cards of equal value in
+    several suits: the ties the policy breaks by hand order), or close to suit order
+    (groups of worthless cards to lead, answers of several cards)."""
+    kind = rng.randrange(3)
+    if not kind:
+        return tuple(shuffled_deck(rng=rng))
+    deck = sorted(DECK, key=lambda c: (c.rank, c.index)) if kind == 1 else list(DECK)
+    for _ in range(rng.randrange(30)):
+        i, j = rng.randrange(36), rng.randrange(36)
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_fast_playout_makes_the_moves_of_the_readable_steps(players: int) -> None:
+    """policy.playout (inlined, on tables) plays card for card and draw for draw what
+    policy.playout_steps plays through lead(), answer() and Sim.play, from any position
+    (mid-trick too), with and without noise: ties between equal values go to the first
+    card in hand order in both (R5-R10 through Sim.play, see test_sim_plays_like_deal)."""
+    for game in range(120):
+        rng = random.Random(f"fast-playout-{players}-{game}")
+        deck = lumpy_deck(rng)
+        deal = Deal.start(players, deck, rng.randrange(players))
+        for _ in range(rng.randrange(32)):
+            if deal.finished:
+                break
+            deal.push(rng.choice(deal.legal_moves()))
+        if deal.finished:
+            continue
+        world = sample_world(deal.view(deal.turn or 0), rng)
+        noise = (0.0, 0.0, 0.3)[game % 3]
+        seed = rng.randrange(2**32)
+        fast = logged_playout(world, lambda s: policy.playout(s, random.Random(seed), noise))
+        steps = logged_playout(world, lambda s: policy.playout_steps(s, random.Random(seed), noise))
+        assert fast == steps, (game, noise)
+        assert fast[1][Sim.__slots__.index("turn")] == -1
+
+
+def test_the_fast_playout_plays_odd_positions_like_the_steps() -> None:
+    """The same from a lead with hands of unequal sizes, which no deal reaches (R10 keeps
+    them equal): R6's lead limit below the leader's hand because another hand is short
+    (groups of worthless cards cut to two), and draws of several rounds after it (R10).
+    The stock then refills every hand and leaves a multiple of the table, so the rest of
+    the playout is a regular one."""
+    for game in range(600):
+        rng = random.Random(f"odd-{game}")
+        players = rng.choice((2, 3, 4))
+        deck = list(lumpy_deck(rng))
+        sizes = [rng.randint(1, 6) for _ in range(players)]
+        stock = 9 * players - sum(sizes) + players * rng.randint(0, (36 - 9 * players) // players)
+        world = object.__new__(Sim)
+        world.n = players
+        world.hands = [[deck.pop().index for _ in range(size)] for size in sizes]
+        world.stock = [deck.pop().index for _ in range(stock)]
+        world.trump = rng.randrange(4)
+        world.points = [0] * players
+        world.leader = world.turn = world.claimant = world.last_winner = rng.randrange(players)
+        world.claim, world.table_pts, world.k, world.left = (), 0, 0, 0
+        seed = rng.randrange(2**32)
+        noise = (0.0, 0.0, 0.3)[game % 3]
+        fast = logged_playout(world, lambda s: policy.playout(s, random.Random(seed), noise))
+        steps = logged_playout(world, lambda s: policy.playout_steps(s, random.Random(seed), noise))
+        assert fast == steps, game
+
+
+def test_fast_answers_are_the_readable_ones() -> None:
+    """_answer_options (one card inlined; two and three cards without combinations() and
+    covers()) equals _combo_options, every set of cards tried with R7 covers, in values
+    and in which of equal sets wins, on hands full of equal cards too."""
+    rng = random.Random(30)
+    for _ in range(20000):
+        k = rng.choice((1, 2, 2, 3))
+        if rng.random() < 0.5:
+            pool = [c for c in range(36) if c % 9 < 4 or c % 9 == 8]  # 6-9 and aces
+        else:
+            pool = list(range(36))
+        cards = rng.sample(pool, rng.randint(2 * k, min(6 + k, len(pool))))
+        hand, claim = cards[k:], tuple(cards[:k])
+        args = (hand, rng.randrange(4), claim, rng.randrange(70), rng.randrange(3))
+        players = rng.choice((2, 3, 4))
+        assert policy._answer_options(*args, players) == policy._combo_options(*args, players)
+
+
+@pytest.mark.parametrize("trump", range(4))
+def test_lead_groups_are_those_of_lead(trump: int) -> None:
+    """The table of groups (by the mask of worthless plain cards) gives what lead()
+    leads from a hand of those cards, for every such hand and lead limit (R6)."""
+    zero = [c for c in range(36) if policy.PLAIN_ZERO[trump][c]]
+    assert len(zero) == 12
+    # playout() spots them as the first 12 in the lead order.
+    assert sorted(policy.LEAD_ORDER[trump][c] for c in zero) == list(range(12))
+    for bits in range(1 << 12):
+        hand = [c for i, c in enumerate(zero) if bits >> i & 1]
+        mask = sum(1 << c for c in hand)
+        for limit in (1, 2, 3):
+            group = policy._lead_group(mask, limit)
+            if len(hand) < 2:
+                continue
+            led = policy.lead(hand, trump, limit, 1)
+            assert group == (led if len(led) >= 2 else ()), (hand, limit)
