@@ -43,7 +43,7 @@ from engine.bura.rules import (
 from engine.bura.view import BuraView, SeenPile, closed_plays, seen_plays
 from engine.cards import DECK, Card, Rank, Suit, check_deck
 from engine.errors import GameOverError, IllegalMoveError
-from engine.tricks import covers, draw_up, group_leads
+from engine.tricks import covers, group_leads
 
 # Phases of a deal.
 LEAD, ANSWER, DECLARE, DAVE, OVER = "lead", "answer", "declare", "dave", "over"
@@ -56,8 +56,7 @@ OUTCOMES = ("declared", "false_declaration", "bura", "moscow", "fold", "void")
 # dataclass costs more than the rest of a move (the key packs seat, kind and card
 # indices in order, base 37, every digit non-zero). Emptied past the limit.
 _ACTIONS: dict[int, Lead | Answer] = {}
-_TABLE_PLAYS: dict[int, TablePlay] = {}  # by id(action), checked against it before use
-_PILE_CARDS: dict[int, PileCard] = {}
+_TABLE_PLAYS: dict[int, TablePlay] = {}  # by action key and play variant
 _INTERNED_LIMIT = 20_000  # emptied past this (a few MB): a cache, not a leak
 _LEAD, _DISCARD, _BEAT, _STOP = 0, 1, 2, 3
 
@@ -83,16 +82,77 @@ _SINGLES: tuple[tuple[tuple[Lead | Answer, ...], ...], ...] = tuple(
     tuple(tuple(_interned(seat, (card,), kind) for card in DECK) for seat in range(MAX_PLAYERS))
     for kind in (_LEAD, _DISCARD, _BEAT)
 )
+_SEATS = range(MAX_PLAYERS)
+# The actions without cards, made once per seat.
+_DECLARES = tuple((Declare(s, True), Declare(s, False)) for s in _SEATS)
+_DAVE_REPLIES = tuple((DaveReply(s, True), DaveReply(s, False)) for s in _SEATS)
+_DAVES = tuple(Dave(s) for s in _SEATS)
+_SHOW_BURA = tuple(Show(s, "bura") for s in _SEATS)
+_SHOW_MOSCOW = tuple(Show(s, "moscow") for s in _SEATS)
+
+# The table play of a one-card action: [seat][card index] for a lead, and
+# [variant][seat][card index] for an answer (0 open discard, 1 closed discard, 2 beat).
+_LEAD_PLAYS = tuple(
+    tuple(TablePlay(s, _SINGLES[_LEAD][s][i].cards, None) for i in range(len(DECK))) for s in _SEATS
+)
+_ANSWER_PLAYS = tuple(
+    tuple(
+        tuple(
+            TablePlay(s, _SINGLES[kind][s][i].cards, kind == _BEAT, False, closed)
+            for i in range(len(DECK))
+        )
+        for s in _SEATS
+    )
+    for kind, closed in ((_DISCARD, False), (_DISCARD, True), (_BEAT, False))
+)
+
+# Seat arithmetic per table size: [players][seat].
+_NEXT = tuple(tuple((s + 1) % n if n else 0 for s in range(MAX_PLAYERS)) for n in range(5))
+_OTHERS = tuple(tuple(tuple(o for o in range(n) if o != s) for s in _SEATS) for n in range(5))
+_DRAW_ORDER = tuple(
+    tuple(tuple((s + i) % n for i in range(n)) if n else () for s in _SEATS) for n in range(5)
+)
+_ONE = tuple((s,) for s in _SEATS)
+
+# R5 as bit masks: [trump suit][card index] -> the cards (bits by index) that beat it
+# (a higher card of its suit, or any trump over a non-trump). A card's suit is index // 9.
+_SUIT_BITS = tuple(((1 << 9) - 1) << (9 * t) for t in range(4))
+_BEATEN_BY = tuple(
+    tuple(
+        (_SUIT_BITS[i // 9] & ~((1 << (i + 1)) - 1)) | (0 if i // 9 == t else _SUIT_BITS[t])
+        for i in range(len(DECK))
+    )
+    for t in range(4)
+)
 
 
-def _pile_card(card: Card, by: int, closed: bool, trick: int) -> PileCard:
-    key = ((trick * 2 + closed) * 4 + by) * 36 + card.index
-    pile_card = _PILE_CARDS.get(key)
-    if pile_card is None:
-        if len(_PILE_CARDS) >= _INTERNED_LIMIT:
-            _PILE_CARDS.clear()
-        pile_card = _PILE_CARDS[key] = PileCard(card, by, closed, trick)
-    return pile_card
+def _table_play(
+    seat: int, cards: tuple[Card, ...], kind: int, beat: bool | None, stop: bool, closed: bool
+) -> TablePlay:
+    """The interned table play of a several-card lead or answer."""
+    key = (kind * 2 + closed) * 4 + seat + 1
+    for card in cards:
+        key = key * 37 + card.index + 1
+    play = _TABLE_PLAYS.get(key)
+    if play is None:
+        if len(_TABLE_PLAYS) >= _INTERNED_LIMIT:
+            _TABLE_PLAYS.clear()
+        play = _TABLE_PLAYS[key] = TablePlay(seat, cards, beat, stop, closed)
+    return play
+
+
+_PILE_ROWS: dict[int, tuple[PileCard, ...]] = {}
+
+
+def _pile_row(trick: int) -> tuple[PileCard, ...]:
+    """The pile cards of one trick, [(closed * 4 + by) * 36 + card index]."""
+    row = _PILE_ROWS[trick] = tuple(
+        PileCard(card, by, closed, trick)
+        for closed in (False, True)
+        for by in _SEATS
+        for card in DECK
+    )
+    return row
 
 
 def _may_stop(hand: Sequence[Card]) -> bool:
@@ -102,6 +162,11 @@ def _may_stop(hand: Sequence[Card]) -> bool:
         return False
     a, b, c = hand
     return (a.suit is b.suit and a.suit is c.suit) or (a.rank is b.rank and a.rank is c.rank)
+
+
+def _may_combine(hand: Sequence[Card]) -> bool:
+    """A hand that could hold a combination (D6-D8): three of one suit or of one rank."""
+    return _may_stop(hand)
 
 
 def _other_ranks_same(cards: Sequence[Card]) -> bool:
@@ -164,10 +229,12 @@ class BuraDeal:
         order = check_deck(deck)
         self = object.__new__(cls)
         self.players, self.rules, self.dealer, self.deck = players, rules, dealer, order
-        self.hands = [[] for _ in range(players)]
+        # Card i of the deal goes to seat (dealer + 1 + i) % players.
         dealt = players * HAND_SIZE
-        for i, card in enumerate(order[:dealt]):
-            self.hands[(dealer + 1 + i) % players].append(card)
+        hands: list[list[Card]] = [[] for _ in range(players)]
+        for j in range(players):
+            hands[(dealer + 1 + j) % players] = list(order[j:dealt:players])
+        self.hands = hands
         self.trump_card = order[dealt]
         self.trump = self.trump_card.suit
         self.stock = [*order[dealt + 1 :], self.trump_card]
@@ -180,8 +247,12 @@ class BuraDeal:
         self.trick_number = 0
         self.history = []
         self.result_ = None
-        if void_from_deal(self.hands, self.trump, rules):  # D9: dealt again, stakes unchanged
-            self._end("void", None, None)
+        # D9: dealt again, stakes unchanged (only a hand of one suit or rank can combine).
+        for hand in hands:
+            if _may_combine(hand):
+                if void_from_deal(hands, self.trump, rules):
+                    self._end("void", None, None)
+                break
         return self
 
     def copy(self) -> BuraDeal:
@@ -271,79 +342,151 @@ class BuraDeal:
 
     def actors(self) -> tuple[int, ...]:
         """The seats that have a legal action now (the rightful leader first)."""
-        if self.phase == OVER:
-            return ()
-        assert self.turn is not None
-        if self.phase != LEAD:
-            return (self.turn,)
-        hands, leader = self.hands, self.leader
-        may = [s for s in range(self.players) if s != leader and _may_stop(hands[s])]
-        if not may:
-            return (leader,)
-        stoppers = [
-            s for s in may if stop_refusal(hands, s, leader, self.trump, self.rules) is None
-        ]
+        phase = self.phase
+        if phase != LEAD:
+            if phase == OVER:
+                return ()
+            turn = self.turn
+            assert turn is not None
+            return _ONE[turn]
+        hands, leader, rules = self.hands, self.leader, self.rules
+        stoppers: list[int] = []
+        if rules.molodka != "off" or rules.moscow != "off":
+            for s in _OTHERS[self.players][leader]:
+                hand = hands[s]
+                if len(hand) != HAND_SIZE:
+                    continue
+                a, b, c = hand
+                if not (a.suit is b.suit and a.suit is c.suit) and not (
+                    a.rank is b.rank and a.rank is c.rank
+                ):
+                    continue  # neither молодка nor малая Москва (D7, D8)
+                if stop_refusal(hands, s, leader, self.trump, rules) is None:
+                    stoppers.append(s)
+        if not stoppers:
+            return _ONE[leader]
         return (leader, *stoppers)
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every legal action of ``seat`` now (answers once as discard, once as beat if able)."""
         phase = self.phase
-        if phase == OVER or not 0 <= seat < self.players:
-            return []
-        hand = self.hands[seat]
-        if phase == DECLARE:
-            if seat != self.turn:
-                return []
-            return self._offer([Declare(seat, True), Declare(seat, False)])
-        if phase == DAVE:
-            if seat != self.turn:
-                return []
-            return self._offer([DaveReply(seat, True), DaveReply(seat, False)])
-        actions: list[Action] = []
+        actions: list[Action]
         if phase == ANSWER:
             if seat != self.turn:
                 return []
-            actions += self._shows(seat)
+            hand = self.hands[seat]
             claim, trump = self.claim, self.trump
+            actions = []
+            if len(hand) == HAND_SIZE:
+                # show_kind's tests, inlined: three aces (D8, with moscow: on), three trumps (D6).
+                a, b, c = hand
+                if a.rank is b.rank is c.rank is Rank.ACE and self.rules.moscow == "on":
+                    actions.append(_SHOW_MOSCOW[seat])
+                elif a.suit is b.suit is c.suit is trump:
+                    actions.append(_SHOW_BURA[seat])
             if len(claim) == 1:
                 discards, beats = _SINGLES[_DISCARD][seat], _SINGLES[_BEAT][seat]
-                c = claim[0]
-                index, suit = c.index, c.suit
+                beaten_by = _BEATEN_BY[self.trump_card.index // 9][claim[0].index]
                 for a in hand:
-                    actions.append(discards[a.index])
-                    if a.index > index if a.suit is suit else a.suit is trump:
-                        actions.append(beats[a.index])
-                return self._offer(actions)
-            for combo in combinations(hand, len(claim)):
-                actions.append(_interned(seat, combo, _DISCARD))
-                if covers(combo, claim, trump):
-                    actions.append(_interned(seat, combo, _BEAT))
-            return self._offer(actions)
-        if seat != self.leader:
-            if (
-                _may_stop(hand)
-                and stop_refusal(self.hands, seat, self.leader, self.trump, self.rules) is None
-            ):
-                return self._offer([_interned(seat, tuple(hand), _STOP)])
+                    i = a.index
+                    actions.append(discards[i])
+                    if beaten_by >> i & 1:
+                        actions.append(beats[i])
+            else:
+                for combo in combinations(hand, len(claim)):
+                    actions.append(_interned(seat, combo, _DISCARD))
+                    if covers(combo, claim, trump):
+                        actions.append(_interned(seat, combo, _BEAT))
+        elif phase == LEAD:
+            if seat != self.leader:
+                return self._stop_actions(seat)
+            actions = self._leads(seat)
+        elif phase == DECLARE:
+            if seat != self.turn:
+                return []
+            actions = list(_DECLARES[seat])
+        elif phase == DAVE:
+            if seat != self.turn:
+                return []
+            actions = list(_DAVE_REPLIES[seat])
+        else:
             return []
-        actions += self._shows(seat)
-        if self.rules.dave == "on" and self._dave_refusal(seat) is None:
-            actions.append(Dave(seat))
-        limit = self._lead_limit(seat)
-        singles = _SINGLES[_LEAD][seat]
-        actions += [singles[c.index] for c in hand]
-        if limit >= 2:
-            same_rank = self.rules.same_rank_leads == "on"
-            actions += [
-                _interned(seat, group, _LEAD) for group in group_leads(hand, limit, same_rank)
-            ]
+        now = len(self.history)
+        if self._offered_at != now:
+            self._offered, self._offered_at = tuple(actions), now
+        else:
+            self._offered += tuple(actions)
+        return actions
+
+    def _stop_actions(self, seat: int) -> list[Action]:
+        """A seat other than the rightful leader: «Стоп!» with the whole hand, if it may."""
+        if not 0 <= seat < self.players:
+            return []
+        hand = self.hands[seat]
         if (
-            limit >= HAND_SIZE
-            and self.rules.moscow == "on"
-            and is_small_moscow(hand, self.trump, self.rules)
+            _may_stop(hand)
+            and stop_refusal(self.hands, seat, self.leader, self.trump, self.rules) is None
         ):
-            actions.append(_interned(seat, tuple(hand), _LEAD))
-        return self._offer(actions)
+            return self._offer([_interned(seat, tuple(hand), _STOP)])
+        return []
+
+    def _leads(self, seat: int) -> list[Action]:
+        """The rightful leader's actions: shows, даве, then leads of 1, 2 and 3 cards."""
+        hands, rules, trump = self.hands, self.rules, self.trump
+        hand = hands[seat]
+        # D2: at most 3 cards, never more than the smallest other hand.
+        limit = HAND_SIZE
+        for s in _OTHERS[self.players][seat]:
+            if len(hands[s]) < limit:
+                limit = len(hands[s])
+        actions: list[Action] = []
+        if len(hand) != HAND_SIZE:
+            if rules.dave == "on" and self._dave_refusal(seat) is None:
+                actions.append(_DAVES[seat])
+            singles = _SINGLES[_LEAD][seat]
+            actions += [singles[c.index] for c in hand]
+            if limit >= 2:
+                same_rank = rules.same_rank_leads == "on"
+                actions += [
+                    _interned(seat, group, _LEAD) for group in group_leads(hand, limit, same_rank)
+                ]
+            return actions
+        a, b, c = hand
+        sa, sb, sc = a.suit, b.suit, c.suit
+        ra, rb, rc = a.rank, b.rank, c.rank
+        moscow = rules.moscow == "on"
+        if ra is rb is rc is Rank.ACE and moscow:
+            actions.append(_SHOW_MOSCOW[seat])
+        elif sa is sb is sc is trump:
+            actions.append(_SHOW_BURA[seat])
+        if rules.dave == "on" and self._dave_refusal(seat) is None:
+            actions.append(_DAVES[seat])
+        singles = _SINGLES[_LEAD][seat]
+        actions += (singles[a.index], singles[b.index], singles[c.index])
+        if limit < 2:
+            return actions
+        # group_leads, written out for three cards: pairs in combinations order, then all.
+        if rules.same_rank_leads == "on":
+            ab = sa is sb or ra is rb
+            ac = sa is sc or ra is rc
+            bc = sb is sc or rb is rc
+            three = (sa is sb and sa is sc) or (ra is rb and ra is rc)
+        else:
+            ab, ac, bc = sa is sb, sa is sc, sb is sc
+            three = ab and ac
+        if ab:
+            actions.append(_interned(seat, (a, b), _LEAD))
+        if ac:
+            actions.append(_interned(seat, (a, c), _LEAD))
+        if bc:
+            actions.append(_interned(seat, (b, c), _LEAD))
+        if limit < HAND_SIZE:
+            return actions
+        if three:
+            actions.append(_interned(seat, (a, b, c), _LEAD))
+        if moscow and ra is rb is rc is Rank.SIX and (sa is trump or sb is trump or sc is trump):
+            actions.append(_interned(seat, (a, b, c), _LEAD))  # D8: малая Москва
+        return actions
 
     def _offer(self, actions: list[Action]) -> list[Action]:
         """Remember ``actions`` as legal in this position (until the next action)."""
@@ -500,27 +643,59 @@ class BuraDeal:
 
     def push(self, action: Action) -> None:
         """Play an action already known to be legal (e.g. from :meth:`legal_actions`)."""
-        if self.phase == DECLARE and not isinstance(action, Declare):
-            self._go_on()
-        self.history.append(action)
-        seat = action.seat
-        if isinstance(action, Answer):
-            closed = not action.beat and self.rules.discards == "closed"
-            self._play(action, False, closed)
-            if action.beat:
-                self.claimant, self.claim = seat, action.cards
-            nxt = (seat + 1) % self.players
+        cls = action.__class__
+        phase = self.phase
+        if cls is Answer or (cls is not Lead and isinstance(action, Answer)):
+            answer: Answer = action  # type: ignore[assignment]
+            if phase == DECLARE:
+                self._go_on()
+            self.history.append(answer)
+            seat, cards, beat = answer.seat, answer.cards, answer.beat
+            hand = self.hands[seat]
+            closed = not beat and self.rules.discards == "closed"
+            if len(cards) == 1:
+                card = cards[0]
+                hand.remove(card)
+                play = _ANSWER_PLAYS[2 if beat else closed][seat][card.index]
+            else:
+                for card in cards:
+                    hand.remove(card)
+                play = _table_play(seat, cards, _BEAT if beat else _DISCARD, beat, False, closed)
+            self.plays.append(play)
+            if beat:
+                self.claimant, self.claim = seat, cards
+            nxt = _NEXT[self.players][seat]
             if nxt == self.trick_leader:
                 self._take_trick()
             else:
                 self.turn = nxt
-        elif isinstance(action, Lead):
-            self._play(action, action.stop)
+            return
+        if cls is Lead or isinstance(action, Lead):
+            lead: Lead = action  # type: ignore[assignment]
+            if phase == DECLARE:
+                self._go_on()
+            self.history.append(lead)
+            seat, cards, stop = lead.seat, lead.cards, lead.stop
+            hand = self.hands[seat]
+            if len(cards) == 1 and not stop:
+                card = cards[0]
+                hand.remove(card)
+                play = _LEAD_PLAYS[seat][card.index]
+            else:
+                for card in cards:
+                    hand.remove(card)
+                play = _table_play(seat, cards, _STOP if stop else _LEAD, None, stop, False)
+            self.plays.append(play)
             self.trick_leader = self.claimant = seat
-            self.claim = action.cards
+            self.claim = cards
             self.phase = ANSWER
-            self.turn = (seat + 1) % self.players
-        elif isinstance(action, Declare):
+            self.turn = _NEXT[self.players][seat]
+            return
+        if phase == DECLARE and not isinstance(action, Declare):
+            self._go_on()
+        self.history.append(action)
+        seat = action.seat
+        if isinstance(action, Declare):
             if action.declare:
                 self._declare(seat)
             else:
@@ -539,52 +714,49 @@ class BuraDeal:
             else:  # D11: a fold wins the deal for the даве sayer at the stakes before doubling
                 self._end("fold", self.dave_by, self.dave_by)
 
-    def _play(self, action: Lead | Answer, stop: bool, closed: bool = False) -> None:
-        seat, cards = action.seat, action.cards
-        beat = action.beat if isinstance(action, Answer) else None
-        hand = self.hands[seat]
-        for card in cards:
-            hand.remove(card)
-        play = _TABLE_PLAYS.get(id(action))
-        if (
-            play is None
-            or play.cards is not cards
-            or play.seat != seat
-            or play.beat is not beat
-            or play.stop is not stop
-            or play.closed is not closed
-        ):
-            if len(_TABLE_PLAYS) >= _INTERNED_LIMIT:
-                _TABLE_PLAYS.clear()
-            play = _TABLE_PLAYS[id(action)] = TablePlay(seat, cards, beat, stop, closed)
-        self.plays.append(play)
-
     def _take_trick(self) -> None:
         """R9: the claimant takes the table, face down (D3); then they may declare (D5)."""
         winner = self.claimant
-        self.last_trick, self.last_taker = tuple(self.plays), winner
+        plays = self.plays
+        self.last_trick, self.last_taker = tuple(plays), winner
         trick = self.trick_number
         pile = self.piles[winner]
-        for p in self.plays:
-            base = ((trick * 2 + p.closed) * 4 + p.seat) * 36
+        row = _PILE_ROWS.get(trick)
+        if row is None:
+            row = _pile_row(trick)
+        for p in plays:
+            base = (p.closed * 4 + p.seat) * 36
             for c in p.cards:
-                pile_card = _PILE_CARDS.get(base + c.index)
-                if pile_card is None:
-                    pile_card = _pile_card(c, p.seat, p.closed, trick)
-                pile.append(pile_card)
+                pile.append(row[base + c.index])
         self.plays, self.claim = [], ()
-        self.trick_number += 1
+        self.trick_number = trick + 1
         self.leader = self.trick_leader = winner
         self.phase, self.turn = DECLARE, winner
 
     def _go_on(self) -> None:
         """No declaration: draw back to 3, winner first (D4, R10); void if all is played."""
         winner = self.leader
-        order = [(winner + i) % self.players for i in range(self.players)]
-        drawn_by = draw_up(self.stock, self.hands, order, HAND_SIZE, self.trump_card)
-        if drawn_by is not None:
-            self.trump_drawn_by = drawn_by
-        if not any(self.hands):  # D9: run out with no declaration
+        stock = self.stock
+        if stock:
+            # R10 (as engine.tricks.draw_up): one card at a time, the taker first, until
+            # every hand holds 3 or the stock is out.
+            hands, trump_card = self.hands, self.trump_card
+            order = _DRAW_ORDER[self.players][winner]
+            while stock:
+                drew = False
+                for s in order:
+                    hand = hands[s]
+                    if len(hand) < HAND_SIZE:
+                        card = stock.pop(0)
+                        if card is trump_card:
+                            self.trump_drawn_by = s
+                        hand.append(card)
+                        drew = True
+                        if not stock:
+                            break
+                if not drew:
+                    break
+        elif not any(self.hands):  # D9: run out with no declaration
             self._end("void", None, None, run_out=True)
             return
         self.phase, self.turn = LEAD, winner
