@@ -207,10 +207,6 @@ class BuraDeal:
     last_trick: tuple[TablePlay, ...] = ()
     last_taker: int | None = None
     result_: BuraDealResult | None
-    # The actions legal_actions handed out at history length ``_offered_at`` (kept
-    # alive, so their ids stay theirs): apply plays one of them without a re-check.
-    _offered: tuple[Action, ...] = ()
-    _offered_at: int = -1
 
     @classmethod
     def start(
@@ -263,7 +259,6 @@ class BuraDeal:
         other.plays = list(self.plays)
         other.piles = [list(p) for p in self.piles]
         other.history = list(self.history)
-        other._offered_at = -1
         return other
 
     # --- what anyone may ask -------------------------------------------------
@@ -411,11 +406,6 @@ class BuraDeal:
             actions = list(_DAVE_REPLIES[seat])
         else:
             return []
-        now = len(self.history)
-        if self._offered_at != now:
-            self._offered, self._offered_at = tuple(actions), now
-        else:
-            self._offered += tuple(actions)
         return actions
 
     def _stop_actions(self, seat: int) -> list[Action]:
@@ -427,7 +417,7 @@ class BuraDeal:
             _may_stop(hand)
             and stop_refusal(self.hands, seat, self.leader, self.trump, self.rules) is None
         ):
-            return self._offer([_interned(seat, tuple(hand), _STOP)])
+            return [_interned(seat, tuple(hand), _STOP)]
         return []
 
     def _leads(self, seat: int) -> list[Action]:
@@ -487,27 +477,6 @@ class BuraDeal:
         if moscow and ra is rb is rc is Rank.SIX and (sa is trump or sb is trump or sc is trump):
             actions.append(_interned(seat, (a, b, c), _LEAD))  # D8: малая Москва
         return actions
-
-    def _offer(self, actions: list[Action]) -> list[Action]:
-        """Remember ``actions`` as legal in this position (until the next action)."""
-        now = len(self.history)
-        if self._offered_at != now:
-            self._offered, self._offered_at = tuple(actions), now
-        else:
-            self._offered += tuple(actions)
-        return actions
-
-    def _shows(self, seat: int) -> list[Action]:
-        hand = self.hands[seat]
-        if len(hand) != HAND_SIZE:
-            return []
-        # show_kind's tests, inlined: three aces (D8, with moscow: on), three trumps (D6).
-        a, b, c = hand
-        if a.rank is b.rank is c.rank is Rank.ACE and self.rules.moscow == "on":
-            return [Show(seat, "moscow")]
-        if a.suit is b.suit is c.suit is self.trump:
-            return [Show(seat, "bura")]
-        return []
 
     def _lead_limit(self, seat: int) -> int:
         """D2: at most 3 cards, never more than the smallest other hand."""
@@ -637,9 +606,51 @@ class BuraDeal:
         An action :meth:`legal_actions` handed out in this very position (the same
         object) is known legal and is not derived again; any other is checked in full.
         """
-        if self._offered_at != len(self.history) or id(action) not in map(id, self._offered):
+        if not self._plainly_legal(action):
             self.check(action)
         self.push(action)
+
+    def _plainly_legal(self, action: Action) -> bool:
+        """Whether ``action`` is one of the common moves whose legality is quick to see:
+        an answer in turn (R7), a one-card lead by the rightful leader (D2), a
+        declaration or its refusal by the taker (D5), a reply to даве (D11). ``False``
+        means only "not seen at a glance": :meth:`check` then decides, with a reason.
+        Each test here is the one :meth:`check` makes for such a move."""
+        cls, phase = action.__class__, self.phase
+        if cls is Answer:
+            if phase != ANSWER or action.seat != self.turn:
+                return False
+            answer: Answer = action  # type: ignore[assignment]
+            cards, claim, hand = answer.cards, self.claim, self.hands[answer.seat]
+            if len(cards) == 1:
+                card = cards[0]
+                if len(claim) != 1 or card not in hand:
+                    return False
+                if not answer.beat:
+                    return True
+                return bool(
+                    _BEATEN_BY[self.trump_card.index // 9][claim[0].index] >> card.index & 1
+                )
+            if len(cards) != len(claim) or len(set(map(id, cards))) != len(cards):
+                return False
+            for card in cards:
+                if card not in hand:
+                    return False
+            return not answer.beat or covers(cards, claim, self.trump)
+        if cls is Lead:
+            lead: Lead = action  # type: ignore[assignment]
+            if phase != LEAD or lead.stop or len(lead.cards) != 1:
+                return False
+            seat = lead.seat
+            if seat != self.leader or lead.cards[0] not in self.hands[seat]:
+                return False
+            # D2: no lead longer than the smallest other hand (the own hand holds the card).
+            return all(self.hands)
+        if cls is Declare:
+            return phase == DECLARE and action.seat == self.turn
+        if cls is DaveReply:
+            return phase == DAVE and action.seat == self.turn
+        return False
 
     def push(self, action: Action) -> None:
         """Play an action already known to be legal (e.g. from :meth:`legal_actions`)."""
