@@ -274,7 +274,7 @@ class BuraDeal:
 
     def points(self) -> tuple[int, ...]:
         """Trick points per seat, closed cards included (for results, never for views)."""
-        return tuple(sum(p.card.points for p in pile) for pile in self.piles)
+        return tuple([sum([p.card.points for p in pile]) for pile in self.piles])
 
     def view(self, seat: int) -> BuraView:
         """What ``seat`` may see (D3): never another hand, closed discard or running total."""
@@ -655,6 +655,13 @@ class BuraDeal:
     def push(self, action: Action) -> None:
         """Play an action already known to be legal (e.g. from :meth:`legal_actions`)."""
         cls = action.__class__
+        if cls is Declare:  # after a take (D5): no declaration means the draw
+            self.history.append(action)
+            if action.declare:  # type: ignore[union-attr]
+                self._declare(action.seat)
+            else:
+                self._go_on()
+            return
         phase = self.phase
         if cls is Answer or (cls is not Lead and isinstance(action, Answer)):
             answer: Answer = action  # type: ignore[assignment]
@@ -753,6 +760,17 @@ class BuraDeal:
             # every hand holds 3 or the stock is out.
             hands, trump_card = self.hands, self.trump_card
             order = _DRAW_ORDER[self.players][winner]
+            need = HAND_SIZE - len(hands[winner])
+            if len(stock) >= need * len(order) and len(set(map(len, hands))) == 1:
+                # Every hand is short by the same count and the stock covers them all.
+                for _ in range(need):
+                    for s in order:
+                        card = stock.pop(0)
+                        if card is trump_card:
+                            self.trump_drawn_by = s
+                        hands[s].append(card)
+                self.phase, self.turn = LEAD, winner
+                return
             while stock:
                 drew = False
                 for s in order:
