@@ -61,7 +61,28 @@ _INTERNED_LIMIT = 20_000  # emptied past this (a few MB): a cache, not a leak
 _LEAD, _DISCARD, _BEAT, _STOP = 0, 1, 2, 3
 
 
+# Two-card actions and table plays, the most of the several-card ones, in tables filled
+# as they come and never emptied (bounded by kind, seat and two card indices):
+# [(kind * 4 + seat) * 1296 + first * 36 + second], a table play's kind also telling a
+# closed discard (kind * 2 + closed).
+_PAIR_ACTIONS: list[Lead | Answer | None] = [None] * (4 * MAX_PLAYERS * 1296)
+_PAIR_PLAYS: list[TablePlay | None] = [None] * (8 * MAX_PLAYERS * 1296)
+
+
+def _new_action(seat: int, cards: tuple[Card, ...], kind: int) -> Lead | Answer:
+    if kind in (_LEAD, _STOP):
+        return Lead(seat, cards, kind == _STOP)
+    return Answer(seat, cards, kind == _BEAT)
+
+
 def _interned(seat: int, cards: tuple[Card, ...], kind: int) -> Lead | Answer:
+    if len(cards) == 2:
+        a, b = cards
+        pair = (kind * 4 + seat) * 1296 + a.index * 36 + b.index
+        action = _PAIR_ACTIONS[pair]
+        if action is None:
+            action = _PAIR_ACTIONS[pair] = _new_action(seat, cards, kind)
+        return action
     key = kind * 4 + seat + 1
     for card in cards:
         key = key * 37 + card.index + 1
@@ -69,11 +90,7 @@ def _interned(seat: int, cards: tuple[Card, ...], kind: int) -> Lead | Answer:
     if action is None:
         if len(_ACTIONS) >= _INTERNED_LIMIT:
             _ACTIONS.clear()
-        if kind in (_LEAD, _STOP):
-            action = Lead(seat, cards, kind == _STOP)
-        else:
-            action = Answer(seat, cards, kind == _BEAT)
-        _ACTIONS[key] = action
+        action = _ACTIONS[key] = _new_action(seat, cards, kind)
     return action
 
 
@@ -130,6 +147,13 @@ def _table_play(
     seat: int, cards: tuple[Card, ...], kind: int, beat: bool | None, stop: bool, closed: bool
 ) -> TablePlay:
     """The interned table play of a several-card lead or answer."""
+    if len(cards) == 2:
+        a, b = cards
+        pair = ((kind * 2 + closed) * 4 + seat) * 1296 + a.index * 36 + b.index
+        found = _PAIR_PLAYS[pair]
+        if found is None:
+            found = _PAIR_PLAYS[pair] = TablePlay(seat, cards, beat, stop, closed)
+        return found
     key = (kind * 2 + closed) * 4 + seat + 1
     for card in cards:
         key = key * 37 + card.index + 1
@@ -387,6 +411,18 @@ class BuraDeal:
                     actions.append(discards[i])
                     if beaten_by >> i & 1:
                         actions.append(beats[i])
+            elif len(claim) == 2:
+                # R7 for two cards: each claim card beaten by its own answer card.
+                beaten = _BEATEN_BY[self.trump_card.index // 9]
+                m0, m1 = beaten[claim[0].index], beaten[claim[1].index]
+                pairs, discards_at = _PAIR_ACTIONS, (_DISCARD * 4 + seat) * 1296
+                beats_at = (_BEAT * 4 + seat) * 1296
+                for two in combinations(hand, 2):
+                    x, y = two[0].index, two[1].index
+                    at = x * 36 + y
+                    actions.append(pairs[discards_at + at] or _interned(seat, two, _DISCARD))
+                    if (m0 >> x & 1 and m1 >> y & 1) or (m0 >> y & 1 and m1 >> x & 1):
+                        actions.append(pairs[beats_at + at] or _interned(seat, two, _BEAT))
             else:
                 for combo in combinations(hand, len(claim)):
                     actions.append(_interned(seat, combo, _DISCARD))
@@ -464,12 +500,14 @@ class BuraDeal:
         else:
             ab, ac, bc = sa is sb, sa is sc, sb is sc
             three = ab and ac
+        pairs, at = _PAIR_ACTIONS, (_LEAD * 4 + seat) * 1296
+        ia, ib, ic = a.index, b.index, c.index
         if ab:
-            actions.append(_interned(seat, (a, b), _LEAD))
+            actions.append(pairs[at + ia * 36 + ib] or _interned(seat, (a, b), _LEAD))
         if ac:
-            actions.append(_interned(seat, (a, c), _LEAD))
+            actions.append(pairs[at + ia * 36 + ic] or _interned(seat, (a, c), _LEAD))
         if bc:
-            actions.append(_interned(seat, (b, c), _LEAD))
+            actions.append(pairs[at + ib * 36 + ic] or _interned(seat, (b, c), _LEAD))
         if limit < HAND_SIZE:
             return actions
         if three:
