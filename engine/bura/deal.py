@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import combinations
+from operator import attrgetter
 
 from engine.bura.actions import (
     Action,
@@ -166,6 +167,7 @@ def _table_play(
 
 
 _PILE_ROWS: dict[int, tuple[PileCard, ...]] = {}
+_PILE_POINTS = attrgetter("card.points")
 
 
 def _pile_row(trick: int) -> tuple[PileCard, ...]:
@@ -298,7 +300,7 @@ class BuraDeal:
 
     def points(self) -> tuple[int, ...]:
         """Trick points per seat, closed cards included (for results, never for views)."""
-        return tuple([sum([p.card.points for p in pile]) for pile in self.piles])
+        return tuple([sum(map(_PILE_POINTS, pile)) for pile in self.piles])
 
     def view(self, seat: int) -> BuraView:
         """What ``seat`` may see (D3): never another hand, closed discard or running total."""
