@@ -100,6 +100,8 @@ _SINGLES: tuple[tuple[tuple[Lead | Answer, ...], ...], ...] = tuple(
     tuple(tuple(_interned(seat, (card,), kind) for card in DECK) for seat in range(MAX_PLAYERS))
     for kind in (_LEAD, _DISCARD, _BEAT)
 )
+_LEADS, _DISCARDS, _BEATS = _SINGLES
+_ACE, _SIX = Rank.ACE, Rank.SIX
 _SEATS = range(MAX_PLAYERS)
 # The actions without cards, made once per seat.
 _DECLARES = tuple((Declare(s, True), Declare(s, False)) for s in _SEATS)
@@ -395,18 +397,23 @@ class BuraDeal:
         if phase == ANSWER:
             if seat != self.turn:
                 return []
-            hand = self.hands[seat]
-            claim, trump = self.claim, self.trump
+            hand, claim = self.hands[seat], self.claim
             actions = []
             if len(hand) == HAND_SIZE:
                 # show_kind's tests, inlined: three aces (D8, with moscow: on), three trumps (D6).
                 a, b, c = hand
-                if a.rank is b.rank is c.rank is Rank.ACE and self.rules.moscow == "on":
+                if a.suit is b.suit:
+                    if a.suit is c.suit and a.suit is self.trump:
+                        actions.append(_SHOW_BURA[seat])
+                elif (
+                    a.rank is _ACE
+                    and b.rank is _ACE
+                    and c.rank is _ACE
+                    and self.rules.moscow == "on"
+                ):
                     actions.append(_SHOW_MOSCOW[seat])
-                elif a.suit is b.suit is c.suit is trump:
-                    actions.append(_SHOW_BURA[seat])
             if len(claim) == 1:
-                discards, beats = _SINGLES[_DISCARD][seat], _SINGLES[_BEAT][seat]
+                discards, beats = _DISCARDS[seat], _BEATS[seat]
                 beaten_by = _BEATEN_BY[self.trump_card.index // 9][claim[0].index]
                 for a in hand:
                     i = a.index
@@ -428,23 +435,71 @@ class BuraDeal:
             else:
                 for combo in combinations(hand, len(claim)):
                     actions.append(_interned(seat, combo, _DISCARD))
-                    if covers(combo, claim, trump):
+                    if covers(combo, claim, self.trump):
                         actions.append(_interned(seat, combo, _BEAT))
-        elif phase == LEAD:
+            return actions
+        if phase == LEAD:
             if seat != self.leader:
                 return self._stop_actions(seat)
-            actions = self._leads(seat)
-        elif phase == DECLARE:
-            if seat != self.turn:
-                return []
-            actions = list(_DECLARES[seat])
-        elif phase == DAVE:
-            if seat != self.turn:
-                return []
-            actions = list(_DAVE_REPLIES[seat])
-        else:
-            return []
-        return actions
+            hands = self.hands
+            hand = hands[seat]
+            # D2: at most 3 cards, never more than the smallest other hand.
+            limit = HAND_SIZE
+            for s in _OTHERS[self.players][seat]:
+                if len(hands[s]) < limit:
+                    limit = len(hands[s])
+            if len(hand) != HAND_SIZE:
+                return self._short_leads(seat, limit)
+            rules = self.rules
+            actions = []
+            a, b, c = hand
+            sa, sb, sc = a.suit, b.suit, c.suit
+            ab, ac, bc = sa is sb, sa is sc, sb is sc
+            if ab:
+                if ac and sa is self.trump:
+                    actions.append(_SHOW_BURA[seat])  # D6
+            elif a.rank is _ACE and b.rank is _ACE and c.rank is _ACE and rules.moscow == "on":
+                actions.append(_SHOW_MOSCOW[seat])  # D8
+            if rules.dave == "on" and self._dave_refusal(seat) is None:
+                actions.append(_DAVES[seat])
+            singles = _LEADS[seat]
+            ia, ib, ic = a.index, b.index, c.index
+            actions += (singles[ia], singles[ib], singles[ic])
+            if limit < 2:
+                return actions
+            # group_leads, written out for three cards: pairs in combinations order, then all.
+            three = ab and ac
+            if rules.same_rank_leads == "on":
+                ra, rb, rc = a.rank, b.rank, c.rank
+                ab = ab or ra is rb
+                ac = ac or ra is rc
+                bc = bc or rb is rc
+                three = three or (ra is rb and ra is rc)
+            pairs, at = _PAIR_ACTIONS, (_LEAD * 4 + seat) * 1296
+            if ab:
+                actions.append(pairs[at + ia * 36 + ib] or _interned(seat, (a, b), _LEAD))
+            if ac:
+                actions.append(pairs[at + ia * 36 + ic] or _interned(seat, (a, c), _LEAD))
+            if bc:
+                actions.append(pairs[at + ib * 36 + ic] or _interned(seat, (b, c), _LEAD))
+            if limit < HAND_SIZE:
+                return actions
+            if three:
+                actions.append(_interned(seat, (a, b, c), _LEAD))
+            if (
+                a.rank is _SIX
+                and b.rank is _SIX
+                and c.rank is _SIX
+                and rules.moscow == "on"
+                and self.trump in (sa, sb, sc)
+            ):
+                actions.append(_interned(seat, (a, b, c), _LEAD))  # D8: малая Москва
+            return actions
+        if phase == DECLARE:
+            return list(_DECLARES[seat]) if seat == self.turn else []
+        if phase == DAVE:
+            return list(_DAVE_REPLIES[seat]) if seat == self.turn else []
+        return []
 
     def _stop_actions(self, seat: int) -> list[Action]:
         """A seat other than the rightful leader: «Стоп!» with the whole hand, if it may."""
@@ -458,64 +513,20 @@ class BuraDeal:
             return [_interned(seat, tuple(hand), _STOP)]
         return []
 
-    def _leads(self, seat: int) -> list[Action]:
-        """The rightful leader's actions: shows, даве, then leads of 1, 2 and 3 cards."""
-        hands, rules, trump = self.hands, self.rules, self.trump
-        hand = hands[seat]
-        # D2: at most 3 cards, never more than the smallest other hand.
-        limit = HAND_SIZE
-        for s in _OTHERS[self.players][seat]:
-            if len(hands[s]) < limit:
-                limit = len(hands[s])
+    def _short_leads(self, seat: int, limit: int) -> list[Action]:
+        """The rightful leader's actions with fewer than three cards (the stock is out):
+        no show or малая Москва, which are of three cards."""
+        hand, rules = self.hands[seat], self.rules
         actions: list[Action] = []
-        if len(hand) != HAND_SIZE:
-            if rules.dave == "on" and self._dave_refusal(seat) is None:
-                actions.append(_DAVES[seat])
-            singles = _SINGLES[_LEAD][seat]
-            actions += [singles[c.index] for c in hand]
-            if limit >= 2:
-                same_rank = rules.same_rank_leads == "on"
-                actions += [
-                    _interned(seat, group, _LEAD) for group in group_leads(hand, limit, same_rank)
-                ]
-            return actions
-        a, b, c = hand
-        sa, sb, sc = a.suit, b.suit, c.suit
-        ra, rb, rc = a.rank, b.rank, c.rank
-        moscow = rules.moscow == "on"
-        if ra is rb is rc is Rank.ACE and moscow:
-            actions.append(_SHOW_MOSCOW[seat])
-        elif sa is sb is sc is trump:
-            actions.append(_SHOW_BURA[seat])
         if rules.dave == "on" and self._dave_refusal(seat) is None:
             actions.append(_DAVES[seat])
-        singles = _SINGLES[_LEAD][seat]
-        actions += (singles[a.index], singles[b.index], singles[c.index])
-        if limit < 2:
-            return actions
-        # group_leads, written out for three cards: pairs in combinations order, then all.
-        if rules.same_rank_leads == "on":
-            ab = sa is sb or ra is rb
-            ac = sa is sc or ra is rc
-            bc = sb is sc or rb is rc
-            three = (sa is sb and sa is sc) or (ra is rb and ra is rc)
-        else:
-            ab, ac, bc = sa is sb, sa is sc, sb is sc
-            three = ab and ac
-        pairs, at = _PAIR_ACTIONS, (_LEAD * 4 + seat) * 1296
-        ia, ib, ic = a.index, b.index, c.index
-        if ab:
-            actions.append(pairs[at + ia * 36 + ib] or _interned(seat, (a, b), _LEAD))
-        if ac:
-            actions.append(pairs[at + ia * 36 + ic] or _interned(seat, (a, c), _LEAD))
-        if bc:
-            actions.append(pairs[at + ib * 36 + ic] or _interned(seat, (b, c), _LEAD))
-        if limit < HAND_SIZE:
-            return actions
-        if three:
-            actions.append(_interned(seat, (a, b, c), _LEAD))
-        if moscow and ra is rb is rc is Rank.SIX and (sa is trump or sb is trump or sc is trump):
-            actions.append(_interned(seat, (a, b, c), _LEAD))  # D8: малая Москва
+        singles = _LEADS[seat]
+        actions += [singles[c.index] for c in hand]
+        if limit >= 2:
+            same_rank = rules.same_rank_leads == "on"
+            actions += [
+                _interned(seat, group, _LEAD) for group in group_leads(hand, limit, same_rank)
+            ]
         return actions
 
     def _lead_limit(self, seat: int) -> int:
