@@ -168,17 +168,15 @@ def _table_play(
     return play
 
 
-_PILE_ROWS: dict[int, tuple[PileCard, ...]] = {}
+_PILE_ROWS: dict[int, tuple[tuple[tuple[PileCard, ...], ...], ...]] = {}
 _PILE_POINTS = attrgetter("card.points")
 
 
-def _pile_row(trick: int) -> tuple[PileCard, ...]:
-    """The pile cards of one trick, [(closed * 4 + by) * 36 + card index]."""
+def _pile_row(trick: int) -> tuple[tuple[tuple[PileCard, ...], ...], ...]:
+    """The pile cards of one trick, [closed][by][card index]."""
     row = _PILE_ROWS[trick] = tuple(
-        PileCard(card, by, closed, trick)
+        tuple(tuple(PileCard(card, by, closed, trick) for card in DECK) for by in _SEATS)
         for closed in (False, True)
-        for by in _SEATS
-        for card in DECK
     )
     return row
 
@@ -705,30 +703,25 @@ class BuraDeal:
 
     def push(self, action: Action) -> None:
         """Play an action already known to be legal (e.g. from :meth:`legal_actions`)."""
-        cls = action.__class__
-        if cls is Declare:  # after a take (D5): no declaration means the draw
-            self.history.append(action)
-            if action.declare:  # type: ignore[union-attr]
-                self._declare(action.seat)
-            else:
-                self._go_on()
-            return
-        phase = self.phase
-        if cls is Answer or (cls is not Lead and isinstance(action, Answer)):
+        cls = type(action)
+        if cls is Answer or (cls is not Lead and cls is not Declare and isinstance(action, Answer)):
             answer: Answer = action  # type: ignore[assignment]
-            if phase == DECLARE:
+            if self.phase == DECLARE:
                 self._go_on()
             self.history.append(answer)
             seat, cards, beat = answer.seat, answer.cards, answer.beat
             hand = self.hands[seat]
-            closed = not beat and self.rules.discards == "closed"
             if len(cards) == 1:
                 card = cards[0]
                 hand.remove(card)
-                play = _ANSWER_PLAYS[2 if beat else closed][seat][card.index]
+                if beat:
+                    play = _ANSWER_PLAYS[2][seat][card.index]
+                else:
+                    play = _ANSWER_PLAYS[self.rules.discards == "closed"][seat][card.index]
             else:
                 for card in cards:
                     hand.remove(card)
+                closed = not beat and self.rules.discards == "closed"
                 play = _table_play(seat, cards, _BEAT if beat else _DISCARD, beat, False, closed)
             self.plays.append(play)
             if beat:
@@ -739,9 +732,9 @@ class BuraDeal:
             else:
                 self.turn = nxt
             return
-        if cls is Lead or isinstance(action, Lead):
+        if cls is Lead or (cls is not Declare and isinstance(action, Lead)):
             lead: Lead = action  # type: ignore[assignment]
-            if phase == DECLARE:
+            if self.phase == DECLARE:
                 self._go_on()
             self.history.append(lead)
             seat, cards, stop = lead.seat, lead.cards, lead.stop
@@ -760,16 +753,19 @@ class BuraDeal:
             self.phase = ANSWER
             self.turn = _NEXT[self.players][seat]
             return
-        if phase == DECLARE and not isinstance(action, Declare):
+        if cls is Declare or isinstance(action, Declare):
+            # Right after a take (D5); not declaring means the draw.
+            self.history.append(action)
+            if action.declare:  # type: ignore[union-attr]
+                self._declare(action.seat)
+            else:
+                self._go_on()
+            return
+        if self.phase == DECLARE:
             self._go_on()
         self.history.append(action)
         seat = action.seat
-        if isinstance(action, Declare):
-            if action.declare:
-                self._declare(seat)
-            else:
-                self._go_on()
-        elif isinstance(action, Show):
+        if isinstance(action, Show):
             winner, kind = winning_show(self.hands, self.trump, self.rules)
             self._end(kind, winner, seat)
         elif isinstance(action, Dave):
@@ -794,9 +790,9 @@ class BuraDeal:
         if row is None:
             row = _pile_row(trick)
         for p in plays:
-            base = (p.closed * 4 + p.seat) * 36
+            cards = row[p.closed][p.seat]
             for c in p.cards:
-                pile.append(row[base + c.index])
+                pile.append(cards[c.index])
         self.plays, self.claim = [], ()
         self.trick_number = trick + 1
         self.leader = self.trick_leader = winner
