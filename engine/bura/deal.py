@@ -29,6 +29,7 @@ from engine.bura.combinations import (
     is_bura,
     is_moscow,
     is_small_moscow,
+    may_stop,
     stop_refusal,
     void_from_deal,
     winning_show,
@@ -382,7 +383,7 @@ class BuraDeal:
                     a.rank is b.rank and a.rank is c.rank
                 ):
                     continue  # neither молодка nor малая Москва (D7, D8)
-                if stop_refusal(hands, s, leader, self.trump, rules) is None:
+                if may_stop(hands, s, leader, self.trump, rules):
                     stoppers.append(s)
         if not stoppers:
             return _ONE[leader]
@@ -504,10 +505,7 @@ class BuraDeal:
         if not 0 <= seat < self.players:
             return []
         hand = self.hands[seat]
-        if (
-            _may_stop(hand)
-            and stop_refusal(self.hands, seat, self.leader, self.trump, self.rules) is None
-        ):
+        if _may_stop(hand) and may_stop(self.hands, seat, self.leader, self.trump, self.rules):
             return [_interned(seat, tuple(hand), _STOP)]
         return []
 

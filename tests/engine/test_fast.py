@@ -37,7 +37,7 @@ from engine.bura.actions import (
     Show,
     TablePlay,
 )
-from engine.bura.combinations import is_small_moscow, show_kind, stop_refusal
+from engine.bura.combinations import is_small_moscow, may_stop, show_kind, stop_refusal
 from engine.bura.deal import ANSWER, DAVE, DECLARE, LEAD, OVER, BuraDeal
 from engine.bura.rules import SWITCHES, BuraRules
 from engine.burkozel import Deal, Move, RuleSet
@@ -264,6 +264,34 @@ def _readable_bura_actions(deal: BuraDeal, seat: int) -> list[Action]:
     if limit >= 3 and rules.moscow == "on" and is_small_moscow(hand, trump, rules):
         actions.append(Lead(seat, tuple(hand)))
     return actions
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    players=st.integers(2, 4),
+    deck=lumpy_decks(),
+    sizes=st.lists(st.integers(0, 3), min_size=4, max_size=4),
+    trump=st.sampled_from(list(Suit)),
+    rules=bura_rules,
+    leader=st.integers(0, 3),
+)
+def test_may_stop_is_stop_refusal_saying_yes(
+    players: int,
+    deck: tuple[Card, ...],
+    sizes: list[int],
+    trump: Suit,
+    rules: BuraRules,
+    leader: int,
+) -> None:
+    """D7/D8 "Precisely": the quick «Стоп!» test agrees with the reasons, seat by seat."""
+    hands, at = [], 0
+    for size in sizes[:players]:
+        hands.append(list(deck[at : at + size]))
+        at += size
+    leader %= players
+    for seat in range(players):
+        expected = stop_refusal(hands, seat, leader, trump, rules) is None
+        assert may_stop(hands, seat, leader, trump, rules) == expected
 
 
 def _readable_actors(deal: BuraDeal) -> tuple[int, ...]:
