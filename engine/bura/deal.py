@@ -191,11 +191,6 @@ def _may_stop(hand: Sequence[Card]) -> bool:
     return (a.suit is b.suit and a.suit is c.suit) or (a.rank is b.rank and a.rank is c.rank)
 
 
-def _may_combine(hand: Sequence[Card]) -> bool:
-    """A hand that could hold a combination (D6-D8): three of one suit or of one rank."""
-    return _may_stop(hand)
-
-
 def _other_ranks_same(cards: Sequence[Card]) -> bool:
     return all(c.rank is cards[0].rank for c in cards)
 
@@ -254,10 +249,9 @@ class BuraDeal:
         self.players, self.rules, self.dealer, self.deck = players, rules, dealer, order
         # Card i of the deal goes to seat (dealer + 1 + i) % players.
         dealt = players * HAND_SIZE
-        hands: list[list[Card]] = [[] for _ in range(players)]
-        for j in range(players):
-            hands[(dealer + 1 + j) % players] = list(order[j:dealt:players])
-        self.hands = hands
+        self.hands = hands = [
+            list(order[(seat - dealer - 1) % players : dealt : players]) for seat in range(players)
+        ]
         self.trump_card = order[dealt]
         self.trump = self.trump_card.suit
         self.stock = [*order[dealt + 1 :], self.trump_card]
@@ -271,8 +265,8 @@ class BuraDeal:
         self.history = []
         self.result_ = None
         # D9: dealt again, stakes unchanged (only a hand of one suit or rank can combine).
-        for hand in hands:
-            if _may_combine(hand):
+        for a, b, c in hands:
+            if (a.suit is b.suit and a.suit is c.suit) or (a.rank is b.rank and a.rank is c.rank):
                 if void_from_deal(hands, self.trump, rules):
                     self._end("void", None, None)
                 break
