@@ -436,13 +436,10 @@ class BuraDeal:
                 return self._stop_actions(seat)
             hands = self.hands
             hand = hands[seat]
-            # D2: at most 3 cards, never more than the smallest other hand.
-            limit = HAND_SIZE
-            for s in _OTHERS[self.players][seat]:
-                if len(hands[s]) < limit:
-                    limit = len(hands[s])
             if len(hand) != HAND_SIZE:
-                return self._short_leads(seat, limit)
+                return self._short_leads(seat, self._lead_limit(seat))
+            # D2: at most 3 cards, never more than the smallest other hand (this one is 3).
+            limit = min(map(len, hands))
             rules = self.rules
             actions = []
             a, b, c = hand
