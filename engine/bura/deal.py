@@ -182,6 +182,30 @@ def _pile_row(trick: int) -> tuple[tuple[tuple[PileCard, ...], ...], ...]:
     return row
 
 
+def _holds(hand: list[Card], cards: tuple[Card, ...]) -> bool:
+    """``hand`` holds every one of ``cards``, and none is named twice. By identity (cards
+    are interned): ``==`` on a Card goes through Python-level rich comparison."""
+    for card in cards:
+        for held in hand:
+            if held is card:
+                break
+        else:
+            return False
+    return len(set(map(id, cards))) == len(cards)
+
+
+def _take_out(hand: list[Card], card: Card) -> None:
+    """``hand.remove(card)``, found by identity (see :func:`_holds`)."""
+    if hand and hand[0] is card:
+        del hand[0]
+    elif len(hand) > 1 and hand[1] is card:
+        del hand[1]
+    elif len(hand) > 2 and hand[2] is card:
+        del hand[2]
+    else:
+        hand.remove(card)  # a longer hand, or ValueError as before
+
+
 def _may_stop(hand: Sequence[Card]) -> bool:
     """A hand that could be a молодка or малая Москва (D7, D8): three of one suit or
     three sixes. Only such a hand is worth asking :func:`stop_refusal` about."""
@@ -650,40 +674,58 @@ class BuraDeal:
 
     def _plainly_legal(self, action: Action) -> bool:
         """Whether ``action`` is one of the common moves whose legality is quick to see:
-        an answer in turn (R7), a one-card lead by the rightful leader (D2), a
-        declaration or its refusal by the taker (D5), a reply to даве (D11). ``False``
-        means only "not seen at a glance": :meth:`check` then decides, with a reason.
-        Each test here is the one :meth:`check` makes for such a move."""
+        an answer in turn (R7), a lead of one card or of two of a suit (or of a rank
+        with same_rank_leads) by the rightful leader (D2), a declaration or its refusal
+        by the taker (D5), a reply to даве (D11). ``False`` means only "not seen at a
+        glance": :meth:`check` then decides, with a reason. Each test here is one that
+        :meth:`check` makes for such a move. Cards are found in a hand by identity
+        (they are interned), not by ``==``."""
         cls, phase = action.__class__, self.phase
         if cls is Answer:
             if phase != ANSWER or action.seat != self.turn:
                 return False
             answer: Answer = action  # type: ignore[assignment]
             cards, claim, hand = answer.cards, self.claim, self.hands[answer.seat]
+            if len(cards) != len(claim):
+                return False
             if len(cards) == 1:
                 card = cards[0]
-                if len(claim) != 1 or card not in hand:
+                for held in hand:
+                    if held is card:
+                        break
+                else:
                     return False
                 if not answer.beat:
                     return True
                 return bool(
                     _BEATEN_BY[self.trump_card.index // 9][claim[0].index] >> card.index & 1
                 )
-            if len(cards) != len(claim) or len(set(map(id, cards))) != len(cards):
+            if not _holds(hand, cards):
                 return False
-            for card in cards:
-                if card not in hand:
-                    return False
             return not answer.beat or covers(cards, claim, self.trump)
         if cls is Lead:
             lead: Lead = action  # type: ignore[assignment]
-            if phase != LEAD or lead.stop or len(lead.cards) != 1:
+            seat, cards = lead.seat, lead.cards
+            if phase != LEAD or lead.stop or seat != self.leader:
                 return False
-            seat = lead.seat
-            if seat != self.leader or lead.cards[0] not in self.hands[seat]:
+            hand = self.hands[seat]
+            if len(cards) == 1:
+                card = cards[0]
+                for held in hand:
+                    if held is card:
+                        break
+                else:
+                    return False
+                # D2: not longer than the smallest other hand (the own hand holds it).
+                return all(self.hands)
+            if len(cards) != 2 or not _holds(hand, cards):
                 return False
-            # D2: no lead longer than the smallest other hand (the own hand holds the card).
-            return all(self.hands)
+            a, b = cards
+            if a.suit is not b.suit and (
+                a.rank is not b.rank or self.rules.same_rank_leads != "on"
+            ):
+                return False
+            return min(map(len, self.hands)) >= 2  # D2 (the own hand holds the two)
         if cls is Declare:
             return phase == DECLARE and action.seat == self.turn
         if cls is DaveReply:
@@ -702,14 +744,17 @@ class BuraDeal:
             hand = self.hands[seat]
             if len(cards) == 1:
                 card = cards[0]
-                hand.remove(card)
+                if hand and hand[0] is card:  # hand.remove(card) by identity (_holds)
+                    del hand[0]
+                else:
+                    _take_out(hand, card)
                 if beat:
                     play = _ANSWER_PLAYS[2][seat][card.index]
                 else:
                     play = _ANSWER_PLAYS[self.rules.discards == "closed"][seat][card.index]
             else:
                 for card in cards:
-                    hand.remove(card)
+                    _take_out(hand, card)
                 closed = not beat and self.rules.discards == "closed"
                 play = _table_play(seat, cards, _BEAT if beat else _DISCARD, beat, False, closed)
             self.plays.append(play)
@@ -730,11 +775,14 @@ class BuraDeal:
             hand = self.hands[seat]
             if len(cards) == 1 and not stop:
                 card = cards[0]
-                hand.remove(card)
+                if hand and hand[0] is card:  # hand.remove(card) by identity (_holds)
+                    del hand[0]
+                else:
+                    _take_out(hand, card)
                 play = _LEAD_PLAYS[seat][card.index]
             else:
                 for card in cards:
-                    hand.remove(card)
+                    _take_out(hand, card)
                 play = _table_play(seat, cards, _STOP if stop else _LEAD, None, stop, False)
             self.plays.append(play)
             self.trick_leader = self.claimant = seat
