@@ -746,6 +746,8 @@ class BuraDeal:
                 card = cards[0]
                 if hand and hand[0] is card:  # hand.remove(card) by identity (_holds)
                     del hand[0]
+                elif len(hand) > 1 and hand[1] is card:
+                    del hand[1]
                 else:
                     _take_out(hand, card)
                 if beat:
@@ -777,6 +779,8 @@ class BuraDeal:
                 card = cards[0]
                 if hand and hand[0] is card:  # hand.remove(card) by identity (_holds)
                     del hand[0]
+                elif len(hand) > 1 and hand[1] is card:
+                    del hand[1]
                 else:
                     _take_out(hand, card)
                 play = _LEAD_PLAYS[seat][card.index]
