@@ -103,3 +103,59 @@ def stop_refusal(
         if is_molodka(hands[other], trump, rules):
             return f"seat {other} holds a молодка first clockwise from the leader (D7)"
     return None  # pragma: no cover - seat is reached before the loop ends
+
+
+# What a hand holds, as a small code, for the quick «Стоп!» test below.
+_NONE, _BURA, _MOSCOW, _SMALL, _MOLODKA = range(5)
+
+
+def _kind(hand: Sequence[Card], trump: Suit, moscow: bool, molodka: bool) -> int:
+    """The one combination switched on that ``hand`` is (a hand of three is at most one):
+    is_bura, is_moscow, is_small_moscow and is_molodka in a few identity tests."""
+    if len(hand) != HAND_SIZE:
+        return _NONE
+    a, b, c = hand
+    suit = a.suit
+    if suit is b.suit and suit is c.suit:
+        if suit is trump:
+            return _BURA
+        return _MOLODKA if molodka else _NONE
+    rank = a.rank
+    if moscow and rank is b.rank and rank is c.rank:
+        if rank is Rank.ACE:
+            return _MOSCOW
+        if rank is Rank.SIX and (suit is trump or b.suit is trump or c.suit is trump):
+            return _SMALL
+    return _NONE
+
+
+def may_stop(
+    hands: Sequence[Sequence[Card]], seat: int, leader: int, trump: Suit, rules: BuraRules
+) -> bool:
+    """``stop_refusal(...) is None``, without building a reason (the engine asks it of
+    every candidate seat on every lead): the same tests in the same order."""
+    if seat == leader:
+        return False
+    moscow, molodka = rules.moscow == "on", rules.molodka == "out_of_turn"
+    kinds = [_kind(hand, trump, moscow, molodka) for hand in hands]
+    mine = kinds[seat]
+    if mine != _SMALL and mine != _MOLODKA:
+        return False
+    for other, kind in enumerate(kinds):
+        if other != seat and kind in (_BURA, _MOSCOW):
+            return False  # D8 precedence
+    if mine == _SMALL:
+        return True
+    for other, kind in enumerate(kinds):
+        if other != seat and kind == _SMALL:
+            return False  # малая Москва before молодка (D8)
+    if kinds[leader] == _MOLODKA:
+        return False  # the rightful leader's own молодка keeps the lead (D7)
+    players = len(hands)
+    for step in range(1, players):
+        other = (leader + step) % players
+        if other == seat:
+            return True
+        if kinds[other] == _MOLODKA:
+            return False  # a молодка first clockwise from the leader (D7)
+    return True  # pragma: no cover - seat is reached before the loop ends

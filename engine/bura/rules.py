@@ -38,6 +38,10 @@ PRESETS: dict[str, dict[str, object]] = {
     "open_bura": {"discards": "open", "moscow": "on", "same_rank_leads": "on"},
 }
 
+# The switches in field order, for checking a rule set as it is made (issue 30: not
+# dataclasses.fields on every BuraRules, which a benchmark deal makes once).
+_SWITCH_ITEMS = tuple(SWITCHES.items())
+
 HAND_SIZE = 3  # D1
 MIN_PLAYERS, MAX_PLAYERS = 2, 4  # D1
 DECLARE_TARGET = 31  # D5
@@ -60,12 +64,11 @@ class BuraRules:
     dave: str = "off"
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            allowed = SWITCHES[f.name]
+        for name, allowed in _SWITCH_ITEMS:
+            value = getattr(self, name)
             if type(value) is not str or value not in allowed:
                 choices = ", ".join(repr(v) for v in allowed)
-                raise RuleSetError(f"rule {f.name!r} cannot be {value!r} (choose {choices})")
+                raise RuleSetError(f"rule {name!r} cannot be {value!r} (choose {choices})")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BuraRules:
@@ -91,3 +94,5 @@ class BuraRules:
 
 
 BASE_BURA_RULES = BuraRules()
+
+assert tuple(f.name for f in fields(BuraRules)) == tuple(SWITCHES), "a switch per field"

@@ -11,6 +11,11 @@ on random positions of both games under every rule switch:
   ``push`` of an equal, freshly built move leave (views, history and its JSON, result);
 - a refused move is refused with the same reason on both paths and changes nothing;
 - ``covers`` is the R7 one-to-one pairing tried by permutations;
+- Burkozel's tables (one-card answer rows, lead picks by suit pattern, R7 pairing
+  tables) give the readable list of legal moves in its order;
+- Bura's tables (legal actions written out for a hand of three, R5 beat masks, one-
+  and two-card plays, pile cards per trick, the draw, the glance ``apply`` takes at a
+  common move) give what the readable rules give, in the same order;
 - ``policy.playout`` plays the moves ``policy.playout_steps`` plays, card for card, and
   the greedy answer's fast cases choose what the loop over every set of cards chooses.
 """
@@ -24,14 +29,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import DECK, Card, GameOverError, IllegalMoveError, Suit
-from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
-from engine.bura.deal import DECLARE, BuraDeal
+from engine.bura.actions import (
+    Action,
+    Answer,
+    Dave,
+    DaveReply,
+    Declare,
+    Lead,
+    PileCard,
+    Show,
+    TablePlay,
+)
+from engine.bura.combinations import is_small_moscow, may_stop, show_kind, stop_refusal
+from engine.bura.deal import ANSWER, DAVE, DECLARE, LEAD, OVER, BuraDeal
 from engine.bura.rules import SWITCHES, BuraRules
 from engine.burkozel import Deal, Move, RuleSet, TrickResult
 from engine.burkozel.ai import policy
 from engine.burkozel.ai.sim import sample_world
-from engine.burkozel.combinations import is_lead_combination, show_kind
-from engine.tricks import covers
+from engine.burkozel.combinations import is_lead_combination
+from engine.burkozel.combinations import show_kind as burkozel_show_kind
+from engine.tricks import covers, draw_up
 from tests.engine.burkozel.ai.test_sim import logged_playout
 from tests.engine.burkozel.test_house_properties import lumpy_decks, table_rules
 
@@ -213,6 +230,155 @@ def test_bura_fast_paths_agree_with_the_full_check(
         assert _bura_state(deal) == _bura_state(slow)
 
 
+def _readable_bura_actions(deal: BuraDeal, seat: int) -> list[Action]:
+    """``legal_actions`` as the rules read (D2, D5-D8, D11, R7), in the order it has
+    always had: shows, даве, one-card leads in hand order, then group leads by size in
+    ``combinations`` order, then малая Москва; answers as discard, then beat."""
+    phase, hands, rules, trump = deal.phase, deal.hands, deal.rules, deal.trump
+    if phase == OVER or not 0 <= seat < deal.players:
+        return []
+    hand = list(hands[seat])
+    if phase == DECLARE:
+        return [Declare(seat, True), Declare(seat, False)] if seat == deal.turn else []
+    if phase == DAVE:
+        return [DaveReply(seat, True), DaveReply(seat, False)] if seat == deal.turn else []
+    kind = show_kind(hand, trump, rules) if len(hand) == 3 else None
+    actions: list[Action] = [Show(seat, kind)] if kind else []
+    if phase == ANSWER:
+        if seat != deal.turn:
+            return []
+        for combo in combinations(hand, len(deal.claim)):
+            actions.append(Answer(seat, combo, False))
+            if readable_covers(combo, deal.claim, trump):
+                actions.append(Answer(seat, combo, True))
+        return actions
+    assert phase == LEAD
+    if seat != deal.leader:
+        if stop_refusal(hands, seat, deal.leader, trump, rules) is None:
+            return [Lead(seat, tuple(hand), True)]
+        return []
+    if rules.dave == "on" and deal.players == 2 and deal.last_dave_by != seat:
+        actions.append(Dave(seat))
+    limit = min([3] + [len(h) for s, h in enumerate(hands) if s != seat])
+    actions += [Lead(seat, (card,)) for card in hand]
+    for size in range(2, min(limit, len(hand)) + 1):
+        for combo in combinations(hand, size):
+            one_suit = len({c.suit for c in combo}) == 1
+            one_rank = rules.same_rank_leads == "on" and len({c.rank for c in combo}) == 1
+            if one_suit or one_rank:
+                actions.append(Lead(seat, combo))
+    if limit >= 3 and rules.moscow == "on" and is_small_moscow(hand, trump, rules):
+        actions.append(Lead(seat, tuple(hand)))
+    return actions
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    players=st.integers(2, 4),
+    deck=lumpy_decks(),
+    sizes=st.lists(st.integers(0, 3), min_size=4, max_size=4),
+    trump=st.sampled_from(list(Suit)),
+    rules=bura_rules,
+    leader=st.integers(0, 3),
+)
+def test_may_stop_is_stop_refusal_saying_yes(
+    players: int,
+    deck: tuple[Card, ...],
+    sizes: list[int],
+    trump: Suit,
+    rules: BuraRules,
+    leader: int,
+) -> None:
+    """D7/D8 "Precisely": the quick «Стоп!» test agrees with the reasons, seat by seat."""
+    hands, at = [], 0
+    for size in sizes[:players]:
+        hands.append(list(deck[at : at + size]))
+        at += size
+    leader %= players
+    for seat in range(players):
+        expected = stop_refusal(hands, seat, leader, trump, rules) is None
+        assert may_stop(hands, seat, leader, trump, rules) == expected
+
+
+def _readable_actors(deal: BuraDeal) -> tuple[int, ...]:
+    if deal.phase == OVER:
+        return ()
+    if deal.phase != LEAD:
+        assert deal.turn is not None
+        return (deal.turn,)
+    hands, leader = deal.hands, deal.leader
+    stoppers = [
+        s
+        for s in range(deal.players)
+        if s != leader and stop_refusal(hands, s, leader, deal.trump, deal.rules) is None
+    ]
+    return (leader, *stoppers)
+
+
+def _readable_push(deal: BuraDeal, action: Action) -> object:
+    """What a move does to the table, the piles, the hands and the stock as the rules
+    read (R9, R10, D3, D4), to hold ``push`` against: the state it must leave."""
+    players, rules = deal.players, deal.rules
+    hands = [list(h) for h in deal.hands]
+    stock = list(deal.stock)
+    plays = list(deal.plays)
+    piles = [list(p) for p in deal.piles]
+    drawn_by = deal.trump_drawn_by
+    leader, trick = deal.leader, deal.trick_number
+    if deal.phase == DECLARE and not (isinstance(action, Declare) and action.declare):
+        order = [(leader + i) % players for i in range(players)]
+        drawn = draw_up(stock, hands, order, 3, deal.trump_card)
+        drawn_by = drawn if drawn is not None else drawn_by
+    if isinstance(action, Lead | Answer):
+        beat = action.beat if isinstance(action, Answer) else None
+        stop = isinstance(action, Lead) and action.stop
+        closed = beat is False and rules.discards == "closed"
+        plays.append(TablePlay(action.seat, action.cards, beat, stop, closed))
+        hands[action.seat] = [c for c in hands[action.seat] if c not in action.cards]
+        if isinstance(action, Answer) and (action.seat + 1) % players == plays[0].seat:
+            claimant = max((p for p in plays if p.beat is not False), key=plays.index).seat
+            piles[claimant] += [
+                PileCard(c, p.seat, p.closed, trick) for p in plays for c in p.cards
+            ]
+            plays = []
+    return hands, stock, plays, piles, drawn_by
+
+
+@settings(max_examples=25, deadline=None)
+@given(players=st.integers(2, 4), deck=lumpy_decks(), rules=bura_rules, data=st.data())
+def test_bura_tables_agree_with_the_readable_rules(
+    players: int, deck: tuple[Card, ...], rules: BuraRules, data: st.DataObject
+) -> None:
+    rng = random.Random(data.draw(st.integers(0, 2**32)))
+    deal = BuraDeal.start(players, deck, rng.randrange(players), rules)
+    while not deal.finished:
+        assert deal.actors() == _readable_actors(deal)
+        offered: list[Action] = []
+        for seat in range(-1, players + 1):
+            fast = deal.legal_actions(seat)
+            assert fast == _readable_bura_actions(deal, seat)
+            offered += fast
+            if 0 <= seat < players:
+                for action in [*fast, *_bura_candidates(deal, seat)]:
+                    # apply's glance never lets through what check refuses.
+                    if deal._plainly_legal(action):
+                        assert _refusal(deal.check, action) is None, action
+        options = [a for a in offered if not (isinstance(a, Declare) and a.declare)]
+        action = rng.choice(options if options and rng.random() < 0.9 else offered)
+        expected = _readable_push(deal, action)
+        deal.apply(action)
+        if deal.finished:
+            break
+        actual = (
+            [list(h) for h in deal.hands],
+            list(deal.stock),
+            list(deal.plays),
+            [list(p) for p in deal.piles],
+            deal.trump_drawn_by,
+        )
+        assert actual == expected
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     players=st.integers(2, 4),
@@ -278,7 +444,7 @@ def readable_legal_moves(deal: Deal, seat: int) -> list[Move]:
         return [Move(seat, hand, stop=True)] if seat == deal.stopper() else []
     moves = []
     if deal.combinations_count():
-        kind = show_kind(hand, deal.trump)
+        kind = burkozel_show_kind(hand, deal.trump)
         if kind is not None:
             moves.append(Move(seat, (), show=kind))
     if not deal.table:
