@@ -177,6 +177,9 @@ def play_deck(task: tuple[str, str, int, int, bool]) -> DeckResult:
             if len(legal) > 1:
                 (out.a_times if seat == a_seat else out.b_times).append(spent)
             deal.apply(move)
+        if isinstance(deal, QueuedDeal):  # every draw went through QueuedDeal._draw
+            left = sum(map(len, deal._queues))
+            assert left == deal.stock_size, "the deal did not draw from the per-seat queues"
         res = deal.result()
         others = [s for s in range(players) if s != a_seat]
         out.a_points.append(res.points[a_seat])

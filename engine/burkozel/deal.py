@@ -696,14 +696,20 @@ class Deal:
         _set_points(result, points)
         self.last_trick = result
         if self._stock:
-            drawn_by = draw_up(
-                self._stock, self._hands, self._rounds[winner], HAND_SIZE, self.trump_card
-            )
-            if drawn_by is not None:
-                self._trump_drawn_by = drawn_by
+            self._draw(winner)
         self.turn = winner if any(self._hands) else None
         self._leader = self._claimant = winner  # R11
         return result
+
+    def _draw(self, winner: int) -> None:
+        """R10: the winner draws first, then clockwise, until hands hold 4 or the stock is
+        out. (A method of its own: bench/ai.py's duplicate matches draw from per-seat
+        queues by overriding it.)"""
+        drawn_by = draw_up(
+            self._stock, self._hands, self._rounds[winner], HAND_SIZE, self.trump_card
+        )
+        if drawn_by is not None:
+            self._trump_drawn_by = drawn_by
 
     def replay(self, moves: Iterable[Move]) -> Deal:
         for move in moves:
