@@ -512,13 +512,7 @@ class Deal:
                     moves += row[a.index]
             else:
                 moves += _answers(seat, hand, claim, self._trump_no, self.trump)
-        # Remember the moves as legal in this position (as _offer does).
-        now = len(self.history)
-        if self._offered_at != now:
-            self._offered, self._offered_at = tuple(moves), now
-        else:
-            self._offered += tuple(moves)
-        return moves
+        return self._offer(moves)
 
     def _offer(self, moves: list[Move]) -> list[Move]:
         """Remember ``moves`` as legal in this position (until the next move is played)."""
