@@ -500,7 +500,7 @@ class BuraDeal:
                 return actions
             if three:
                 actions.append(_interned(seat, (a, b, c), _LEAD))
-            if (
+            elif (  # (three sixes under same_rank_leads are offered above already)
                 a.rank is _SIX
                 and b.rank is _SIX
                 and c.rank is _SIX

@@ -267,8 +267,10 @@ def _readable_bura_actions(deal: BuraDeal, seat: int) -> list[Action]:
             one_rank = rules.same_rank_leads == "on" and len({c.rank for c in combo}) == 1
             if one_suit or one_rank:
                 actions.append(Lead(seat, combo))
-    if limit >= 3 and rules.moscow == "on" and is_small_moscow(hand, trump, rules):
-        actions.append(Lead(seat, tuple(hand)))
+    whole = Lead(seat, tuple(hand))  # (three sixes under same_rank_leads: offered once)
+    small_moscow = rules.moscow == "on" and is_small_moscow(hand, trump, rules)
+    if limit >= 3 and small_moscow and whole not in actions:
+        actions.append(whole)
     return actions
 
 

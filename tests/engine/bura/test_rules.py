@@ -405,6 +405,16 @@ def test_d8_a_rightful_leader_may_lead_the_three_sixes() -> None:
     assert deal.phase == "answer"
 
 
+@pytest.mark.parametrize("same_rank", ["off", "on"])
+def test_d8_the_three_sixes_lead_is_offered_once(same_rank: str) -> None:
+    """With same_rank_leads (D2) the three sixes are a same-rank lead too: one button,
+    not two (the hand and the Mini App list every legal action)."""
+    rules = BuraRules(moscow="on", same_rank_leads=same_rank)
+    deal = _after_first_trick(["KH QH 9S", "6S 7S 6H"], "6C JH", rules)
+    whole = [a for a in deal.legal_actions(1) if isinstance(a, Lead) and len(a.cards) == 3]
+    assert [set(a.cards) for a in whole] == [set(parse_cards(["6S", "6H", "6C"]))]
+
+
 # --- D9 void deals --------------------------------------------------------------
 
 
