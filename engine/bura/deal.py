@@ -665,8 +665,9 @@ class BuraDeal:
     def apply(self, action: Action) -> None:
         """Check and play ``action``; a refused action changes nothing.
 
-        An action :meth:`legal_actions` handed out in this very position (the same
-        object) is known legal and is not derived again; any other is checked in full.
+        A common move whose legality shows at a glance (:meth:`_plainly_legal`, made of
+        :meth:`check`'s own tests) is played at once; any other is checked in full, so
+        refusals and their reasons are :meth:`check`'s.
         """
         if not self._plainly_legal(action):
             self.check(action)
