@@ -24,11 +24,16 @@ async def polite_refusal(event: ErrorEvent, service: GameService) -> None:
     if update.callback_query is not None:
         query = update.callback_query
         t = await tap_texts(service, query)
-        if isinstance(error, NeedsStart):
-            # Telegram opens t.me/<bot>?start=... links given as the answer's url.
-            await query.answer(t.alert("join.needs_dm_alert"), url=error.link)
-        else:
-            await lean_api.answer(query, t.alert(error.key, **error.values), show_alert=True)
+        try:
+            if isinstance(error, NeedsStart):
+                # Telegram opens t.me/<bot>?start=... links given as the answer's url.
+                await query.answer(t.alert("join.needs_dm_alert"), url=error.link)
+            else:
+                await lean_api.answer(query, t.alert(error.key, **error.values), show_alert=True)
+        except TelegramAPIError as exc:
+            # Too late (a tap that waited out a restart): nothing else to do, and an error
+            # raised here would escape every handler.
+            log.warning("could not answer a callback query: %s", exc.message)
     elif update.message is not None:
         message = update.message
         t = await chat_texts(service, message)

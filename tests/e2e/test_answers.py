@@ -13,6 +13,8 @@ import random
 import time
 from pathlib import Path
 
+import pytest
+
 from bot.delivery.chatter import ChatterLimit
 from bot.delivery.worker import Limits
 from storage import Seat, Storage
@@ -185,3 +187,28 @@ async def test_past_the_groups_share_answers_come_privately_with_working_buttons
             assert carol.dm.bot_messages() == []
         assert fake.invalid_requests == []
         assert fake.flood_violations == []
+
+
+async def test_a_refusal_too_late_to_answer_fails_nothing_and_the_bot_answers_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A refused tap whose answer comes after Telegram's deadline (a tap that waited out a
+    restart): the failed answer is logged as a warning, not as a failed update, and the
+    next tap is answered as usual."""
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice, bob = fake.add_user("Alice <b>&"), fake.add_user("Bob 🃏")
+        group = fake.add_group(TITLE, members=[alice, bob])
+        async with running_bot(fake, tmp_path / "bot.sqlite3"):
+            lobby = await open_game(fake, group, [alice], start=False)
+            fake.callback_answer_timeout = -1.0  # every answer is too late
+            await bob.start_bot()
+            late = await bob.tap(lobby, "▶️ Start")  # refused: Bob is not seated
+            await fake.wait_for(
+                lambda: any("could not answer" in r.message for r in caplog.records)
+            )
+            assert not late.answered
+            fake.callback_answer_timeout = 15.0
+            answer = await (await bob.tap(lobby, "▶️ Start")).wait()
+            assert answer.show_alert and answer.text
+        assert not [r for r in caplog.records if r.levelname == "ERROR"], caplog.text
