@@ -194,6 +194,11 @@ def _holds(hand: list[Card], cards: tuple[Card, ...]) -> bool:
     return len(set(map(id, cards))) == len(cards)
 
 
+def _held(hand: list[Card], card: Card) -> bool:
+    """``card in hand``, by identity (see :func:`_holds`)."""
+    return id(card) in map(id, hand)
+
+
 def _take_out(hand: list[Card], card: Card) -> None:
     """``hand.remove(card)``, found by identity (see :func:`_holds`)."""
     if hand and hand[0] is card:
@@ -691,10 +696,7 @@ class BuraDeal:
                 return False
             if len(cards) == 1:
                 card = cards[0]
-                for held in hand:
-                    if held is card:
-                        break
-                else:
+                if not _held(hand, card):
                     return False
                 if not answer.beat:
                     return True
@@ -712,10 +714,7 @@ class BuraDeal:
             hand = self.hands[seat]
             if len(cards) == 1:
                 card = cards[0]
-                for held in hand:
-                    if held is card:
-                        break
-                else:
+                if not _held(hand, card):
                     return False
                 # D2: not longer than the smallest other hand (the own hand holds it).
                 return all(self.hands)
@@ -745,12 +744,7 @@ class BuraDeal:
             hand = self.hands[seat]
             if len(cards) == 1:
                 card = cards[0]
-                if hand and hand[0] is card:  # hand.remove(card) by identity (_holds)
-                    del hand[0]
-                elif len(hand) > 1 and hand[1] is card:
-                    del hand[1]
-                else:
-                    _take_out(hand, card)
+                _take_out(hand, card)
                 if beat:
                     play = _ANSWER_PLAYS[2][seat][card.index]
                 else:
@@ -778,12 +772,7 @@ class BuraDeal:
             hand = self.hands[seat]
             if len(cards) == 1 and not stop:
                 card = cards[0]
-                if hand and hand[0] is card:  # hand.remove(card) by identity (_holds)
-                    del hand[0]
-                elif len(hand) > 1 and hand[1] is card:
-                    del hand[1]
-                else:
-                    _take_out(hand, card)
+                _take_out(hand, card)
                 play = _LEAD_PLAYS[seat][card.index]
             else:
                 for card in cards:
