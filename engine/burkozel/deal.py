@@ -283,7 +283,6 @@ class Deal:
         return self
 
     @classmethod
-    @classmethod
     def from_view(
         cls,
         view: PlayerView,
