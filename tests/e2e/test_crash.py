@@ -26,6 +26,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from bot.service.table import table_role
 from bot.views.callbacks import PlayCb
 from engine import burkozel
@@ -212,6 +214,7 @@ def deal_messages(group: FakeChat) -> dict[int, list[str]]:
     return found
 
 
+@pytest.mark.soak
 async def test_sigkill_at_random_moments_loses_and_repeats_no_move(tmp_path: Path) -> None:
     rng = random.Random(20240605)
     db = tmp_path / "bot.sqlite3"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import aiohttp
 import asyncpg
+import pytest
 
 from storage import PgStorage, open_storage
 from tests.e2e.harness import TOKEN, running_bot
@@ -211,6 +212,7 @@ async def killer(bots: list[WebhookBot], rng: random.Random, done: asyncio.Event
     return kills
 
 
+@pytest.mark.soak
 async def test_two_instances_with_kills_finish_every_game_exactly(
     tmp_path: Path, pg_url: str
 ) -> None:
