@@ -391,10 +391,6 @@ class TableFlow(ServiceCore):
                 change["winners"] = ui.winners(series)
                 # Stats and ratings are recorded by the commit that finishes the series.
                 change["series_end"] = series_end_of(game, ui, series)
-                result_op = self.group_send(
-                    live, ui.series_end_text(t, game, series), render.again_keyboard(t, game)
-                )
-                ops.append(with_series_picture(result_op))
             else:
                 nxt = series.start_deal(shuffled_deck(rng=self.rng))  # R4 dealer
                 change["new_deal"] = DealStart(
@@ -411,6 +407,14 @@ class TableFlow(ServiceCore):
             change["deadline"] = None
             live.game = replace(game, deadline=None, status=status)
             ops += self._closing_ops(live, status, record if series.finished else None)
+            if series.finished:
+                # After the table's closing edit, which shows how the last deal went: the
+                # group's messages go in the order queued, and a reader told «🏆» first
+                # saw the last deal's result only later.
+                result_op = self.group_send(
+                    live, ui.series_end_text(t, game, series), render.again_keyboard(t, game)
+                )
+                ops.append(with_series_picture(result_op))
         else:
             deadline = self._deadline_for(live)
             change["deadline"] = deadline
