@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from typing import Any
 
 from aiogram import Bot
 from aiogram.exceptions import (
+    ClientDecodeError,
     TelegramAPIError,
     TelegramBadRequest,
     TelegramForbiddenError,
@@ -39,9 +41,15 @@ log = logging.getLogger(__name__)
 # While the bot-wide limit holds sends back, the outbox is read once per this many sends
 # that may go (at 25 a second, a look every 120 ms at most).
 STEP_BATCH = 3
-# With backoff doubling from 0.5 s to a 60 s cap, 20 tries ride out about 15 minutes
-# of Telegram trouble before a message is given up.
-MAX_ATTEMPTS = 20
+# A failed operation is tried again after a wait doubling from 0.5 s up to this cap, drawn
+# at random from its upper half (so the chats that failed together do not come back
+# together). The cap is low because the wait holds the chat's queue, and a chat must move
+# again within seconds of Telegram answering again (a minute's cap made tables wait 25-47 s
+# after an outage); other chats are never held by it.
+RETRY_CAP = 3.0
+# About 15 minutes of Telegram trouble (at 2.25 s a try on average, plus the tries' own
+# time) before a message is given up.
+MAX_ATTEMPTS = 400
 
 
 @dataclass
@@ -309,6 +317,7 @@ class DeliveryWorker:
         self.wake.set()
 
     async def _deliver(self, item: OutboxItem) -> None:
+        started = self.wall_clock()
         try:
             message_id = await self._send(item)
         except TelegramRetryAfter as exc:
@@ -332,8 +341,10 @@ class DeliveryWorker:
                 await self.on_forbidden(item.chat_id)
             else:
                 log.warning("bot cannot write to chat %s: %s", item.chat_id, exc.message)
-        except (TelegramServerError, TelegramNetworkError) as exc:
-            await self._retry(item, str(exc))
+        except (TelegramServerError, TelegramNetworkError, ClientDecodeError) as exc:
+            # Telegram out of reach, failing, or answering with something that is not the
+            # Bot API's (a proxy's HTML page): one line, and the operation is tried again.
+            await self._retry(item, lean_api.failure(exc) or type(exc).__name__, started)
         except TelegramBadRequest as exc:
             # A bad request will not get better by retrying: record it and move on.
             self.stats.dropped += 1
@@ -341,14 +352,14 @@ class DeliveryWorker:
             log.warning("dropped %s to %s: %s", item.method, item.chat_id, exc.message)
             await self.storage.outbox_done(item.id, sent=self._sent(item))
         except TelegramAPIError as exc:
-            await self._retry(item, str(exc))
+            await self._retry(item, exc.message.splitlines()[0], started)
         except CorruptRecordError as exc:  # the stored payload: trying again cannot help
             self.stats.dropped += 1
             log.error("dropped outbox item %s: %s", item.id, exc)
             await self.storage.outbox_done(item.id)
         except Exception as exc:
             log.exception("unexpected error delivering outbox item %s", item.id)
-            await self._retry(item, repr(exc))
+            await self._retry(item, repr(exc), started)
         else:
             self.stats.sent += 1
             await self.storage.outbox_done(item.id, message_id, sent=self._sent(item))
@@ -362,7 +373,10 @@ class DeliveryWorker:
         """The operation Telegram has just answered, as the next sender's pacing counts it."""
         return SentOp(item.chat_id, self.wall_clock())
 
-    async def _retry(self, item: OutboxItem, error: str) -> None:
+    async def _retry(self, item: OutboxItem, error: str, started: float) -> None:
+        """Try ``item`` again soon (its chat waits for it, no other chat does). The wait
+        counts from when the failed try ``started``: a call that hung until it was given
+        up has waited already."""
         self.stats.retried += 1
         if item.attempts >= MAX_ATTEMPTS:
             log.error(
@@ -371,8 +385,17 @@ class DeliveryWorker:
             self.stats.dropped += 1
             await self.storage.outbox_done(item.id)
             return
-        backoff = min(60.0, 0.5 * 2**item.attempts)
-        await self.storage.outbox_retry(item.id, self.wall_clock() + backoff, error)
+        cap = min(RETRY_CAP, 0.5 * 2**item.attempts)
+        again = max(self.wall_clock(), started + random.uniform(cap / 2, cap))
+        log.warning(
+            "%s to chat %s failed (try %s): %s; again in %.1f s",
+            item.method,
+            item.chat_id,
+            item.attempts + 1,
+            error,
+            again - self.wall_clock(),
+        )
+        await self.storage.outbox_retry(item.id, again, error)
 
     async def _send(self, item: OutboxItem) -> int | None:
         """Perform one operation; returns the id of a message it created."""
