@@ -47,6 +47,14 @@ STEP_BATCH = 3
 # again within seconds of Telegram answering again (a minute's cap made tables wait 25-47 s
 # after an outage); other chats are never held by it.
 RETRY_CAP = 3.0
+# A group that refuses the bot's messages (403: it was removed) has them held, not dropped,
+# for this long: someone may add the bot back, and then the group is told all it missed.
+# A day: an administrator's slip is noticed by the next day, and a game nobody has seen
+# for a day is over for its players anyway (its game ends then, bot/service/presence.py).
+OUT_OF_GROUP_HELD = 86400.0
+# While held, a group is tried again this often: the bot learns that it is back from
+# Telegram's my_chat_member update at once, this is for an update that never came.
+OUT_OF_GROUP_PROBE = 300.0
 # About 15 minutes of Telegram trouble (at 2.25 s a try on average, plus the tries' own
 # time) before a message is given up.
 MAX_ATTEMPTS = 400
@@ -117,6 +125,7 @@ class DeliveryWorker:
         *,
         on_forbidden: Callable[[int], Awaitable[None]],
         on_migrated: Callable[[int, int], Awaitable[None]],
+        on_removed: Callable[[int], Awaitable[None]] | None = None,
         limits: Limits | None = None,
         attachments: Attachments | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -127,6 +136,7 @@ class DeliveryWorker:
         self.wake = wake
         self.on_forbidden = on_forbidden
         self.on_migrated = on_migrated
+        self.on_removed = on_removed
         self.limits = limits or Limits()
         self.attachments = attachments
         self.clock = clock
@@ -334,6 +344,17 @@ class DeliveryWorker:
             log.info("chat %s moved to %s", item.chat_id, exc.migrate_to_chat_id)
             await self.on_migrated(item.chat_id, exc.migrate_to_chat_id)
         except TelegramForbiddenError as exc:
+            wall = self.wall_clock()
+            if item.chat_id < 0 and wall - item.created_at < OUT_OF_GROUP_HELD:
+                # Out of the group: the chat's messages wait (this one at their head) for
+                # the bot to be back, and its games stop their clocks.
+                log.info("chat %s refuses the bot (%s); holding its messages", item.chat_id, exc)
+                await self.storage.outbox_retry(
+                    item.id, wall + OUT_OF_GROUP_PROBE, "out of the group", count_attempt=False
+                )
+                if self.on_removed is not None:
+                    await self.on_removed(item.chat_id)
+                return
             await self.storage.outbox_done(item.id)
             self.stats.dropped += 1
             if item.chat_id > 0:

@@ -9,7 +9,7 @@ from typing import Any
 
 from bot.chat_settings import NO_TIMER_REMINDER
 from bot.games.base import PICK, ForgedAction
-from bot.service.core import PING_AFTER_IDLE, LiveGame, ServiceCore, UserError
+from bot.service.core import PING_AFTER_IDLE, LiveGame, ServiceCore, UserError, out_of_group
 from bot.views import render
 from bot.views.picture import with_series_picture
 from bot.views.stats import series_end_of
@@ -181,6 +181,8 @@ class TableFlow(ServiceCore):
         asked first, once per moment; then the seat whose turn it is, under the chat's
         turn timer (none: a gentle reminder now and then, never auto-play)."""
         series, game = live.series, live.game
+        if out_of_group(game.deadline):
+            return game.deadline  # stopped until the bot is back in the group
         deal = None if series is None else series.current
         if deal is None:
             return None
