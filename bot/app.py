@@ -203,6 +203,7 @@ class App:
                 on_forbidden=service.user_unreachable,
                 on_migrated=service.chat_migrated,
                 on_removed=service.bot_removed,
+                on_back=service.bot_back,
                 limits=self.limits,
                 attachments=Attachments(storage, settings.default_language),
             )

@@ -55,6 +55,7 @@ OUT_OF_GROUP_HELD = 86400.0
 # While held, a group is tried again this often: the bot learns that it is back from
 # Telegram's my_chat_member update at once, this is for an update that never came.
 OUT_OF_GROUP_PROBE = 300.0
+OUT_OF_GROUP = "out of the group"  # a held row's last error
 # About 15 minutes of Telegram trouble (at 2.25 s a try on average, plus the tries' own
 # time) before a message is given up.
 MAX_ATTEMPTS = 400
@@ -126,6 +127,7 @@ class DeliveryWorker:
         on_forbidden: Callable[[int], Awaitable[None]],
         on_migrated: Callable[[int, int], Awaitable[None]],
         on_removed: Callable[[int], Awaitable[None]] | None = None,
+        on_back: Callable[[int], Awaitable[None]] | None = None,
         limits: Limits | None = None,
         attachments: Attachments | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -137,6 +139,7 @@ class DeliveryWorker:
         self.on_forbidden = on_forbidden
         self.on_migrated = on_migrated
         self.on_removed = on_removed
+        self.on_back = on_back
         self.limits = limits or Limits()
         self.attachments = attachments
         self.clock = clock
@@ -350,7 +353,7 @@ class DeliveryWorker:
                 # the bot to be back, and its games stop their clocks.
                 log.info("chat %s refuses the bot (%s); holding its messages", item.chat_id, exc)
                 await self.storage.outbox_retry(
-                    item.id, wall + OUT_OF_GROUP_PROBE, "out of the group", count_attempt=False
+                    item.id, wall + OUT_OF_GROUP_PROBE, OUT_OF_GROUP, count_attempt=False
                 )
                 if self.on_removed is not None:
                     await self.on_removed(item.chat_id)
@@ -384,6 +387,10 @@ class DeliveryWorker:
         else:
             self.stats.sent += 1
             await self.storage.outbox_done(item.id, message_id, sent=self._sent(item))
+            if item.last_error == OUT_OF_GROUP and self.on_back is not None:
+                # A held group took a message: the bot is back, though Telegram's update
+                # saying so never came. The rest goes now, and the games go on.
+                await self.on_back(item.chat_id)
             if message_id is not None and item.game_id is not None and item.role is not None:
                 # A newer edit may have superseded (deleted) this row while it was in
                 # flight; the message it created must still be the one later edits

@@ -43,8 +43,8 @@ class PresenceFlow(TableFlow):
         for game in await self._games_in(chat_id):
             async with self.lock(game.id):
                 live = await self._load(game.id)
-                if not self._waits_for_group(live):
-                    continue
+                if not self._waits_for_group(live) or not out_of_group(live.game.deadline):
+                    continue  # (told already: Telegram's update and a held send both say so)
                 assert live.series is not None
                 live.game = replace(live.game, deadline=None)
                 deadline = self._deadline_for(live)

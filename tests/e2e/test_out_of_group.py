@@ -8,6 +8,9 @@ import asyncio
 import random
 from pathlib import Path
 
+import pytest
+
+from bot.service import presence
 from tests.e2e.harness import (
     current_deal,
     hand_message,
@@ -81,4 +84,36 @@ async def test_a_result_while_the_bot_is_out_of_the_group_is_told_when_it_is_bac
             turn = whose_turn(players, group)
             assert turn is not None
             assert "to move" in (hand_message(turn, group) or turn.dm.messages[-1]).text
+        assert fake.invalid_requests == []
+
+
+async def test_a_group_the_bot_stays_out_of_ends_its_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Out for a day (here: two seconds) the game ends, its players told in their DMs."""
+    monkeypatch.setattr(presence, "OUT_OF_GROUP_HELD", 2.0)
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice, bob = fake.add_user("Alice"), fake.add_user("Bob")
+        group = fake.add_group("Friends", members=[alice, bob])
+        players = [alice, bob]
+        async with running_bot(fake, tmp_path / "bot.sqlite3") as app:
+            await open_game(fake, group, players)
+            game = await the_game(app, group.id)
+            fake.kick_bot(group)
+            assert app.service is not None
+            storage = app.service.storage
+
+            async def ended() -> bool:
+                stored = await storage.get_game(game.id)
+                return stored is not None and stored.status == "abandoned"
+
+            await fake.wait_for(ended, description="the game ended")
+            for user in players:
+                await fake.wait_for(
+                    lambda u=user: any(
+                        "out of the group for a day" in (m.text or "") for m in u.dm.bot_messages()
+                    ),
+                    description=f"{user.first_name}'s hand says why the game ended",
+                )
         assert fake.invalid_requests == []
