@@ -69,6 +69,10 @@ async def test_a_result_while_the_bot_is_out_of_the_group_is_told_when_it_is_bac
             assert len(group.bot_messages()) == seen, "the group got messages while out"
             # Added back: at once the group reads the missed result, then where it stands.
             fake.add_bot(group, "kicked")
+            await fake.wait_for(
+                lambda: any("I'm back" in text for text in bot_texts(group)),
+                description="the group told the bot is back",
+            )
             await fake.wait_for(lambda: drained(app), description="the held messages sent")
             told = bot_texts(group)[seen:]
             assert len(told) == 3, told
