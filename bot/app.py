@@ -62,7 +62,8 @@ GROUP_COMMANDS = (
 )
 PRIVATE_COMMANDS = ("start", "rules", "help", *STATS_PRIVATE_COMMANDS)
 TICK_SECONDS = 0.5
-ALLOWED_UPDATES = ["message", "callback_query"]
+# my_chat_member: the bot removed from a group or added back (bot/service/presence.py).
+ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
 # Telegram re-delivers an unanswered update for up to a day; ids are kept a bit longer.
 UPDATE_MEMORY_SECONDS = 2 * 86400
 WEBHOOK_CONNECTIONS = 40  # Telegram's default; updates of one chat still come in order
@@ -201,6 +202,8 @@ class App:
                 service.outbox_ready,
                 on_forbidden=service.user_unreachable,
                 on_migrated=service.chat_migrated,
+                on_removed=service.bot_removed,
+                on_back=service.bot_back,
                 limits=self.limits,
                 attachments=Attachments(storage, settings.default_language),
             )

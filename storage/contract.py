@@ -263,6 +263,12 @@ class Backend(Protocol):
         milestone); returns the rows dropped."""
         ...
 
+    async def outbox_reopen(self, chat_id: int, now: float) -> None:
+        """The bot is back in a group whose rows were held: its rows are due at ``now``,
+        and each pending edit of a game's table (after those a newer one replaces are
+        dropped) becomes a send, unless a pending send of that table comes before it."""
+        ...
+
     async def outbox_size(self) -> int: ...
 
     async def outbox_oldest(self) -> float | None:

@@ -59,6 +59,17 @@ OUTBOX_SUPERSEDED: Final = (
     f" AND later.milestone <> outbox.milestone) >= {MILESTONES_KEPT}))"
 )
 
+# A group the bot is back in (storage ``outbox_reopen``): a pending edit of a game's table
+# becomes a new message (the group never saw the change, and the message it would edit is
+# far up the chat by now), unless a pending send of that table comes first.
+OUTBOX_TABLES_RESENT: Final = (
+    "UPDATE outbox SET method = 'send' WHERE chat_id = {chat} AND method = 'edit'"
+    " AND game_id IS NOT NULL AND (role = 'table' OR role LIKE 'table:%')"
+    " AND NOT EXISTS (SELECT 1 FROM outbox AS earlier WHERE earlier.method = 'send'"
+    " AND earlier.game_id = outbox.game_id AND earlier.role = outbox.role"
+    " AND earlier.id < outbox.id)"
+)
+
 
 def dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)

@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 
 DOCUMENT_KEY: Final = "document"
 CAPTION_LIMIT: Final = 1024  # Telegram's limit for a photo caption
+UPLOAD_TIMEOUT: Final = 20  # seconds: a picture of some 100 KB, or a game record
 
 
 def series_limit(rules: dict[str, Any]) -> int:
@@ -56,7 +57,13 @@ class Attachments:
         markup: InlineKeyboardMarkup | None,
     ) -> int:
         """Send the row; returns the new message's id."""
-        common: dict[str, Any] = {"chat_id": item.chat_id, "reply_markup": markup}
+        # A hung upload is given up after this long, not the session's minute: the group's
+        # queue waits behind it (bot/delivery/lean_api.py CALL_TIMEOUT says why).
+        common: dict[str, Any] = {
+            "chat_id": item.chat_id,
+            "reply_markup": markup,
+            "request_timeout": UPLOAD_TIMEOUT,
+        }
         if payload.get("message_thread_id") is not None:
             common["message_thread_id"] = payload["message_thread_id"]
         if payload.get("reply_to_message_id") is not None:

@@ -21,7 +21,12 @@ from typing import Any
 
 from aiogram import Bot
 from aiogram.client.session.aiohttp import AiohttpSession
-from aiogram.exceptions import TelegramNetworkError
+from aiogram.exceptions import (
+    ClientDecodeError,
+    TelegramNetworkError,
+    TelegramRetryAfter,
+    TelegramServerError,
+)
 from aiogram.methods import (
     AnswerCallbackQuery,
     DeleteMessage,
@@ -50,7 +55,30 @@ def _model(name: str, params: dict[str, Any]) -> TelegramMethod[Any]:
         return _MODELS[name].model_construct()
 
 
-async def call(bot: Bot, name: str, params: dict[str, Any]) -> Any:
+# A hand, a table, a ping: Telegram answers these within a second when it is well. A call
+# that hangs (an outage: the connection is open and nothing comes) is given up after this
+# long, not after the session's minute, so the chat it holds up moves again soon after
+# Telegram does. (A send given up that Telegram did carry out is sent again: the tap path
+# and the sender drop an older hand copy, see bot/handlers/play.py, bot/delivery/worker.py.)
+CALL_TIMEOUT = 5.0
+# A tap's answer is useless after Telegram's own deadline for it (about 15 s).
+ANSWER_TIMEOUT = 5.0
+
+
+def failure(exc: BaseException) -> str | None:
+    """One line saying how Telegram failed, if ``exc`` is Telegram failing (out of reach, a
+    5xx, a flood wait, an answer that is not the Bot API's, such as a proxy's HTML page);
+    None for anything else. Never the answer's content: a page may quote the request."""
+    if isinstance(exc, ClientDecodeError):
+        return f"an answer that is not JSON ({type(exc.original).__name__})"
+    if isinstance(exc, TelegramNetworkError | TelegramServerError | TelegramRetryAfter):
+        return exc.message.splitlines()[0]
+    return None
+
+
+async def call(
+    bot: Bot, name: str, params: dict[str, Any], *, timeout: float = CALL_TIMEOUT
+) -> Any:
     """POST ``params`` as JSON to method ``name``; its ``result``, or aiogram's exception.
 
     ``params`` hold only JSON values (keyboards as the dicts Telegram takes) and leave out
@@ -65,7 +93,7 @@ async def call(bot: Bot, name: str, params: dict[str, Any]) -> Any:
             url,
             data=json.dumps(params),
             headers=_JSON,
-            timeout=ClientTimeout(total=session.timeout),
+            timeout=ClientTimeout(total=min(timeout, session.timeout)),
         ) as resp:
             status, raw = resp.status, await resp.text()
     except TimeoutError as exc:
@@ -79,6 +107,11 @@ async def call(bot: Bot, name: str, params: dict[str, Any]) -> Any:
         data = None
     if status in _OK and isinstance(data, dict) and data.get("ok") is True:
         return data.get("result")
+    if not isinstance(data, dict):
+        # Not the Bot API's answer (a proxy's HTML 502 page during an outage): Telegram
+        # failing, as a 5xx is, not a decoding bug (aiogram would raise ClientDecodeError).
+        error = TelegramServerError if status >= 500 else TelegramNetworkError
+        raise error(_model(name, params), f"HTTP {status}, an answer that is not JSON")
     # A refusal (or an answer that is not JSON): aiogram raises what it always does.
     return session.check_response(bot, _model(name, params), status, raw).result
 
@@ -98,7 +131,7 @@ async def answer_callback(
         params["text"] = text
     if show_alert:
         params["show_alert"] = True
-    await call(bot, "answerCallbackQuery", params)
+    await call(bot, "answerCallbackQuery", params, timeout=ANSWER_TIMEOUT)
 
 
 async def answer(

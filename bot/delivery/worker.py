@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from typing import Any
 
 from aiogram import Bot
 from aiogram.exceptions import (
+    ClientDecodeError,
     TelegramAPIError,
     TelegramBadRequest,
     TelegramForbiddenError,
@@ -39,9 +41,24 @@ log = logging.getLogger(__name__)
 # While the bot-wide limit holds sends back, the outbox is read once per this many sends
 # that may go (at 25 a second, a look every 120 ms at most).
 STEP_BATCH = 3
-# With backoff doubling from 0.5 s to a 60 s cap, 20 tries ride out about 15 minutes
-# of Telegram trouble before a message is given up.
-MAX_ATTEMPTS = 20
+# A failed operation is tried again after a wait doubling from 0.5 s up to this cap, drawn
+# at random from its upper half (so the chats that failed together do not come back
+# together). The cap is low because the wait holds the chat's queue, and a chat must move
+# again within seconds of Telegram answering again (a minute's cap made tables wait 25-47 s
+# after an outage); other chats are never held by it.
+RETRY_CAP = 3.0
+# A group that refuses the bot's messages (403: it was removed) has them held, not dropped,
+# for this long: someone may add the bot back, and then the group is told all it missed.
+# A day: an administrator's slip is noticed by the next day, and a game nobody has seen
+# for a day is over for its players anyway (its game ends then, bot/service/presence.py).
+OUT_OF_GROUP_HELD = 86400.0
+# While held, a group is tried again this often: the bot learns that it is back from
+# Telegram's my_chat_member update at once, this is for an update that never came.
+OUT_OF_GROUP_PROBE = 300.0
+OUT_OF_GROUP = "out of the group"  # a held row's last error
+# About 15 minutes of Telegram trouble (at 2.25 s a try on average, plus the tries' own
+# time) before a message is given up.
+MAX_ATTEMPTS = 400
 
 
 @dataclass
@@ -109,6 +126,8 @@ class DeliveryWorker:
         *,
         on_forbidden: Callable[[int], Awaitable[None]],
         on_migrated: Callable[[int, int], Awaitable[None]],
+        on_removed: Callable[[int], Awaitable[None]] | None = None,
+        on_back: Callable[[int], Awaitable[None]] | None = None,
         limits: Limits | None = None,
         attachments: Attachments | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -119,6 +138,8 @@ class DeliveryWorker:
         self.wake = wake
         self.on_forbidden = on_forbidden
         self.on_migrated = on_migrated
+        self.on_removed = on_removed
+        self.on_back = on_back
         self.limits = limits or Limits()
         self.attachments = attachments
         self.clock = clock
@@ -309,6 +330,7 @@ class DeliveryWorker:
         self.wake.set()
 
     async def _deliver(self, item: OutboxItem) -> None:
+        started = self.wall_clock()
         try:
             message_id = await self._send(item)
         except TelegramRetryAfter as exc:
@@ -325,6 +347,17 @@ class DeliveryWorker:
             log.info("chat %s moved to %s", item.chat_id, exc.migrate_to_chat_id)
             await self.on_migrated(item.chat_id, exc.migrate_to_chat_id)
         except TelegramForbiddenError as exc:
+            wall = self.wall_clock()
+            if item.chat_id < 0 and wall - item.created_at < OUT_OF_GROUP_HELD:
+                # Out of the group: the chat's messages wait (this one at their head) for
+                # the bot to be back, and its games stop their clocks.
+                log.info("chat %s refuses the bot (%s); holding its messages", item.chat_id, exc)
+                await self.storage.outbox_retry(
+                    item.id, wall + OUT_OF_GROUP_PROBE, OUT_OF_GROUP, count_attempt=False
+                )
+                if self.on_removed is not None:
+                    await self.on_removed(item.chat_id)
+                return
             await self.storage.outbox_done(item.id)
             self.stats.dropped += 1
             if item.chat_id > 0:
@@ -332,8 +365,10 @@ class DeliveryWorker:
                 await self.on_forbidden(item.chat_id)
             else:
                 log.warning("bot cannot write to chat %s: %s", item.chat_id, exc.message)
-        except (TelegramServerError, TelegramNetworkError) as exc:
-            await self._retry(item, str(exc))
+        except (TelegramServerError, TelegramNetworkError, ClientDecodeError) as exc:
+            # Telegram out of reach, failing, or answering with something that is not the
+            # Bot API's (a proxy's HTML page): one line, and the operation is tried again.
+            await self._retry(item, lean_api.failure(exc) or type(exc).__name__, started)
         except TelegramBadRequest as exc:
             # A bad request will not get better by retrying: record it and move on.
             self.stats.dropped += 1
@@ -341,17 +376,21 @@ class DeliveryWorker:
             log.warning("dropped %s to %s: %s", item.method, item.chat_id, exc.message)
             await self.storage.outbox_done(item.id, sent=self._sent(item))
         except TelegramAPIError as exc:
-            await self._retry(item, str(exc))
+            await self._retry(item, exc.message.splitlines()[0], started)
         except CorruptRecordError as exc:  # the stored payload: trying again cannot help
             self.stats.dropped += 1
             log.error("dropped outbox item %s: %s", item.id, exc)
             await self.storage.outbox_done(item.id)
         except Exception as exc:
             log.exception("unexpected error delivering outbox item %s", item.id)
-            await self._retry(item, repr(exc))
+            await self._retry(item, repr(exc), started)
         else:
             self.stats.sent += 1
             await self.storage.outbox_done(item.id, message_id, sent=self._sent(item))
+            if item.last_error == OUT_OF_GROUP and self.on_back is not None:
+                # A held group took a message: the bot is back, though Telegram's update
+                # saying so never came. The rest goes now, and the games go on.
+                await self.on_back(item.chat_id)
             if message_id is not None and item.game_id is not None and item.role is not None:
                 # A newer edit may have superseded (deleted) this row while it was in
                 # flight; the message it created must still be the one later edits
@@ -362,7 +401,10 @@ class DeliveryWorker:
         """The operation Telegram has just answered, as the next sender's pacing counts it."""
         return SentOp(item.chat_id, self.wall_clock())
 
-    async def _retry(self, item: OutboxItem, error: str) -> None:
+    async def _retry(self, item: OutboxItem, error: str, started: float) -> None:
+        """Try ``item`` again soon (its chat waits for it, no other chat does). The wait
+        counts from when the failed try ``started``: a call that hung until it was given
+        up has waited already."""
         self.stats.retried += 1
         if item.attempts >= MAX_ATTEMPTS:
             log.error(
@@ -371,8 +413,17 @@ class DeliveryWorker:
             self.stats.dropped += 1
             await self.storage.outbox_done(item.id)
             return
-        backoff = min(60.0, 0.5 * 2**item.attempts)
-        await self.storage.outbox_retry(item.id, self.wall_clock() + backoff, error)
+        cap = min(RETRY_CAP, 0.5 * 2**item.attempts)
+        again = max(self.wall_clock(), started + random.uniform(cap / 2, cap))
+        log.warning(
+            "%s to chat %s failed (try %s): %s; again in %.1f s",
+            item.method,
+            item.chat_id,
+            item.attempts + 1,
+            error,
+            again - self.wall_clock(),
+        )
+        await self.storage.outbox_retry(item.id, again, error)
 
     async def _send(self, item: OutboxItem) -> int | None:
         """Perform one operation; returns the id of a message it created."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from aiogram import Router
-from aiogram.exceptions import TelegramAPIError
+from aiogram.exceptions import ClientDecodeError, TelegramAPIError
 from aiogram.filters import ExceptionTypeFilter
 from aiogram.methods import AnswerCallbackQuery
 from aiogram.types import ErrorEvent
@@ -30,10 +30,12 @@ async def polite_refusal(event: ErrorEvent, service: GameService) -> None:
                 await query.answer(t.alert("join.needs_dm_alert"), url=error.link)
             else:
                 await lean_api.answer(query, t.alert(error.key, **error.values), show_alert=True)
-        except TelegramAPIError as exc:
-            # Too late (a tap that waited out a restart): nothing else to do, and an error
-            # raised here would escape every handler.
-            log.warning("could not answer a callback query: %s", exc.message)
+        except (TelegramAPIError, ClientDecodeError) as exc:
+            # Too late (a tap that waited out a restart), or Telegram failing: nothing else
+            # to do, and an error raised here would escape every handler.
+            log.warning(
+                "could not answer a callback query: %s", lean_api.failure(exc) or exc.message
+            )
     elif update.message is not None:
         message = update.message
         t = await chat_texts(service, message)
@@ -46,6 +48,14 @@ async def unexpected(event: ErrorEvent, service: GameService) -> None:
         # Only the answer to the tap failed: whatever the tap did is already committed,
         # so telling the player "nothing was changed" would be wrong.
         log.warning("could not answer a callback query: %s", error.message)
+        return
+    failed = lean_api.failure(error)
+    if failed is not None:
+        # Telegram failed a call the handler made (an outage: out of reach, a 5xx, a
+        # proxy's HTML page). Whatever the update did before it is committed (a move is
+        # committed before its tap is answered), so «internal error» would be wrong, and
+        # the next call would likely fail too: one line, no traceback.
+        log.warning("update %s: Telegram failed (%s)", event.update.update_id, failed)
         return
     log.error("update %s failed", event.update.update_id, exc_info=error)
     query = event.update.callback_query

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from aiogram import F, Router
+from aiogram.enums import ChatMemberStatus, ChatType
 from aiogram.filters import Command, CommandObject
-from aiogram.types import Message
+from aiogram.types import ChatMemberUpdated, Message
 
 from bot.delivery.chatter import Route
 from bot.handlers.common import chat_texts, chat_title, reply, thread_of, user_info
@@ -15,6 +16,17 @@ from bot.views import render
 async def migrated(message: Message, service: GameService) -> None:
     assert message.migrate_to_chat_id is not None
     await service.chat_migrated(message.chat.id, message.migrate_to_chat_id)
+
+
+async def membership(event: ChatMemberUpdated, service: GameService) -> None:
+    """The bot removed from a group, or added back (Telegram's my_chat_member)."""
+    if event.chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP):
+        return  # a private chat blocked or unblocked: its 403s tell (user_unreachable)
+    out = (ChatMemberStatus.LEFT, ChatMemberStatus.KICKED)
+    if event.new_chat_member.status in out:
+        await service.bot_removed(event.chat.id)
+    elif event.old_chat_member.status in out:
+        await service.bot_back(event.chat.id)
 
 
 async def new_game(message: Message, command: CommandObject, service: GameService) -> None:
@@ -115,4 +127,5 @@ def make_router() -> Router:
     router.message.register(score, Command("score"))
     router.message.register(cancel, Command("cancel"))
     router.message.register(language, Command("language"))
+    router.my_chat_member.register(membership)
     return router

@@ -30,6 +30,7 @@ from engine.registry import game_named
 from storage import (
     Backend,
     Chat,
+    Deadline,
     DealStart,
     Game,
     GameChange,
@@ -48,6 +49,11 @@ OPEN = ("lobby", "playing")
 # A player who tapped this recently is looking at their hand: the hand's edit shows
 # the turn, so no ping (a message that notifies) is sent.
 PING_AFTER_IDLE = 30.0
+# While the bot is out of a group (removed from it: Telegram refuses its messages there),
+# the group's games wait, their clock stopped: nobody is played for by the turn timer
+# while the table cannot be seen. Their deadline names this seat (no seat at all) and is
+# due when a game ends for good (bot/delivery/worker.py OUT_OF_GROUP_HELD says when).
+OUT_OF_GROUP = -1
 # Seconds a move that comes by itself (``BotGame.by_itself``: Bura's draw after a trick)
 # waits for the player's other choice (a declaration, D5), timer or no timer.
 BY_ITSELF_AFTER = 5.0
@@ -133,6 +139,11 @@ class LiveGame:
 
     def seat_of(self, user_id: int) -> Seat | None:
         return next((s for s in self.game.seats if s.user_id == user_id), None)
+
+
+def out_of_group(deadline: Deadline | None) -> bool:
+    """The game waits for the bot to be back in its group (``OUT_OF_GROUP``)."""
+    return deadline is not None and deadline.seat == OUT_OF_GROUP
 
 
 def _markup(markup: render.Keyboard | None) -> dict[str, Any] | None:
@@ -454,7 +465,7 @@ class ServiceCore:
 
     def _seconds_left(self, live: LiveGame) -> int | None:
         deadline = live.game.deadline
-        if deadline is None:
+        if deadline is None or out_of_group(deadline):
             return None
         return max(0, round(deadline.due_at - self.clock()))
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from bot.chat_settings import NO_TIMER_REMINDER
 from bot.games.base import PICK, ForgedAction
-from bot.service.core import PING_AFTER_IDLE, LiveGame, ServiceCore, UserError
+from bot.service.core import PING_AFTER_IDLE, LiveGame, ServiceCore, UserError, out_of_group
 from bot.views import render
 from bot.views.picture import with_series_picture
 from bot.views.stats import series_end_of
@@ -181,6 +181,8 @@ class TableFlow(ServiceCore):
         asked first, once per moment; then the seat whose turn it is, under the chat's
         turn timer (none: a gentle reminder now and then, never auto-play)."""
         series, game = live.series, live.game
+        if out_of_group(game.deadline):
+            return game.deadline  # stopped until the bot is back in the group
         deal = None if series is None else series.current
         if deal is None:
             return None
@@ -391,10 +393,6 @@ class TableFlow(ServiceCore):
                 change["winners"] = ui.winners(series)
                 # Stats and ratings are recorded by the commit that finishes the series.
                 change["series_end"] = series_end_of(game, ui, series)
-                result_op = self.group_send(
-                    live, ui.series_end_text(t, game, series), render.again_keyboard(t, game)
-                )
-                ops.append(with_series_picture(result_op))
             else:
                 nxt = series.start_deal(shuffled_deck(rng=self.rng))  # R4 dealer
                 change["new_deal"] = DealStart(
@@ -411,6 +409,14 @@ class TableFlow(ServiceCore):
             change["deadline"] = None
             live.game = replace(game, deadline=None, status=status)
             ops += self._closing_ops(live, status, record if series.finished else None)
+            if series.finished:
+                # After the table's closing edit, which shows how the last deal went: the
+                # group's messages go in the order queued, and a reader told «🏆» first
+                # saw the last deal's result only later.
+                result_op = self.group_send(
+                    live, ui.series_end_text(t, game, series), render.again_keyboard(t, game)
+                )
+                ops.append(with_series_picture(result_op))
         else:
             deadline = self._deadline_for(live)
             change["deadline"] = deadline

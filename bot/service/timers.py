@@ -8,7 +8,7 @@ import contextlib
 from dataclasses import replace
 
 from bot.chat_settings import NO_TIMER_REMINDER
-from bot.service.core import LiveGame, UserError
+from bot.service.core import LiveGame, UserError, out_of_group
 from bot.service.table import TableFlow
 from storage import Deadline, GameChange
 
@@ -36,6 +36,12 @@ class TimerFlow(TableFlow):
             deadline = live.game.deadline
             series = live.series
             if live.game.status != "playing" or deadline is None or series is None:
+                return
+            if out_of_group(deadline):
+                if deadline.due_at <= self.clock():
+                    # Out of the group for good, it seems: the game ends, its players told
+                    # in their private chats (the group is told if the bot is ever back).
+                    await self._close(live, "abandoned", reason="out_of_group")
                 return
             ui = live.ui
             deal = series.current

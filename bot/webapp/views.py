@@ -78,8 +78,8 @@ def state(live: LiveGame, me: int, *, selected: Sequence[Card] = ()) -> Json:
     playing = game.status == "playing"
     if not live.ui.app_state(out, live.t, series, me, playing):
         return out  # a game the Mini App cannot draw: its tally only, played by text
-    deadline = game.deadline
-    if playing and out["turn"] is not None and deadline is not None:
+    deadline = game.deadline  # (a negative seat: stopped while the bot is out of the group)
+    if playing and out["turn"] is not None and deadline is not None and deadline.seat >= 0:
         human = game.seats[deadline.seat].bot_level is None
         out["deadline"] = deadline.due_at if human else None
     out["notes"] = _notes(live)

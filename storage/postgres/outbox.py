@@ -15,6 +15,7 @@ from storage.postgres.writes import Conn, Params, outbox_insert, rows_touched, s
 from storage.rows import (
     OUTBOX_COLUMNS,
     OUTBOX_SUPERSEDED,
+    OUTBOX_TABLES_RESENT,
     OutboxItem,
     dumps,
     message_row,
@@ -130,6 +131,18 @@ class PgOutbox(PgInstances):
             f"UPDATE outbox SET attempts = attempts + {p(1 if count_attempt else 0)},"
             f" not_before = {p(not_before)}, last_error = {p(error)} WHERE id = {p(item_id)}",
         )
+
+    async def outbox_reopen(self, chat_id: int, now: float) -> None:
+        async def body(conn: Conn) -> None:
+            await conn.execute(OUTBOX_SUPERSEDED)
+            await conn.execute(OUTBOX_TABLES_RESENT.format(chat="$1"), chat_id)
+            await conn.execute(
+                "UPDATE outbox SET not_before = $1 WHERE chat_id = $2 AND not_before > $1",
+                now,
+                chat_id,
+            )
+
+        await self._write(body)
 
     async def outbox_drop_superseded(self) -> int:
         async def body(conn: Conn) -> int:

@@ -14,6 +14,7 @@ from storage.models import OUTBOX_METHODS, MessageRef, OutboxOp, SentOp
 from storage.rows import (
     OUTBOX_COLUMNS,
     OUTBOX_SUPERSEDED,
+    OUTBOX_TABLES_RESENT,
     OutboxItem,
     dumps,
     message_row,
@@ -173,6 +174,17 @@ class SqliteOutbox:
             return cursor.rowcount
 
         return await self._write(body)
+
+    async def outbox_reopen(self, chat_id: int, now: float) -> None:
+        def body(conn: sqlite3.Connection) -> None:
+            conn.execute(OUTBOX_SUPERSEDED)
+            conn.execute(OUTBOX_TABLES_RESENT.format(chat="?"), (chat_id,))
+            conn.execute(
+                "UPDATE outbox SET not_before = ? WHERE chat_id = ? AND not_before > ?",
+                (now, chat_id, now),
+            )
+
+        await self._write(body)
 
     async def sent_ops(self, since: float) -> list[SentOp]:
         """The operations logged by :meth:`outbox_done` after ``since``, oldest first."""

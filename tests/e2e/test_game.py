@@ -20,7 +20,7 @@ from tests.e2e.harness import (
     running_bot,
     whose_turn,
 )
-from tests.support.fake_telegram import FakeChat
+from tests.support.fake_telegram import FakeChat, FakeTelegram
 
 
 def group_texts(group: FakeChat, needle: str) -> list[str]:
@@ -57,6 +57,12 @@ async def test_full_two_player_series_ends_with_the_right_tally(tmp_path: Path) 
                     assert_no_hand_in_another_dm(players, group),
                 ),
             )
+            # The last deal's own result reaches the group before the series result: the
+            # reader sees how the last deal went, then «🏆 …» (the edit is not queued
+            # behind the result's picture).
+            await fake.wait_for(lambda: _series_end_order(fake, group.id) is not None)
+            last_deal_shown, series_result = _series_end_order(fake, group.id) or (0, 0)
+            assert last_deal_shown < series_result, "🏆 came before the last deal's result"
             # The series result offers another series at the same table.
             # The table message's closing edit starts with the same words; the result
             # message is the one with the button (the edit may land before this runs).
@@ -85,6 +91,21 @@ async def test_full_two_player_series_ends_with_the_right_tally(tmp_path: Path) 
         assert f"{user.first_name}: {total}" in final
     winners = ", ".join(players[s].first_name for s in report.winners)
     assert winners in final
+
+
+def _series_end_order(fake: FakeTelegram, group_id: int) -> tuple[int, int] | None:
+    """Where, among the calls Telegram carried out, the group's table first showed the
+    last deal's result, and where the series result was sent."""
+    table_done = result_sent = None
+    for index, call in enumerate(fake.requests):
+        if not call.ok or call.params.get("chat_id") not in (group_id, str(group_id)):
+            continue
+        text = str(call.params.get("text") or call.params.get("caption") or "")
+        if call.method == "editMessageText" and "The series is over" in text:
+            table_done = index if table_done is None else table_done
+        elif call.method != "editMessageText" and "The series is over" in text:
+            result_sent = index if result_sent is None else result_sent
+    return None if table_done is None or result_sent is None else (table_done, result_sent)
 
 
 async def test_three_and_four_player_deals_play_to_the_deal_result(tmp_path: Path) -> None:

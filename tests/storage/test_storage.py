@@ -491,6 +491,37 @@ async def test_outbox_enqueue_pending_retry_and_done(db: Backend) -> None:
     assert await db.outbox_size() == 0
 
 
+async def test_outbox_reopen_releases_a_held_group_and_resends_its_tables(db: Backend) -> None:
+    """The bot back in a group: what was held goes now, and the tables the group never
+    saw change come as new messages (one per table), in the order they were queued."""
+    game = await db.create_game(-5, None, {}, 11, SEATS, None)
+    other = await db.create_game(-6, None, {}, 11, SEATS, None)
+    later = 10**10
+    await db.enqueue(
+        (
+            OutboxOp(-5, "edit", {"text": "deal 1, move 1"}, game.id, "table"),
+            OutboxOp(-5, "edit", {"text": "deal 1 is over"}, game.id, "table"),
+            OutboxOp(-5, "send", {"text": "deal 2"}, game.id, "table:2"),
+            OutboxOp(-5, "edit", {"text": "deal 2, move 1"}, game.id, "table:2"),
+            OutboxOp(-5, "edit", {"text": "lobby"}, game.id, "lobby"),
+            OutboxOp(11, "edit", {"text": "hand"}, game.id, "hand:11"),
+            OutboxOp(-6, "edit", {"text": "another group"}, other.id, "table"),
+        )
+    )
+    held = [i for i in await db.pending(now=later) if i.chat_id == -5]
+    await db.outbox_retry(held[0].id, later + 300, "bot not in the group", count_attempt=False)
+    await db.outbox_reopen(-5, later)
+    due = [(i.method, i.payload["text"]) for i in await db.pending(now=later, limit=100)]
+    assert due == [
+        ("send", "deal 1 is over"),
+        ("send", "deal 2"),
+        ("edit", "deal 2, move 1"),
+        ("edit", "lobby"),
+        ("edit", "hand"),
+        ("edit", "another group"),
+    ]
+
+
 async def test_outbox_done_logs_the_operation_telegram_took_for_the_next_senders_pacing(
     db: Backend,
 ) -> None:

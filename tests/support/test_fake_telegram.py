@@ -376,6 +376,14 @@ async def test_dropped_connection_and_html_5xx(fake: FakeTelegram, bot: Bot) -> 
     with pytest.raises(ClientDecodeError):
         await bot.send_message(group.id, "a")
     fake.faults.clear()
+    fake.fail_next("sendMessage", 502, html=True)
+    with pytest.raises(ClientDecodeError):
+        await bot.send_message(group.id, "a")
+    fake.faults.p_hang = 1.0
+    with pytest.raises(TelegramNetworkError):  # the client gives up; nothing was sent
+        await bot.send_message(group.id, "a", request_timeout=1)
+    assert fake.injected_faults[-1].description == "hung"
+    fake.faults.clear()
     fake.faults.latency = (0.05, 0.05)
     started = time.monotonic()
     await bot.send_message(group.id, "slow")

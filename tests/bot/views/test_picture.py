@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from bot.delivery.attachments import Attachments, document_payload
+from bot.delivery.attachments import UPLOAD_TIMEOUT, Attachments, document_payload
 from bot.i18n import LANGUAGES, texts
 from bot.views import picture
 from bot.views.picture import PictureData, drawable, render, standings, with_series_picture
@@ -150,7 +150,12 @@ async def test_the_result_goes_as_a_photo_unless_the_chat_turned_pictures_off(
     await attachments.send(bot, item_of(op), dict(op.payload), None)  # type: ignore[arg-type]
     assert bot.calls[-1] == (
         "sendMessage",
-        {"chat_id": -100, "reply_markup": None, "text": "🏆 over"},
+        {
+            "chat_id": -100,
+            "reply_markup": None,
+            "text": "🏆 over",
+            "request_timeout": UPLOAD_TIMEOUT,
+        },
     )
 
     # No fonts: the text goes out, and the log says why (once).
@@ -187,5 +192,13 @@ async def test_a_refused_photo_still_delivers_the_result_as_text(db: Storage) ->
     bot = RefusingBot()
     await Attachments(db, "en").send(bot, item_of(op), dict(op.payload), None)  # type: ignore[arg-type]
     assert bot.calls == [
-        ("sendMessage", {"chat_id": -100, "reply_markup": None, "text": "🏆 over"})
+        (
+            "sendMessage",
+            {
+                "chat_id": -100,
+                "reply_markup": None,
+                "text": "🏆 over",
+                "request_timeout": UPLOAD_TIMEOUT,
+            },
+        )
     ]

@@ -26,10 +26,12 @@ class FaultInjection:
         chat_id: int | None = None,
         times: int = 1,
         after_effect: bool = False,
+        html: bool = False,
     ) -> None:
         """Answer the next ``times`` calls of ``method`` (optionally only for ``chat_id``)
         with ``status`` without any effect, or (``after_effect``) after doing what they
-        ask: Telegram accepted the call, and the bot never learnt it (a lost reply)."""
+        ask: Telegram accepted the call, and the bot never learnt it (a lost reply).
+        ``html``: the answer is a proxy's HTML error page, not the Bot API's JSON."""
         self._one_off.append(
             OneOffFault(
                 method,
@@ -40,6 +42,7 @@ class FaultInjection:
                 chat_id,
                 times,
                 after_effect,
+                html,
             )
         )
 
@@ -77,6 +80,8 @@ class FaultInjection:
                 if fault.migrate_to_chat_id is not None:
                     parameters["migrate_to_chat_id"] = fault.migrate_to_chat_id
                 desc = fault.description or default_description(fault.status, fault.retry_after)
+                if fault.html:
+                    return self._serve_html(name, params, fault.status, desc, chat_key)
                 return self._serve_fault(name, params, fault.status, desc, parameters, chat_key)
         faults = self.faults
         if not faults.applies_to(name):
@@ -95,14 +100,19 @@ class FaultInjection:
             status = faults.rng.choice(faults.statuses_5xx)
             desc = default_description(status, None)
             if faults.html_5xx:
-                self._record(name, params, status, desc)
-                self.injected_faults.append(
-                    InjectedFault(name, status, desc, time.monotonic(), chat_key)
-                )
-                html = f"<html><head><title>{status} {desc}</title></head><body></body></html>"
-                return web.Response(text=html, status=status, content_type="text/html")
+                return self._serve_html(name, params, status, desc, chat_key)
             return self._serve_fault(name, params, status, desc, {}, chat_key)
         roll -= faults.p_5xx
+        if roll < faults.p_hang:
+            # Held open with nothing said, as a call to a Telegram that is down can be:
+            # the client gives up first (or the connection is dropped much later).
+            self._record(name, params, 0, "hung")
+            self.injected_faults.append(InjectedFault(name, 0, "hung", time.monotonic(), chat_key))
+            await asyncio.sleep(faults.hang_seconds)
+            if request.transport is not None:
+                request.transport.close()
+            raise asyncio.CancelledError
+        roll -= faults.p_hang
         if roll < faults.p_disconnect:
             self._record(name, params, 0, "connection dropped")
             self.injected_faults.append(
@@ -127,6 +137,15 @@ class FaultInjection:
             InjectedFault(name, status, desc, time.monotonic(), chat_id, dict(parameters))
         )
         return self._error_response(ApiError(status, desc, parameters or None))
+
+    def _serve_html(
+        self, name: str, params: dict[str, Any], status: int, desc: str, chat_id: int | None
+    ) -> web.Response:
+        """nginx's error page in front of the Bot API: HTML, no JSON."""
+        self._record(name, params, status, desc)
+        self.injected_faults.append(InjectedFault(name, status, desc, time.monotonic(), chat_id))
+        html = f"<html><head><title>{status} {desc}</title></head><body></body></html>"
+        return web.Response(text=html, status=status, content_type="text/html")
 
     def _serve_after_effect(
         self, name: str, params: dict[str, Any], accepted: OneOffFault

@@ -108,12 +108,20 @@ class World:
             user.blocked = False
             self._my_chat_member(user.dm, user, "kicked", "member")
 
-    def kick_bot(self, group: FakeChat) -> None:
-        """Remove the bot from a group: sends there get 403."""
+    def kick_bot(self, group: FakeChat, status: str = "left") -> None:
+        """Remove the bot from a group: sends there get 403. ``status``: "left" (removed)
+        or "kicked" (banned)."""
         group.bot_is_member = False
         by = group.members[0] if group.members else None
         if by is not None:
-            self._my_chat_member(group, by, "member", "left")
+            self._my_chat_member(group, by, "member", status)
+
+    def add_bot(self, group: FakeChat, status: str = "left") -> None:
+        """Add the bot back to a group it was removed from (``status``: how it was)."""
+        group.bot_is_member = True
+        by = group.members[0] if group.members else None
+        if by is not None:
+            self._my_chat_member(group, by, status, "member")
 
     def _my_chat_member(self, chat: FakeChat, by: FakeUser, old: str, new: str) -> None:
         def member(status: str) -> dict[str, Any]:

@@ -1,0 +1,76 @@
+"""The bot out of a group and back in. While Telegram refuses the bot's messages there
+(it was removed), the group's messages are held (bot/delivery/worker.py) and its games
+wait with their clock stopped: nobody is played for by the turn timer while nobody can
+see the table. Back in, the group is told at once what it missed and where each game
+stands; a group the bot stays out of for a day has its games ended (bot/service/timers.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bot.delivery.worker import OUT_OF_GROUP_HELD
+from bot.service.core import OUT_OF_GROUP, LiveGame, out_of_group
+from bot.service.table import TableFlow, table_role
+from storage import Deadline, Game, GameChange, OutboxOp
+
+
+class PresenceFlow(TableFlow):
+    async def bot_removed(self, chat_id: int) -> None:
+        """Stop the clocks of the group's games (once), their players told why in their
+        private chats (the group cannot be told)."""
+        for game in await self._games_in(chat_id):
+            async with self.lock(game.id):
+                live = await self._load(game.id)
+                if not self._waits_for_group(live) or out_of_group(live.game.deadline):
+                    continue
+                stopped = Deadline(OUT_OF_GROUP, self.clock() + OUT_OF_GROUP_HELD, None)
+                live.game = replace(live.game, deadline=stopped)
+                text = live.t("out.removed", chat=live.chat_title)
+                ops = tuple(
+                    OutboxOp(seat.user_id, "send", {"text": text}, game.id)
+                    for seat in live.game.seats
+                    if seat.user_id is not None
+                )
+                await self._commit(live, GameChange(deadline=stopped, outbox=ops))
+        self.outbox_ready.set()
+
+    async def bot_back(self, chat_id: int) -> None:
+        """Back in the group: what was held goes now (the tables the group never saw
+        change as new messages, so each deal's result is read in its order), then a
+        word that the game goes on and its table as it stands; the clock runs again."""
+        now = self.clock()
+        await self.storage.outbox_reopen(chat_id, now)
+        for game in await self._games_in(chat_id):
+            async with self.lock(game.id):
+                live = await self._load(game.id)
+                if not self._waits_for_group(live) or not out_of_group(live.game.deadline):
+                    continue  # (told already: Telegram's update and a held send both say so)
+                assert live.series is not None
+                live.game = replace(live.game, deadline=None)
+                deadline = self._deadline_for(live)
+                live.game = replace(live.game, deadline=deadline)
+                ops = [self.group_send(live, live.t("out.back"))]
+                role = table_role(live.series)
+                if not await self._table_sent_soon(live, role):
+                    seconds = self._seconds_left(live)
+                    text = live.ui.table_text(live.t, live.game, live.series, turn_seconds=seconds)
+                    payload = self._group(live, {"text": text})
+                    ops.append(OutboxOp(chat_id, "send", payload, game.id, role))
+                ops += self._hand_ops(live)
+                await self._commit(live, GameChange(deadline=deadline, outbox=tuple(ops)))
+        self.outbox_ready.set()
+
+    async def _games_in(self, chat_id: int) -> list[Game]:
+        return [game for game in await self.storage.active_games() if game.chat_id == chat_id]
+
+    @staticmethod
+    def _waits_for_group(live: LiveGame) -> bool:
+        return live.game.status == "playing" and live.series is not None
+
+    async def _table_sent_soon(self, live: LiveGame, role: str) -> bool:
+        """A new message of this table is queued already (held while the bot was out)."""
+        pending = await self.storage.pending(self.clock(), limit=10_000)
+        return any(
+            item.game_id == live.game.id and item.role == role and item.method == "send"
+            for item in pending
+        )
