@@ -8,7 +8,7 @@ at here as it arrives, before it is queued:
 
 - A person tapping faster than a person can (a token bucket per user: ``BURST`` taps at
   once, then ``RATE`` a second) gets a short answer and the tap is dropped, so one
-  person cannot hold a table. Selecting four cards and playing them at once takes five.
+  person cannot hold a table. Selecting four cards and playing them takes five.
 - A tap whose refusal needs no game state is refused here, with the answer the handlers
   give (bot/handlers/play.py, lobby.py, errors.py): data no button of the bot carries, a
   button of a game that does not exist, a lobby button of a game past its lobby, a card
@@ -54,8 +54,11 @@ log = logging.getLogger(__name__)
 
 # A person's taps: a burst of BURST at once, then RATE a second. Someone picking four
 # cards and playing them fast taps five times in a second or two, and nobody keeps up
-# five a second for long; a script's flood spends the burst at once and is shed.
-BURST: Final = 20
+# five a second for long; a script's flood spends the burst at once and is shed. The
+# burst is that large for taps a person made while the bot was away (a restart, an
+# outage): they wait at Telegram and arrive together, a tap every second or two for
+# half a minute, and the newest of them is the one that counts.
+BURST: Final = 30
 RATE: Final = 5.0
 # Games whose facts are kept (past the lobby, read from storage): a flood naming many
 # game ids reads each once it exists, and forgets the oldest.
