@@ -22,7 +22,13 @@ Figures, for the quiet start and each burst:
   group table's edit reaching the fake, for every move tapped in the burst's window
   (from its first junk update until the bot confirmed the last one, handled what it
   held and sent its outbox but for a table edit or two), and tap-to-answer for the same taps;
-- dropped: junk updates the bot dropped (its burkozel_updates_dropped, from /metrics).
+- dropped: junk updates the bot dropped (its burkozel_updates_dropped, from /metrics);
+- answers: of every callback query created in the burst's window (the junk's and the
+  players'), the share answered within 10 s (Telegram's answer deadline is about that;
+  the fake here accepts late answers so that they can be timed), and the share answered
+  at all;
+- player taps: every tap of a seated player in the window (each card and play tap of a
+  move, in their private chats), tap-to-answer p50 and max (goal: all within 2 s).
 Nothing is asserted; the figures are printed.
 """
 
@@ -209,6 +215,7 @@ class Game:
     seats: list[int] = field(default_factory=list)
     series: burkozel.Series | None = None
     moves: list[Move] = field(default_factory=list)
+    taps: list[tuple[float, float]] = field(default_factory=list)  # (tapped, answered)
     seen: int = 0  # fake.requests already looked through for table edits
     tables: set[int] = field(default_factory=set)  # the group's table messages
 
@@ -275,6 +282,7 @@ class Game:
         for data in taps:
             pending = await user.tap_raw(anchor, data)
             await pending.wait(timeout=600)
+            self.taps.append((pending.created, time.monotonic()))
         series.apply(chosen)
         answered = time.monotonic()
         table = await self.fake.wait_for(self.table_edit_after(pending.created), timeout=600)
@@ -457,10 +465,41 @@ async def session(
         phase.end = time.monotonic()
     stop.set()
     await asyncio.wait_for(player, 600)
-    report(phases, bot, game, junk_count, think)
+    report(phases, bot, game, junk_count, think, fake)
 
 
-def report(phases: list[Phase], bot: BotProcess, game: Game, junk: int, think: float) -> None:
+ANSWER_DEADLINE = 10.0  # seconds: Telegram's «query is too old» comes about then
+
+
+def answer_times(fake: FakeTelegram) -> dict[str, float]:
+    """callback query id -> when the bot's (first good) answer to it reached the fake."""
+    times: dict[str, float] = {}
+    for record in fake.requests:
+        if record.method == "answerCallbackQuery" and record.ok:
+            times.setdefault(str(record.params.get("callback_query_id")), record.time)
+    return times
+
+
+def answer_shares(fake: FakeTelegram, start: float, end: float) -> tuple[int, float, float]:
+    """Callback queries created between ``start`` and ``end``: how many, the share
+    answered within ANSWER_DEADLINE, the share answered at all."""
+    times = answer_times(fake)
+    created = [c for c in fake.callbacks.values() if start <= c.created <= end]
+    if not created:
+        return 0, float("nan"), float("nan")
+    waits = [times[c.id] - c.created for c in created if c.id in times]
+    in_time = sum(1 for w in waits if w <= ANSWER_DEADLINE)
+    return len(created), in_time / len(created), len(waits) / len(created)
+
+
+def report(
+    phases: list[Phase],
+    bot: BotProcess,
+    game: Game,
+    junk: int,
+    think: float,
+    fake: FakeTelegram,
+) -> None:
     print(
         f"two bursts of {junk} junk updates while two players play (a move every ~{think:g} s);"
         f" the bot in its own process, Telegram's limits on at the fake"
@@ -469,6 +508,7 @@ def report(phases: list[Phase], bot: BotProcess, game: Game, junk: int, think: f
         f"{'':<9}{'peak tasks':>11}{'at fetch':>9}{'+20 s':>7}{'RSS MB before':>14}"
         f"{'peak':>7}{'after':>7}{'caught up s':>12}{'moves':>6}{'lag p50 s':>10}"
         f"{'lag max s':>10}{'answer max s':>13}{'dropped':>8}"
+        f"{'taps':>7}{'<=10 s':>8}{'at all':>8}{'player taps':>12}{'p50 s':>7}{'max s':>7}"
     )
     for phase in phases:
         window = bot.between(phase.start, phase.caught_up)
@@ -477,6 +517,8 @@ def report(phases: list[Phase], bot: BotProcess, game: Game, junk: int, think: f
         moves = [m for m in game.moves if phase.start <= m.tapped <= phase.caught_up]
         lags = [m.table - m.tapped for m in moves]
         answers = [m.answered - m.tapped for m in moves]
+        taps, in_time, at_all = answer_shares(fake, phase.start, phase.caught_up)
+        player = [a - t for t, a in game.taps if phase.start <= t <= phase.caught_up]
         fetched = (
             f"{bot.at(phase.fetched).tasks:>9}{bot.at(phase.fetched + AFTER_FETCH).tasks:>7}"
             if phase.junk
@@ -490,6 +532,9 @@ def report(phases: list[Phase], bot: BotProcess, game: Game, junk: int, think: f
             f"{statistics.median(lags) if lags else float('nan'):>10.1f}"
             f"{max(lags, default=float('nan')):>10.1f}{max(answers, default=float('nan')):>13.1f}"
             f"{'-' if phase.dropped is None else f'{phase.dropped:.0f}':>8}"
+            f"{taps:>7}{in_time:>8.1%}{at_all:>8.1%}{len(player):>12}"
+            f"{statistics.median(player) if player else float('nan'):>7.2f}"
+            f"{max(player, default=float('nan')):>7.2f}"
         )
     print(
         "peak tasks: the most asyncio tasks alive in the bot (sampled every 50 ms) from the"
@@ -497,6 +542,10 @@ def report(phases: list[Phase], bot: BotProcess, game: Game, junk: int, think: f
         " update had been fetched and 20 s later. RSS after: 30 s after it caught up."
         " lag: tap that makes a move -> the group table's edit at the fake. dropped: junk"
         " updates the bot dropped (burkozel_updates_dropped; '-': a bot without it)."
+        " taps: callback queries created in the window (junk and players'); <=10 s: the share"
+        " answered within 10 s; at all: the share answered at all. player taps: the seated"
+        " players' taps in the window (cards and plays, in their private chats), p50/max"
+        " tap-to-answer."
     )
 
 

@@ -40,6 +40,7 @@ from bot.handlers import build_router
 from bot.handlers.stats import STATS_GROUP_COMMANDS, STATS_PRIVATE_COMMANDS
 from bot.i18n import LANGUAGES, texts
 from bot.middlewares.chat_order import ChatQueues
+from bot.middlewares.tap_screen import TapScreen
 from bot.middlewares.updates import OnceMiddleware
 from bot.roles import SenderRole
 from bot.service import GameService
@@ -182,6 +183,7 @@ class App:
         tasks: list[asyncio.Task[None]] = []
         poller: asyncio.Task[None] | None = None
         queues: ChatQueues | None = None
+        screen: TapScreen | None = None
         stop_http: Callable[[], Awaitable[None]] | None = None
         try:
             me = await bot.get_me()
@@ -216,7 +218,9 @@ class App:
                 OnceMiddleware(storage, dedupe=bool(settings.webhook_url))
             )
             dispatcher.include_router(build_router())
-            queues = ChatQueues(functools.partial(_feed, dispatcher, bot))
+            # Taps that need no game state are answered before their chat's queue.
+            screen = TapScreen(service, bot)
+            queues = ChatQueues(functools.partial(_feed, dispatcher, bot), screen=screen)
             metrics.UPDATES_HELD.set_function(lambda: queues.held)
             role = SenderRole(
                 storage,
@@ -303,6 +307,8 @@ class App:
                 await stop_http()  # (webhook mode: waits for the requests being answered)
             if queues is not None:
                 await queues.drain(DRAIN_SECONDS)
+            if screen is not None:
+                await screen.close()
             for task in tasks:
                 task.cancel()
             for task in tasks:

@@ -25,6 +25,12 @@ UPDATES_HELD: Final = Gauge(
 UPDATES_DROPPED: Final = Counter(
     "burkozel_updates_dropped", "Polled updates dropped: their chat held too many already"
 )
+TAPS_SCREENED: Final = Counter(
+    "burkozel_taps_screened",
+    "Taps answered before their chat's queue: refused (no game state needed), shed (the"
+    " tapper over their rate), unanswered (too many answers waiting)",
+    ["why"],
+)
 MOVES: Final = Counter("burkozel_moves_applied", "Game moves committed")
 FLOOD_WAITS: Final = Counter("burkozel_telegram_429", "429 Too Many Requests received")
 OUTBOX_DEPTH: Final = Gauge("burkozel_outbox_depth", "Rows waiting in the outbox")

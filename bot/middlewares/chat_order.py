@@ -18,6 +18,9 @@ before hundreds pile up. Webhook mode drops nothing: Telegram sends a chat's nex
 update only once the previous one is answered and keeps at most ``WEBHOOK_CONNECTIONS``
 requests open, so a request that finds no room simply waits, and Telegram sends less
 meanwhile.
+
+Before any of that, ``screen`` may take an update off the line altogether (tap_screen.py:
+a tap answered at once, or shed), so that it neither waits nor takes room.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from bot import metrics
 log = logging.getLogger(__name__)
 
 Handle = Callable[[Update], Awaitable[Any]]
+Screen = Callable[[Update], Awaitable[bool]]  # True: dealt with, not to be queued
 
 # Updates handled at once: enough for the storage to commit them together (with 16,
 # bench/bot.py --quick took 250 updates/s at 4-5 CPU ms each; with 64, 400 at 2.5).
@@ -68,8 +72,10 @@ class ChatQueues:
         running: int = RUNNING,
         capacity: int = CAPACITY,
         per_chat: int = CAPACITY // 2,
+        screen: Screen | None = None,
     ) -> None:
         self._handle = handle
+        self._screen = screen
         self.running = running
         self.capacity = capacity
         self.per_chat = per_chat
@@ -96,6 +102,8 @@ class ChatQueues:
     async def put(self, update: Update) -> None:
         """Polling: queue ``update`` once there is room, or drop it if its chat is
         flooding (it holds ``per_chat`` already)."""
+        if self._screen is not None and await self._screen(update):
+            return
         while self._held >= self.capacity:
             await self._freed.wait()
         chat = chat_of(update)
@@ -113,6 +121,8 @@ class ChatQueues:
     async def handle(self, update: Update) -> Any:
         """Webhook mode: wait for room (however long), queue ``update`` and return what
         handling it returned (or raise what it raised)."""
+        if self._screen is not None and await self._screen(update):
+            return None
         chat = chat_of(update)
         while self._held >= self.capacity or len(self._chats.get(chat, ())) >= self.per_chat:
             await self._freed.wait()

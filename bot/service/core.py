@@ -324,6 +324,11 @@ class ServiceCore:
         live = self._live.get(game_id)
         return None if live is None else live.language
 
+    def cached_game(self, game_id: int) -> Game | None:
+        """A game being played or in its lobby, if it is in memory (no storage read)."""
+        live = self._live.get(game_id)
+        return None if live is None else live.game
+
     async def _load(self, game_id: int) -> LiveGame:
         live = self._live.get(game_id)
         locked = self._current.get(game_id)

@@ -1,21 +1,26 @@
-"""Issue 27, end to end: a flood of junk in one chat costs a bounded number of tasks
+"""Floods, end to end. A flood of updates in one chat costs a bounded number of tasks
 (polling held one task per update: 4,600 at once after 5,000 junk updates), and other
-chats are still answered while the flood waits."""
+chats are still answered while it waits. Taps that need no game state are answered
+before their chat's queue, and one person's flood of taps is shed, so strangers cannot
+keep a table's players waiting past Telegram's answer deadline."""
 
 from __future__ import annotations
 
 import asyncio
 import random
+import time
 from pathlib import Path
 
 from bot.i18n import texts
-from tests.e2e.harness import new_fake, running_bot
+from bot.middlewares.tap_screen import BURST, RATE
+from bot.views.callbacks import CancelCb, CardCb, LobbyCb, PlayCb
+from tests.e2e.harness import new_fake, open_game, play_one_move, running_bot, whose_turn
+from tests.support.fake_telegram import PendingCallback
 
 
 async def test_a_flood_in_one_chat_holds_few_tasks_and_other_chats_are_still_answered(
     tmp_path: Path,
 ) -> None:
-    rng = random.Random(27)
     async with new_fake() as fake:
         fake.enforce_limits = False
         fake.validate_updates = False
@@ -43,11 +48,11 @@ async def test_a_flood_in_one_chat_holds_few_tasks_and_other_chats_are_still_ans
             service.language_of = slow_language_of  # type: ignore[method-assign]
             await fake.wait_for(lambda: not fake.pending_updates)
             tasks_before = len(asyncio.all_tasks())
+            # Taps that must be queued (a "No, keep playing" the handler answers), each by
+            # another member, so that neither the screen nor the per-person rate takes them.
             flood = 700
-            taps = [
-                await eve.tap_raw(target, "".join(rng.choices("xyz:0123456789", k=20)))
-                for _ in range(flood)
-            ]
+            members = [fake.add_user(f"M{n}") for n in range(flood)]
+            taps = [await member.tap_raw(target, "x:1:0") for member in members]
             # Sent after the whole flood, in another chat: answered while it is stuck.
             await alice.send(alice.dm, "/help")
             await fake.wait_for(lambda: len(alice.dm.bot_messages()) == 2)
@@ -64,4 +69,151 @@ async def test_a_flood_in_one_chat_holds_few_tasks_and_other_chats_are_still_ans
             # The group is served as before once the flood is over.
             last = await eve.tap_raw(target, "junk")
             assert (await last.wait()).text == texts("en").alert("error.forged")
+        assert fake.invalid_requests == []
+
+
+async def test_strangers_forged_taps_are_answered_at_once_and_a_players_tap_does_not_wait_behind_them(
+    tmp_path: Path,
+) -> None:
+    """Strangers flood a game's group with forged and stale buttons of its game while the
+    game is busy (a slow change in progress holds it): every one of them is answered with
+    the refusal the bot gives, without waiting for the game, and a seated player's tap in
+    the group after them is answered at once too. The bot used to handle the group's taps
+    one after another, each refusal of a card waiting for the game: nothing was answered
+    until the game was free, the player's tap last."""
+    rng = random.Random(34)
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice, bob = fake.add_user("Alice <&>"), fake.add_user("Bob 🃏")
+        strangers = [fake.add_user(f"Stranger {n}") for n in range(8)]
+        group = fake.add_group("Cards & <friends>", members=[alice, bob, *strangers])
+        async with running_bot(fake, tmp_path / "bot.sqlite3") as app:
+            service = app.service
+            assert service is not None
+            storage = service.storage
+            lobby = await open_game(fake, group, [alice, bob])
+            game = await storage.open_game(group.id, None)
+            assert game is not None and game.status == "playing"
+            await alice.send(group, "/cancel")
+            question = await fake.wait_for(
+                lambda: next((m for m in group.bot_messages() if m.has_button("No, play on")), None)
+            )
+            table = next(m for m in reversed(group.bot_messages()) if "Trump:" in m.text)
+            await fake.wait_for(lambda: not fake.pending_updates)
+
+            # What each forged button is refused with (English: the group's language).
+            t = texts("en")
+            expected = {
+                "card": t.alert("error.not_seated"),  # R1: only the seated play
+                "play": t.alert("error.not_seated"),
+                "join": t.alert("lobby.not_open"),
+                "missing": t.alert("error.no_game"),
+                "junk": t.alert("error.forged"),
+                "ended": t.alert("error.no_game"),
+            }
+
+            def forged(kind: str) -> str:
+                version = rng.randint(0, game.version + 3)
+                card = rng.choice(["AS", "6H", "10D", "+"])
+                return {
+                    "card": CardCb(game=game.id, v=version, card=card).pack(),
+                    "play": PlayCb(game=game.id, v=version, kind="l", cards=card).pack(),
+                    "join": LobbyCb(game=game.id, action=rng.choice(["join", "start"])).pack(),
+                    "missing": CardCb(game=game.id + 1000, v=version, card=card).pack(),
+                    "junk": "".join(rng.choices("xyz:0123456789", k=20)),
+                    "ended": CancelCb(game=game.id + 7, confirm=True).pack(),
+                }[kind]
+
+            held, release = asyncio.Event(), asyncio.Event()
+
+            async def hold_the_game() -> None:
+                async with service.lock(game.id):
+                    held.set()
+                    await release.wait()
+
+            holder = asyncio.create_task(hold_the_game())
+            await held.wait()
+            flood: list[tuple[str, PendingCallback]] = []
+            for _ in range(12):  # each stranger within a person's rate: none of it is shed
+                for stranger in strangers:
+                    kind = rng.choice(sorted(expected))
+                    target = rng.choice([table, lobby, question])
+                    flood.append((kind, await stranger.tap_raw(target, forged(kind))))
+            no = await alice.tap(question, "No, play on")
+            try:
+                answers = [await tap.wait(timeout=20) for _, tap in flood]
+                kept = await no.wait(timeout=20)
+                assert not release.is_set()  # all of it while the game was still busy
+            finally:
+                release.set()
+                await holder
+            assert [a.text for a in answers] == [expected[kind] for kind, _ in flood]
+            assert all(
+                a.show_alert == (kind != "junk")
+                for a, (kind, _) in zip(answers, flood, strict=True)
+            )
+            assert kept.text == t.alert("cancel.kept")
+
+            # The game goes on, as the strangers found it.
+            after = await storage.get_game(game.id)
+            assert after is not None
+            assert (after.version, after.status, after.seats) == (
+                game.version,
+                "playing",
+                game.seats,
+            )
+            player = await fake.wait_for(lambda: whose_turn([alice, bob], group))
+            await play_one_move(fake, player, rng, group)
+            assert len(await storage.moves(game.id)) == 1
+            await fake.wait_for(lambda: question.deleted)  # the "No" took the question down
+
+            # A refusal speaks the group's language.
+            await storage.set_chat_language(group.id, "ru")
+            answer = await (await strangers[0].tap_raw(table, forged("card"))).wait()
+            assert (
+                answer.text
+                == texts("ru").alert("error.not_seated")
+                == ("Вы не играете в этой игре.")
+            )
+        assert fake.unanswered_callbacks() == []
+        assert fake.invalid_requests == []
+
+
+async def test_one_persons_flood_of_taps_is_shed_and_the_others_taps_go_on(
+    tmp_path: Path,
+) -> None:
+    """One person taps the lobby's Join button hundreds of times as fast as a script can:
+    past a person's rate the taps get a short answer and do nothing, and the next player's
+    Join is taken as usual. The bot used to handle every one of them, in the group's
+    line, before anyone else's."""
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice, bob, eve = fake.add_user("Alice"), fake.add_user("Bob"), fake.add_user("Eve 😈")
+        group = fake.add_group("Lobby <&>", members=[alice, bob, eve])
+        async with running_bot(fake, tmp_path / "bot.sqlite3"):
+            lobby = await open_game(fake, group, [alice], start=False)
+            await eve.start_bot()
+            await bob.start_bot()
+            await fake.wait_for(lambda: not fake.pending_updates)
+            join = next(
+                b.callback_data for row in lobby.buttons for b in row if b.text == "✋ Join"
+            )
+            assert join is not None
+            started = time.monotonic()
+            flood = [await eve.tap_raw(lobby, join) for _ in range(300)]
+            bobs = await bob.tap(lobby, "✋ Join")
+            answers = [await tap.wait(timeout=30) for tap in flood]
+            took = time.monotonic() - started
+            t = texts("en")
+            shed = [a for a in answers if a.text == t.alert("error.too_many_taps")]
+            handled = [a.text for a in answers if a not in shed]
+            assert shed and not any(a.show_alert for a in shed)
+            # A person's burst, and the rate since, got through; the rest did nothing.
+            assert len(handled) <= BURST + RATE * took + 1, (len(handled), took)
+            assert handled[0] == t.alert("lobby.joined")
+            assert set(handled[1:]) <= {t.alert("lobby.already_in")}
+            assert (await bobs.wait(timeout=30)).text == t.alert("lobby.joined")
+            await fake.wait_for(lambda: all(n in lobby.text for n in ("Alice", "Bob", "Eve")))
+            assert lobby.text.count("Eve") == 1
+        assert fake.unanswered_callbacks() == []
         assert fake.invalid_requests == []
