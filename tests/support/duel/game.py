@@ -1,4 +1,4 @@
-"""Duel, a third game that exists only in the test tree (issue 28: a game is files).
+"""Duel, a third game that exists only in the test tree (a new game is its own files).
 
 Two players, a hand each from the top of the deck (T1: 3 or 5 cards). The non-dealer
 leads a card, the other answers with one; the higher card of the led suit takes the
