@@ -165,10 +165,11 @@ def lead_picks(
     for c in hand:
         key = key * SUITS + SUIT_OF[c.index]
     if same_rank:
-        ranks = [c.rank for c in hand]
-        classes = [ranks.index(rank) for rank in ranks]
-        for r in classes:
-            key = key * SUIT_SIZE + r
+        for c in hand:
+            for i, other in enumerate(hand):  # the first card of c's rank
+                if other.rank is c.rank:
+                    key = key * SUIT_SIZE + i
+                    break
     picks = _LEAD_PICKS.get(key)
     if picks is None:
         suits = [SUIT_OF[c.index] for c in hand]
@@ -219,6 +220,24 @@ class Interned(Generic[T]):
         if move is None:
             move = self._pairs[at] = self._make(kind, seat, (a, b))
         return move
+
+    def pick(self, kind: int, seat: int, hand: Sequence[Card], positions: Sequence[int]) -> T:
+        """``get(kind, seat, tuple(hand[i] for i in positions))``, the tuple built only
+        for a move not made yet."""
+        if len(positions) == 2:
+            a, b = hand[positions[0]], hand[positions[1]]
+            at = ((kind * MAX_SEATS + seat) * DECK_SIZE + a.index) * DECK_SIZE + b.index
+            move = self._pairs[at]
+            if move is None:
+                move = self._pairs[at] = self._make(kind, seat, (a, b))
+            return move
+        key = kind * MAX_SEATS + seat + 1
+        for i in positions:
+            key = key * (DECK_SIZE + 1) + hand[i].index + 1
+        found = self._many.get(key)
+        if found is None:
+            found = self.get(kind, seat, tuple([hand[i] for i in positions]))
+        return found
 
     def get(self, kind: int, seat: int, cards: tuple[Card, ...]) -> T:
         """The move of ``kind`` by ``seat`` with ``cards``, in that order."""

@@ -58,12 +58,16 @@ def draw_up(
     one card at a time from the top of ``stock`` until every hand holds ``hand_size`` or
     the stock is out. Returns the seat that drew the turned-up trump, if one did."""
     trump_to = None
-    missing = [hand_size - len(hands[s]) for s in order]
-    for round_no in range(max(missing, default=0)):
-        for s, short in zip(order, missing, strict=True):
-            if short > round_no and stock:
+    while stock:
+        drew = False
+        for s in order:
+            hand = hands[s]
+            if stock and len(hand) < hand_size:
                 card = stock.pop(0)
                 if card is trump_card:
                     trump_to = s
-                hands[s].append(card)
+                hand.append(card)
+                drew = True
+        if not drew:
+            break
     return trump_to

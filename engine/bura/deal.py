@@ -366,7 +366,9 @@ class BuraDeal:
                     actions.append(beats[i])
         elif len(claim) == 2:
             by_first, by_second = beaten[claim[0].index], beaten[claim[1].index]
-            masks = [(by_first >> a.index & 1) | (by_second >> a.index & 1) << 1 for a in hand]
+            masks = []  # for each hand card, the claim positions it beats
+            for a in hand:
+                masks.append((by_first >> a.index & 1) | (by_second >> a.index & 1) << 1)
             discards_at = _ACTIONS.pair_row(_DISCARD, seat)
             beats_at = _ACTIONS.pair_row(_BEAT, seat)
             pair_at, pairing = _ACTIONS.pair_at, PAIRINGS[2]
@@ -400,12 +402,11 @@ class BuraDeal:
         if limit < 2:
             return actions
         same_rank = rules.same_rank_leads == "on"
-        get = _ACTIONS.get
         for pick in lead_picks(hand, limit, same_rank):
-            actions.append(get(_LEAD, seat, tuple([hand[i] for i in pick])))
+            actions.append(_ACTIONS.pick(_LEAD, seat, hand, pick))
         # (three sixes under same_rank_leads are a group of one rank, offered above)
         if kind == SMALL_MOSCOW_HELD and limit >= HAND_SIZE and not same_rank:
-            actions.append(get(_LEAD, seat, tuple(hand)))
+            actions.append(_ACTIONS.get(_LEAD, seat, tuple(hand)))
         return actions
 
     def _stop(self, seat: int) -> list[Action]:

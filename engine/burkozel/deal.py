@@ -761,8 +761,10 @@ class Deal:
 
 def _group_leads(seat: int, hand: list[Card], picks: tuple[tuple[int, ...], ...]) -> list[Move]:
     """The leads of ``seat`` made of the cards at each of ``picks`` (positions in hand)."""
-    get = _MOVES.get
-    return [get(_LEAD, seat, tuple([hand[i] for i in pick])) for pick in picks]
+    moves = []
+    for pick in picks:
+        moves.append(_MOVES.pick(_LEAD, seat, hand, pick))
+    return moves
 
 
 def _answers(seat: int, hand: list[Card], claim: tuple[Card, ...], trump: int) -> list[Move]:
@@ -800,7 +802,9 @@ def _answers_of_two(seat: int, hand: list[Card], first: int, second: int, trump:
     """``_answers`` to a claim of two cards (indices ``first``, ``second``)."""
     beaten = BEATEN_BY[trump]
     by_first, by_second = beaten[first], beaten[second]
-    masks = [(by_first >> a.index & 1) | (by_second >> a.index & 1) << 1 for a in hand]
+    masks = []  # for each hand card, the claim positions it beats
+    for a in hand:
+        masks.append((by_first >> a.index & 1) | (by_second >> a.index & 1) << 1)
     discards, beats = _MOVES.pair_row(_DISCARD, seat), _MOVES.pair_row(_BEAT, seat)
     pair_at = _MOVES.pair_at
     pairing = PAIRINGS[2]
