@@ -184,11 +184,13 @@ def card_index_arithmetic(tree: ast.AST) -> Iterator[ast.AST]:
     """Arithmetic that reads card indices as numbers: ``// 9``, ``* 36``, ``range(36)``,
     ``x // SUIT_SIZE``, ``card.index + 1``."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            if node.func.id == "range" and any(
-                isinstance(a, ast.Constant) and a.value in CARD_NUMBERS for a in node.args
-            ):
-                yield node
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "range"
+            and any(isinstance(a, ast.Constant) and a.value in CARD_NUMBERS for a in node.args)
+        ):
+            yield node
         if not isinstance(node, ast.BinOp) or not isinstance(node.op, ARITHMETIC):
             continue
         if isinstance(node.left, ast.List):

@@ -1,10 +1,13 @@
-"""One deal of Bura (RULES.md Part D): dealing, leads, «Стоп!», answers, declaring,
-shows, даве, drawing and the deal's outcome.
+"""One deal of Bura (docs/RULES.md Part D): dealing, leads, «Стоп!», answers,
+declaring, shows, даве, drawing and the deal's outcome.
 
-Shared with Burkozel: cards, beating and points (``engine.cards``), the R7 answer
-matching (``engine.burkozel.deal.covers``). Several seats may act at one moment (the rightful
-leader and a «Стоп!» holder): :meth:`BuraDeal.actors` names them. Every refusal
-raises :class:`IllegalMoveError` before anything changes.
+The fast form of engine/bura/reference.py, which states the same rules plainly
+(tests/engine/test_reference.py holds the two equal). Shared with Burkozel: cards,
+beating and points (``engine.cards``), the R7 answer matching and the draw
+(``engine.tricks``), the encodings of the hot paths (``engine.fast``). Several seats may
+act at one moment (the rightful leader and a «Стоп!» holder): :meth:`BuraDeal.actors`
+names them. Every refusal raises :class:`IllegalMoveError` before anything changes:
+:meth:`check` says why, the one legality test besides :meth:`legal_actions`.
 """
 
 from __future__ import annotations
@@ -300,7 +303,8 @@ class BuraDeal:
         return [c for p in self.plays for c in p.cards]
 
     def actors(self) -> tuple[int, ...]:
-        """The seats that have a legal action now (the rightful leader first)."""
+        """The seats that have a legal action now (the rightful leader first): exactly
+        ``engine.bura.reference.actors(self)``, «Стоп!» holders found by ``hand_kind``."""
         phase = self.phase
         if phase != LEAD:
             if phase == OVER:
@@ -544,7 +548,8 @@ class BuraDeal:
             raise IllegalMoveError("these cards do not beat every claimant card (R7)")
 
     def apply(self, action: Action) -> None:
-        """Check and play ``action``; a refused action changes nothing.
+        """Check and play ``action``; a refused action changes nothing. The position
+        it leaves is ``engine.bura.reference.after(self, action)``.
 
         An action :meth:`legal_actions` handed out in this very position (the same
         object) is known legal and is not derived again; any other is checked in full by

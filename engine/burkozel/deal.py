@@ -1,4 +1,9 @@
-"""One deal of Burkozel: dealing, tricks, drawing and the deal score (R3–R13)."""
+"""One deal of Burkozel: dealing, tricks, drawing and the deal score (R3–R13).
+
+The fast form of engine/burkozel/reference.py, which states the legal moves and what a
+move does plainly (tests/engine/test_reference.py holds the two equal); its encodings
+are engine/fast.py's. :meth:`Deal.check` is the other legality test: it says why a
+move is refused."""
 
 from __future__ import annotations
 

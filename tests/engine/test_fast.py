@@ -37,7 +37,7 @@ from engine.bura.rules import BuraRules
 from engine.burkozel import Deal, Move, RuleSet
 from engine.burkozel.ai import policy
 from engine.burkozel.ai.sim import sample_world
-from tests.support.playout import logged_playout
+from tests.support.sim import logged_playout
 from tests.support.strategies import bura_rules, lumpy_decks, table_rules
 
 

@@ -13,17 +13,7 @@ from engine.burkozel.ai.policy import random_move
 from engine.burkozel.ai.sim import SUIT_INDEX, Sim, sample_world
 from engine.burkozel.deal import Deal
 from engine.cards import DECK, Card, shuffled_deck
-from tests.support.playout import logged_playout
-
-
-def exact_sim(deal: Deal) -> Sim:
-    """The Sim of a real deal, hidden cards included (tests only)."""
-    seat = deal.turn
-    assert seat is not None
-    sim = sample_world(deal.view(seat), random.Random(0))
-    sim.hands = [[c.index for c in deal.hand(s)] for s in range(deal.players)]
-    sim.stock = [c.index for c in reversed(deal._stock)]
-    return sim
+from tests.support.sim import exact_sim, logged_playout
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
