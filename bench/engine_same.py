@@ -1,4 +1,4 @@
-"""The computer players choose the same moves on two engines (issue 30).
+"""The computer players choose the same moves on two engines.
 
 Plays seeded deals with ``hard`` against ``greedy`` (Burkozel, 2 and 3 players, base
 and house rules; Bura, 2 and 3 players with Москва and даве on) and prints a digest of

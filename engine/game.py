@@ -103,6 +103,25 @@ class RulesLike(Protocol):
         ...
 
 
+class Reference(Protocol[ActionT]):
+    """A game's rules as docs/RULES.md reads them (``engine/<game>/reference.py``): slow
+    and plain, for tests/engine/test_reference.py to hold the game's own deal to. For any
+    position of a deal state of the game: the same actors, the same legal actions in the
+    same order, and after any legal action the same :meth:`position`."""
+
+    def actors(self, deal: DealState[ActionT, Any, Any]) -> tuple[int, ...]: ...
+
+    def legal_actions(self, deal: DealState[ActionT, Any, Any], seat: int) -> list[ActionT]: ...
+
+    def position(self, deal: DealState[ActionT, Any, Any]) -> object:
+        """What a move changes, as a value to compare (hands, stock, table, turn...)."""
+        ...
+
+    def after(self, deal: DealState[ActionT, Any, Any], action: ActionT) -> object:
+        """The :meth:`position` that playing ``action`` (a legal one) leaves."""
+        ...
+
+
 class Game(Protocol[ActionT]):
     """A game's static description and entry points."""
 
@@ -118,6 +137,11 @@ class Game(Protocol[ActionT]):
     rule_ids: Mapping[str, str]
     # Named choices of switches (``/settings`` presets), in the order offered.
     presets: Mapping[str, Mapping[str, object]]
+
+    @property
+    def reference(self) -> Reference[ActionT]:
+        """The rules as the rule book reads them, which the game's deal is held equal to."""
+        ...
 
     def rules_from_dict(self, data: Mapping[str, Any]) -> RulesLike:
         """A rule set from its switches (``RuleSetError`` if one cannot be)."""

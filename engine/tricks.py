@@ -1,92 +1,50 @@
-"""Trick-taking primitives both games share: R7, an answer beating a claim card for card."""
+"""What both games' tricks share, as the rule book reads it (docs/RULES.md): R7, an
+answer beating a claim card for card; R6/D2, the leads of several cards; R10/D4, the
+draw. The engine's fast paths (engine/fast.py) are built from these and held equal to
+them by tests."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from itertools import combinations
+from collections.abc import Callable, Sequence
+from itertools import combinations, permutations
 
 from engine.cards import Card, Suit
 
 
 def covers(answer: Sequence[Card], claim: Sequence[Card], trump: Suit) -> bool:
-    """R7: can ``answer`` be paired one-to-one with ``claim`` so every claim card is beaten?
-
-    R5 on the cards' indices: within a suit a higher index is a higher rank. The pairing
-    is tried through each claim card's set of answer positions that beat it (a bit mask),
-    never by building permutations of cards.
-    """
-    k = len(claim)
-    if len(answer) != k:
-        return False
-    if k == 1:
-        a, c = answer[0], claim[0]
-        return a.index > c.index if a.suit is c.suit else a.suit is trump
-    masks = []
-    for c in claim:
-        mask = 0
-        bit = 1
-        for a in answer:
-            if a.index > c.index if a.suit is c.suit else a.suit is trump:
-                mask |= bit
-            bit <<= 1
-        if not mask:
-            return False
-        masks.append(mask)
-    return _matches(masks, 0)
+    """R7: can ``answer`` be paired one-to-one with ``claim`` so that every claim card is
+    beaten (R5, ``Card.beats``)? A matching, not "in the order played"."""
+    return len(answer) == len(claim) and one_to_one(
+        len(claim), lambda j, i: answer[j].beats(claim[i], trump)
+    )
 
 
-def _matches(masks: list[int], used: int) -> bool:
-    """Is there a choice of one unused bit from each mask, all different?"""
-    if not masks:
-        return True
-    first, rest = masks[0], masks[1:]
-    free = first & ~used
-    while free:
-        bit = free & -free
-        if _matches(rest, used | bit):
-            return True
-        free ^= bit
-    return False
+def one_to_one(k: int, beats: Callable[[int, int], bool]) -> bool:
+    """R7's pairing: is there an order of the ``k`` answer cards in which answer card
+    ``j`` faces claim card ``order[j]`` and ``beats(j, order[j])`` holds for every ``j``?"""
+    return any(all(beats(j, order[j]) for j in range(k)) for order in permutations(range(k)))
 
 
-# Positions of every way to pick k of n cards, in itertools.combinations order.
-PICKS: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {
-    (n, k): tuple(combinations(range(n), k)) for n in range(7) for k in range(2, n + 1)
-}
+def one_suit(cards: Sequence[Card]) -> bool:
+    return all(c.suit is cards[0].suit for c in cards)
+
+
+def one_rank(cards: Sequence[Card]) -> bool:
+    return all(c.rank is cards[0].rank for c in cards)
 
 
 def group_leads(
     hand: Sequence[Card], limit: int, same_rank: bool = False
 ) -> list[tuple[Card, ...]]:
-    """The leads of 2 to ``limit`` cards of one suit (R6, D2), or of one rank when
-    ``same_rank`` (D2 switch), in the order of ``itertools.combinations(hand, size)``
-    for size 2, 3, ...: a lead's cards keep the order they have in the hand."""
-    n = len(hand)
-    if limit < 2 or n < 2:
-        return []
-    suits = [c.suit for c in hand]
-    ranks = [c.rank for c in hand] if same_rank else None
-    if ranks is None and len(set(map(id, suits))) == n:
-        return []  # every card of another suit
-    groups: list[tuple[Card, ...]] = []
-    for size in range(2, min(limit, n) + 1):
-        for pick in PICKS[n, size]:
-            first = pick[0]
-            suit = suits[first]
-            for i in pick:
-                if suits[i] is not suit:
-                    break
-            else:
-                groups.append(tuple([hand[i] for i in pick]))
-                continue
-            if ranks is not None:
-                rank = ranks[first]
-                for i in pick:
-                    if ranks[i] is not rank:
-                        break
-                else:
-                    groups.append(tuple([hand[i] for i in pick]))
-    return groups
+    """R6 and D2: the leads of 2 to ``limit`` cards of one suit (or, with ``same_rank``,
+    D2's switch, of one rank), by size and then in ``itertools.combinations`` order: a
+    lead's cards keep the order they have in the hand."""
+    return [
+        group
+        for size in range(2, limit + 1)
+        for group in combinations(hand, size)
+        if one_suit(group) or (same_rank and one_rank(group))
+    ]
 
 
 def draw_up(
@@ -96,7 +54,7 @@ def draw_up(
     hand_size: int,
     trump_card: Card,
 ) -> int | None:
-    """R10 (Bura D4 alike): after a trick each seat in ``order`` (the taker first) draws
+    """R10 (Bura's D4 alike): after a trick each seat in ``order`` (the taker first) draws
     one card at a time from the top of ``stock`` until every hand holds ``hand_size`` or
     the stock is out. Returns the seat that drew the turned-up trump, if one did."""
     trump_to = None

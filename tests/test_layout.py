@@ -1,6 +1,7 @@
-"""The tree's architecture, as issue 28 set it: no import cycles between our modules
-(imports under TYPE_CHECKING and inside functions count too), and the arrows between the
-top-level packages run one way."""
+"""The tree's architecture: no import cycles between our modules (imports under
+TYPE_CHECKING and inside functions count too), the arrows between the top-level packages
+run one way, the card index encoding lives in one module, and test modules share
+helpers only through tests/support (or a conftest)."""
 
 from __future__ import annotations
 
@@ -160,4 +161,78 @@ def test_only_the_games_own_folders_name_a_game() -> None:
                 f".{game}" in (node.module or "") for game in NAMED_GAMES
             ):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {node.module}")
+    assert found == []
+
+
+# The numbers of the card index encoding, which engine/fast.py names: cards per suit,
+# cards in the deck, the deck and one more (a key digit), the deck and the digit squared.
+CARD_NUMBERS = {9, 36, 37, 1296, 1369}
+ENCODING_NAMES = {"SUIT_SIZE", "DECK_SIZE"}
+ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
+# The computer players' modules that keep tables of their own on card indices; they move
+# onto engine/fast.py with the computer players' next change.
+OWN_AI_TABLES = {
+    "engine/burkozel/ai/belief.py",
+    "engine/burkozel/ai/house.py",
+    "engine/burkozel/ai/informed.py",
+    "engine/burkozel/ai/policy.py",
+    "engine/burkozel/ai/solver.py",
+}
+
+
+def card_index_arithmetic(tree: ast.AST) -> Iterator[ast.AST]:
+    """Arithmetic that reads card indices as numbers: ``// 9``, ``* 36``, ``range(36)``,
+    ``x // SUIT_SIZE``, ``card.index + 1``."""
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "range"
+            and any(isinstance(a, ast.Constant) and a.value in CARD_NUMBERS for a in node.args)
+        ):
+            yield node
+        if not isinstance(node, ast.BinOp) or not isinstance(node.op, ARITHMETIC):
+            continue
+        if isinstance(node.left, ast.List):
+            continue  # ``[None] * DECK_SIZE``: a table's size, not a card's index
+        for side in (node.left, node.right):
+            number = isinstance(side, ast.Constant) and type(side.value) is int
+            if (
+                (number and side.value in CARD_NUMBERS)  # type: ignore[attr-defined]
+                or (isinstance(side, ast.Name) and side.id in ENCODING_NAMES)
+                or (isinstance(side, ast.Attribute) and side.attr == "index")
+            ):
+                yield node
+                break
+
+
+def test_only_the_encoding_module_does_card_index_arithmetic() -> None:
+    found = []
+    for path in sorted((ROOT / "engine").rglob("*.py")):
+        name = path.relative_to(ROOT).as_posix()
+        if name == "engine/fast.py" or name in OWN_AI_TABLES:
+            continue
+        for node in card_index_arithmetic(ast.parse(path.read_text(), name)):
+            found.append(f"{name}:{node.lineno} {ast.unparse(node)}")
+    assert found == []
+
+
+def test_the_arithmetic_check_sees_card_index_arithmetic() -> None:
+    for code in ("s = c // 9", "k = k * 37 + card.index + 1", "r = range(36)", "x % SUIT_SIZE"):
+        assert list(card_index_arithmetic(ast.parse(code))), code
+    for code in ("row = [None] * DECK_SIZE", "bit = mask >> card.index & 1", "n = 9"):
+        assert not list(card_index_arithmetic(ast.parse(code))), code
+
+
+def test_engine_tests_import_helpers_only_from_support() -> None:
+    """An engine test module imports no other test module: shared helpers live in
+    tests/support (or a conftest), so a test module is read and run on its own."""
+    found = []
+    for path in sorted((ROOT / "tests" / "engine").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            module = node.module if isinstance(node, ast.ImportFrom) else None
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            for imported in [module or "", *names]:
+                if imported.startswith("tests.") and not imported.startswith("tests.support"):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} {imported}")
     assert found == []

@@ -105,28 +105,30 @@ def stop_refusal(
     return None  # pragma: no cover - seat is reached before the loop ends
 
 
-# What a hand holds, as a small code, for the quick «Стоп!» test below.
-_NONE, _BURA, _MOSCOW, _SMALL, _MOLODKA = range(5)
+# What a hand holds, as a small code (hand_kind), for the engine's fast paths.
+NOTHING_HELD, BURA_HELD, MOSCOW_HELD, SMALL_MOSCOW_HELD, MOLODKA_HELD = range(5)
 
 
-def _kind(hand: Sequence[Card], trump: Suit, moscow: bool, molodka: bool) -> int:
-    """The one combination switched on that ``hand`` is (a hand of three is at most one):
-    is_bura, is_moscow, is_small_moscow and is_molodka in a few identity tests."""
+def hand_kind(hand: Sequence[Card], trump: Suit, moscow: bool, molodka: bool) -> int:
+    """The one combination switched on that ``hand`` is (a hand of three is at most
+    one), ``moscow`` and ``molodka`` the D8 and D7 switches: :func:`is_bura`,
+    :func:`is_moscow`, :func:`is_small_moscow` and :func:`is_molodka` in a few identity
+    tests (the engine asks it on every move); tests/engine/bura hold it equal to them."""
     if len(hand) != HAND_SIZE:
-        return _NONE
+        return NOTHING_HELD
     a, b, c = hand
     suit = a.suit
     if suit is b.suit and suit is c.suit:
         if suit is trump:
-            return _BURA
-        return _MOLODKA if molodka else _NONE
+            return BURA_HELD
+        return MOLODKA_HELD if molodka else NOTHING_HELD
     rank = a.rank
     if moscow and rank is b.rank and rank is c.rank:
         if rank is Rank.ACE:
-            return _MOSCOW
+            return MOSCOW_HELD
         if rank is Rank.SIX and (suit is trump or b.suit is trump or c.suit is trump):
-            return _SMALL
-    return _NONE
+            return SMALL_MOSCOW_HELD
+    return NOTHING_HELD
 
 
 def may_stop(
@@ -137,25 +139,25 @@ def may_stop(
     if seat == leader:
         return False
     moscow, molodka = rules.moscow == "on", rules.molodka == "out_of_turn"
-    kinds = [_kind(hand, trump, moscow, molodka) for hand in hands]
+    kinds = [hand_kind(hand, trump, moscow, molodka) for hand in hands]
     mine = kinds[seat]
-    if mine != _SMALL and mine != _MOLODKA:
+    if mine != SMALL_MOSCOW_HELD and mine != MOLODKA_HELD:
         return False
     for other, kind in enumerate(kinds):
-        if other != seat and kind in (_BURA, _MOSCOW):
+        if other != seat and kind in (BURA_HELD, MOSCOW_HELD):
             return False  # D8 precedence
-    if mine == _SMALL:
+    if mine == SMALL_MOSCOW_HELD:
         return True
     for other, kind in enumerate(kinds):
-        if other != seat and kind == _SMALL:
+        if other != seat and kind == SMALL_MOSCOW_HELD:
             return False  # малая Москва before молодка (D8)
-    if kinds[leader] == _MOLODKA:
+    if kinds[leader] == MOLODKA_HELD:
         return False  # the rightful leader's own молодка keeps the lead (D7)
     players = len(hands)
     for step in range(1, players):
         other = (leader + step) % players
         if other == seat:
             return True
-        if kinds[other] == _MOLODKA:
+        if kinds[other] == MOLODKA_HELD:
             return False  # a молодка first clockwise from the leader (D7)
     return True  # pragma: no cover - seat is reached before the loop ends

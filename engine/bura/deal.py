@@ -1,10 +1,13 @@
-"""One deal of Bura (RULES.md Part D): dealing, leads, «Стоп!», answers, declaring,
-shows, даве, drawing and the deal's outcome.
+"""One deal of Bura (docs/RULES.md Part D): dealing, leads, «Стоп!», answers,
+declaring, shows, даве, drawing and the deal's outcome.
 
-Shared with Burkozel: cards, beating and points (``engine.cards``), the R7 answer
-matching (``engine.burkozel.deal.covers``). Several seats may act at one moment (the rightful
-leader and a «Стоп!» holder): :meth:`BuraDeal.actors` names them. Every refusal
-raises :class:`IllegalMoveError` before anything changes.
+The fast form of engine/bura/reference.py, which states the same rules plainly
+(tests/engine/test_reference.py holds the two equal). Shared with Burkozel: cards,
+beating and points (``engine.cards``), the R7 answer matching and the draw
+(``engine.tricks``), the encodings of the hot paths (``engine.fast``). Several seats may
+act at one moment (the rightful leader and a «Стоп!» holder): :meth:`BuraDeal.actors`
+names them. Every refusal raises :class:`IllegalMoveError` before anything changes:
+:meth:`check` says why, the one legality test besides :meth:`legal_actions`.
 """
 
 from __future__ import annotations
@@ -26,12 +29,17 @@ from engine.bura.actions import (
     TablePlay,
 )
 from engine.bura.combinations import (
+    BURA_HELD,
+    MOLODKA_HELD,
+    MOSCOW_HELD,
+    NOTHING_HELD,
+    SMALL_MOSCOW_HELD,
+    hand_kind,
     is_bura,
     is_moscow,
     is_small_moscow,
     may_stop,
     stop_refusal,
-    void_from_deal,
     winning_show,
 )
 from engine.bura.rules import (
@@ -43,9 +51,18 @@ from engine.bura.rules import (
     BuraRules,
 )
 from engine.bura.view import BuraView, SeenPile, closed_plays, seen_plays
-from engine.cards import DECK, Card, Rank, Suit, check_deck
+from engine.cards import DECK, Card, Suit, check_deck
 from engine.errors import GameOverError, IllegalMoveError
-from engine.tricks import covers, group_leads
+from engine.fast import (
+    BEATEN_UNDER,
+    PAIRINGS,
+    PICKS,
+    Interned,
+    covers_cards,
+    lead_picks,
+    suit_no,
+)
+from engine.tricks import covers, draw_up, one_rank, one_suit
 
 # Phases of a deal.
 LEAD, ANSWER, DECLARE, DAVE, OVER = "lead", "answer", "declare", "dave", "over"
@@ -53,79 +70,41 @@ LEAD, ANSWER, DECLARE, DAVE, OVER = "lead", "answer", "declare", "dave", "over"
 OUTCOMES = ("declared", "false_declaration", "bura", "moscow", "fold", "void")
 
 
-# Actions handed out by ``BuraDeal.legal_actions``, and the table plays and pile cards
-# they become, are interned: each is an immutable value, and building a frozen
-# dataclass costs more than the rest of a move (the key packs seat, kind and card
-# indices in order, base 37, every digit non-zero). Emptied past the limit.
-_ACTIONS: dict[int, Lead | Answer] = {}
-_TABLE_PLAYS: dict[int, TablePlay] = {}  # by action key and play variant
-_INTERNED_LIMIT = 20_000  # emptied past this (a few MB): a cache, not a leak
 _LEAD, _DISCARD, _BEAT, _STOP = 0, 1, 2, 3
 
 
-# Two-card actions and table plays, the most of the several-card ones, in tables filled
-# as they come and never emptied (bounded by kind, seat and two card indices):
-# [(kind * 4 + seat) * 1296 + first * 36 + second], a table play's kind also telling a
-# closed discard (kind * 2 + closed).
-_PAIR_ACTIONS: list[Lead | Answer | None] = [None] * (4 * MAX_PLAYERS * 1296)
-_PAIR_PLAYS: list[TablePlay | None] = [None] * (8 * MAX_PLAYERS * 1296)
-
-
-def _new_action(seat: int, cards: tuple[Card, ...], kind: int) -> Lead | Answer:
+def _make_action(kind: int, seat: int, cards: tuple[Card, ...]) -> Lead | Answer:
     if kind in (_LEAD, _STOP):
         return Lead(seat, cards, kind == _STOP)
     return Answer(seat, cards, kind == _BEAT)
 
 
-def _interned(seat: int, cards: tuple[Card, ...], kind: int) -> Lead | Answer:
-    if len(cards) == 2:
-        a, b = cards
-        pair = (kind * 4 + seat) * 1296 + a.index * 36 + b.index
-        action = _PAIR_ACTIONS[pair]
-        if action is None:
-            action = _PAIR_ACTIONS[pair] = _new_action(seat, cards, kind)
-        return action
-    key = kind * 4 + seat + 1
-    for card in cards:
-        key = key * 37 + card.index + 1
-    action = _ACTIONS.get(key)
-    if action is None:
-        if len(_ACTIONS) >= _INTERNED_LIMIT:
-            _ACTIONS.clear()
-        action = _ACTIONS[key] = _new_action(seat, cards, kind)
-    return action
+def _make_play(variant: int, seat: int, cards: tuple[Card, ...]) -> TablePlay:
+    """The table play of a lead or answer: ``variant`` is its kind * 2 + closed (D3)."""
+    kind, closed = divmod(variant, 2)
+    beat = None if kind in (_LEAD, _STOP) else kind == _BEAT
+    return TablePlay(seat, cards, beat, kind == _STOP, closed == 1)
 
 
-# One-card actions, made once: [kind][seat][card index].
-_SINGLES: tuple[tuple[tuple[Lead | Answer, ...], ...], ...] = tuple(
-    tuple(tuple(_interned(seat, (card,), kind) for card in DECK) for seat in range(MAX_PLAYERS))
-    for kind in (_LEAD, _DISCARD, _BEAT)
-)
-_LEADS, _DISCARDS, _BEATS = _SINGLES
-_ACE, _SIX = Rank.ACE, Rank.SIX
+# Actions handed out by ``BuraDeal.legal_actions``, and the table plays they become, are
+# interned (engine/fast.py): each is an immutable value, and one object serves every
+# position that offers it.
+_ACTIONS = Interned(_make_action, kinds=4, limit=20_000)
+_PLAYS = Interned(_make_play, kinds=8, limit=20_000)
+_LEADS, _DISCARDS, _BEATS, _ = _ACTIONS.singles
+_LEAD_PLAYS = _PLAYS.singles[_LEAD * 2]
+_OPEN_DISCARD_PLAYS = _PLAYS.singles[_DISCARD * 2]
+_CLOSED_DISCARD_PLAYS = _PLAYS.singles[_DISCARD * 2 + 1]
+_BEAT_PLAYS = _PLAYS.singles[_BEAT * 2]
 _SEATS = range(MAX_PLAYERS)
+_STOP_HANDS = (SMALL_MOSCOW_HELD, MOLODKA_HELD)  # the hands that may say «Стоп!» (D7, D8)
+_SHOW_HANDS = (BURA_HELD, MOSCOW_HELD)  # the hands shown on the holder's turn (D6, D8)
 # The actions without cards, made once per seat.
 _DECLARES = tuple((Declare(s, True), Declare(s, False)) for s in _SEATS)
 _DAVE_REPLIES = tuple((DaveReply(s, True), DaveReply(s, False)) for s in _SEATS)
 _DAVES = tuple(Dave(s) for s in _SEATS)
 _SHOW_BURA = tuple(Show(s, "bura") for s in _SEATS)
 _SHOW_MOSCOW = tuple(Show(s, "moscow") for s in _SEATS)
-
-# The table play of a one-card action: [seat][card index] for a lead, and
-# [variant][seat][card index] for an answer (0 open discard, 1 closed discard, 2 beat).
-_LEAD_PLAYS = tuple(
-    tuple(TablePlay(s, _SINGLES[_LEAD][s][i].cards, None) for i in range(len(DECK))) for s in _SEATS
-)
-_ANSWER_PLAYS = tuple(
-    tuple(
-        tuple(
-            TablePlay(s, _SINGLES[kind][s][i].cards, kind == _BEAT, False, closed)
-            for i in range(len(DECK))
-        )
-        for s in _SEATS
-    )
-    for kind, closed in ((_DISCARD, False), (_DISCARD, True), (_BEAT, False))
-)
 
 # Seat arithmetic per table size: [players][seat].
 _NEXT = tuple(tuple((s + 1) % n if n else 0 for s in range(MAX_PLAYERS)) for n in range(5))
@@ -134,40 +113,6 @@ _DRAW_ORDER = tuple(
     tuple(tuple((s + i) % n for i in range(n)) if n else () for s in _SEATS) for n in range(5)
 )
 _ONE = tuple((s,) for s in _SEATS)
-
-# R5 as bit masks: [trump suit][card index] -> the cards (bits by index) that beat it
-# (a higher card of its suit, or any trump over a non-trump). A card's suit is index // 9.
-_SUIT_BITS = tuple(((1 << 9) - 1) << (9 * t) for t in range(4))
-_BEATEN_BY = tuple(
-    tuple(
-        (_SUIT_BITS[i // 9] & ~((1 << (i + 1)) - 1)) | (0 if i // 9 == t else _SUIT_BITS[t])
-        for i in range(len(DECK))
-    )
-    for t in range(4)
-)
-
-
-def _table_play(
-    seat: int, cards: tuple[Card, ...], kind: int, beat: bool | None, stop: bool, closed: bool
-) -> TablePlay:
-    """The interned table play of a several-card lead or answer."""
-    if len(cards) == 2:
-        a, b = cards
-        pair = ((kind * 2 + closed) * 4 + seat) * 1296 + a.index * 36 + b.index
-        found = _PAIR_PLAYS[pair]
-        if found is None:
-            found = _PAIR_PLAYS[pair] = TablePlay(seat, cards, beat, stop, closed)
-        return found
-    key = (kind * 2 + closed) * 4 + seat + 1
-    for card in cards:
-        key = key * 37 + card.index + 1
-    play = _TABLE_PLAYS.get(key)
-    if play is None:
-        if len(_TABLE_PLAYS) >= _INTERNED_LIMIT:
-            _TABLE_PLAYS.clear()
-        play = _TABLE_PLAYS[key] = TablePlay(seat, cards, beat, stop, closed)
-    return play
-
 
 _PILE_ROWS: dict[int, tuple[tuple[tuple[PileCard, ...], ...], ...]] = {}
 _PILE_POINTS = attrgetter("card.points")
@@ -182,25 +127,9 @@ def _pile_row(trick: int) -> tuple[tuple[tuple[PileCard, ...], ...], ...]:
     return row
 
 
-def _holds(hand: list[Card], cards: tuple[Card, ...]) -> bool:
-    """``hand`` holds every one of ``cards``, and none is named twice. By identity (cards
-    are interned): ``==`` on a Card goes through Python-level rich comparison."""
-    for card in cards:
-        for held in hand:
-            if held is card:
-                break
-        else:
-            return False
-    return len(set(map(id, cards))) == len(cards)
-
-
-def _held(hand: list[Card], card: Card) -> bool:
-    """``card in hand``, by identity (see :func:`_holds`)."""
-    return id(card) in map(id, hand)
-
-
 def _take_out(hand: list[Card], card: Card) -> None:
-    """``hand.remove(card)``, found by identity (see :func:`_holds`)."""
+    """``hand.remove(card)``, found by identity (cards are interned: ``==`` on a Card goes
+    through Python-level rich comparison)."""
     if hand and hand[0] is card:
         del hand[0]
     elif len(hand) > 1 and hand[1] is card:
@@ -209,23 +138,6 @@ def _take_out(hand: list[Card], card: Card) -> None:
         del hand[2]
     else:
         hand.remove(card)  # a longer hand, or ValueError as before
-
-
-def _may_stop(hand: Sequence[Card]) -> bool:
-    """A hand that could be a молодка or малая Москва (D7, D8): three of one suit or
-    three sixes. Only such a hand is worth asking :func:`stop_refusal` about."""
-    if len(hand) != HAND_SIZE:
-        return False
-    a, b, c = hand
-    return (a.suit is b.suit and a.suit is c.suit) or (a.rank is b.rank and a.rank is c.rank)
-
-
-def _other_ranks_same(cards: Sequence[Card]) -> bool:
-    return all(c.rank is cards[0].rank for c in cards)
-
-
-def _one_suit(cards: Sequence[Card]) -> bool:
-    return all(c.suit is cards[0].suit for c in cards)
 
 
 class BuraDeal:
@@ -258,6 +170,10 @@ class BuraDeal:
     last_trick: tuple[TablePlay, ...] = ()
     last_taker: int | None = None
     result_: BuraDealResult | None
+    # The actions legal_actions handed out at history length ``_offered_at`` (kept alive,
+    # so their ids stay theirs): apply plays one of them without checking it again.
+    _offered: tuple[Action, ...] = ()
+    _offered_at: int = -1
 
     @classmethod
     def start(
@@ -293,11 +209,11 @@ class BuraDeal:
         self.trick_number = 0
         self.history = []
         self.result_ = None
-        # D9: dealt again, stakes unchanged (only a hand of one suit or rank can combine).
-        for a, b, c in hands:
-            if (a.suit is b.suit and a.suit is c.suit) or (a.rank is b.rank and a.rank is c.rank):
-                if void_from_deal(hands, self.trump, rules):
-                    self._end("void", None, None)
+        # D9 (void_from_deal, through hand_kind): dealt again, stakes unchanged.
+        moscow, molodka = rules.moscow == "on", rules.molodka == "out_of_turn"
+        for hand in hands:
+            if hand_kind(hand, self.trump, moscow, molodka) != NOTHING_HELD:
+                self._end("void", None, None)
                 break
         return self
 
@@ -309,6 +225,7 @@ class BuraDeal:
         other.plays = list(self.plays)
         other.piles = [list(p) for p in self.piles]
         other.history = list(self.history)
+        other._offered, other._offered_at = (), -1
         return other
 
     # --- what anyone may ask -------------------------------------------------
@@ -386,7 +303,8 @@ class BuraDeal:
         return [c for p in self.plays for c in p.cards]
 
     def actors(self) -> tuple[int, ...]:
-        """The seats that have a legal action now (the rightful leader first)."""
+        """The seats that have a legal action now (the rightful leader first): exactly
+        ``engine.bura.reference.actors(self)``, «Стоп!» holders found by ``hand_kind``."""
         phase = self.phase
         if phase != LEAD:
             if phase == OVER:
@@ -397,153 +315,115 @@ class BuraDeal:
         hands, leader, rules = self.hands, self.leader, self.rules
         stoppers: list[int] = []
         if rules.molodka != "off" or rules.moscow != "off":
+            moscow, molodka = rules.moscow == "on", rules.molodka == "out_of_turn"
             for s in _OTHERS[self.players][leader]:
-                hand = hands[s]
-                if len(hand) != HAND_SIZE:
-                    continue
-                a, b, c = hand
-                if not (a.suit is b.suit and a.suit is c.suit) and not (
-                    a.rank is b.rank and a.rank is c.rank
+                if hand_kind(hands[s], self.trump, moscow, molodka) in _STOP_HANDS and may_stop(
+                    hands, s, leader, self.trump, rules
                 ):
-                    continue  # neither молодка nor малая Москва (D7, D8)
-                if may_stop(hands, s, leader, self.trump, rules):
                     stoppers.append(s)
         if not stoppers:
             return _ONE[leader]
         return (leader, *stoppers)
 
     def legal_actions(self, seat: int) -> list[Action]:
-        """Every legal action of ``seat`` now (answers once as discard, once as beat if able)."""
+        """Exactly ``engine.bura.reference.legal_actions(self, seat)``, in its order (the
+        computer players break ties by it), and remembered as legal in this position for
+        :meth:`apply`. Fast: interned actions (engine/fast.py), R5 from ``BEATEN_BY``,
+        R7 from ``PAIRINGS``, group leads from ``lead_picks``, D6-D8 from ``hand_kind``.
+        tests/engine/test_reference.py holds the two equal."""
         phase = self.phase
-        actions: list[Action]
         if phase == ANSWER:
-            if seat != self.turn:
-                return []
-            hand, claim = self.hands[seat], self.claim
-            actions = []
-            if len(hand) == HAND_SIZE:
-                # show_kind's tests, inlined: three aces (D8, with moscow: on), three trumps (D6).
-                a, b, c = hand
-                if a.suit is b.suit:
-                    if a.suit is c.suit and a.suit is self.trump:
-                        actions.append(_SHOW_BURA[seat])
-                elif (
-                    a.rank is _ACE
-                    and b.rank is _ACE
-                    and c.rank is _ACE
-                    and self.rules.moscow == "on"
-                ):
-                    actions.append(_SHOW_MOSCOW[seat])
-            if len(claim) == 1:
-                discards, beats = _DISCARDS[seat], _BEATS[seat]
-                beaten_by = _BEATEN_BY[self.trump_card.index // 9][claim[0].index]
-                for a in hand:
-                    i = a.index
-                    actions.append(discards[i])
-                    if beaten_by >> i & 1:
-                        actions.append(beats[i])
-            elif len(claim) == 2:
-                # R7 for two cards: each claim card beaten by its own answer card.
-                beaten = _BEATEN_BY[self.trump_card.index // 9]
-                m0, m1 = beaten[claim[0].index], beaten[claim[1].index]
-                pairs, discards_at = _PAIR_ACTIONS, (_DISCARD * 4 + seat) * 1296
-                beats_at = (_BEAT * 4 + seat) * 1296
-                for two in combinations(hand, 2):
-                    x, y = two[0].index, two[1].index
-                    at = x * 36 + y
-                    actions.append(pairs[discards_at + at] or _interned(seat, two, _DISCARD))
-                    if (m0 >> x & 1 and m1 >> y & 1) or (m0 >> y & 1 and m1 >> x & 1):
-                        actions.append(pairs[beats_at + at] or _interned(seat, two, _BEAT))
-            else:
-                for combo in combinations(hand, len(claim)):
-                    actions.append(_interned(seat, combo, _DISCARD))
-                    if covers(combo, claim, self.trump):
-                        actions.append(_interned(seat, combo, _BEAT))
-            return actions
+            return self._offer(self._answers(seat) if seat == self.turn else [])
         if phase == LEAD:
-            if seat != self.leader:
-                return self._stop_actions(seat)
-            hands = self.hands
-            hand = hands[seat]
-            if len(hand) != HAND_SIZE:
-                return self._short_leads(seat, self._lead_limit(seat))
-            # D2: at most 3 cards, never more than the smallest other hand (this one is 3).
-            limit = min(map(len, hands))
-            rules = self.rules
-            actions = []
-            a, b, c = hand
-            sa, sb, sc = a.suit, b.suit, c.suit
-            ab, ac, bc = sa is sb, sa is sc, sb is sc
-            if ab:
-                if ac and sa is self.trump:
-                    actions.append(_SHOW_BURA[seat])  # D6
-            elif a.rank is _ACE and b.rank is _ACE and c.rank is _ACE and rules.moscow == "on":
-                actions.append(_SHOW_MOSCOW[seat])  # D8
-            if rules.dave == "on" and self._dave_refusal(seat) is None:
-                actions.append(_DAVES[seat])
-            singles = _LEADS[seat]
-            ia, ib, ic = a.index, b.index, c.index
-            actions += (singles[ia], singles[ib], singles[ic])
-            if limit < 2:
-                return actions
-            # group_leads, written out for three cards: pairs in combinations order, then all.
-            three = ab and ac
-            if rules.same_rank_leads == "on":
-                ra, rb, rc = a.rank, b.rank, c.rank
-                ab = ab or ra is rb
-                ac = ac or ra is rc
-                bc = bc or rb is rc
-                three = three or (ra is rb and ra is rc)
-            pairs, at = _PAIR_ACTIONS, (_LEAD * 4 + seat) * 1296
-            if ab:
-                actions.append(pairs[at + ia * 36 + ib] or _interned(seat, (a, b), _LEAD))
-            if ac:
-                actions.append(pairs[at + ia * 36 + ic] or _interned(seat, (a, c), _LEAD))
-            if bc:
-                actions.append(pairs[at + ib * 36 + ic] or _interned(seat, (b, c), _LEAD))
-            if limit < HAND_SIZE:
-                return actions
-            if three:
-                actions.append(_interned(seat, (a, b, c), _LEAD))
-            elif (  # (three sixes under same_rank_leads are offered above already)
-                a.rank is _SIX
-                and b.rank is _SIX
-                and c.rank is _SIX
-                and rules.moscow == "on"
-                and self.trump in (sa, sb, sc)
-            ):
-                actions.append(_interned(seat, (a, b, c), _LEAD))  # D8: малая Москва
-            return actions
+            return self._offer(self._leads(seat) if seat == self.leader else self._stop(seat))
         if phase == DECLARE:
-            return list(_DECLARES[seat]) if seat == self.turn else []
+            return self._offer(list(_DECLARES[seat]) if seat == self.turn else [])
         if phase == DAVE:
-            return list(_DAVE_REPLIES[seat]) if seat == self.turn else []
+            return self._offer(list(_DAVE_REPLIES[seat]) if seat == self.turn else [])
         return []
 
-    def _stop_actions(self, seat: int) -> list[Action]:
-        """A seat other than the rightful leader: «Стоп!» with the whole hand, if it may."""
-        if not 0 <= seat < self.players:
-            return []
-        hand = self.hands[seat]
-        if _may_stop(hand) and may_stop(self.hands, seat, self.leader, self.trump, self.rules):
-            return [_interned(seat, tuple(hand), _STOP)]
-        return []
+    def _offer(self, actions: list[Action]) -> list[Action]:
+        """Remember ``actions`` as legal in this position (until the next one is played)."""
+        now = len(self.history)
+        if self._offered_at != now:
+            self._offered, self._offered_at = tuple(actions), now
+        else:
+            self._offered += tuple(actions)
+        return actions
 
-    def _short_leads(self, seat: int, limit: int) -> list[Action]:
-        """The rightful leader's actions with fewer than three cards (the stock is out):
-        no show or малая Москва, which are of three cards."""
-        hand, rules = self.hands[seat], self.rules
+    def _answers(self, seat: int) -> list[Action]:
+        """A show, then R7's answers in ``combinations`` order, each a discard and then a
+        beat if it covers."""
+        hand, claim = self.hands[seat], self.claim
+        kind = hand_kind(hand, self.trump, self.rules.moscow == "on", False)
         actions: list[Action] = []
+        if kind in _SHOW_HANDS:  # D6, D8: shown on the holder's turn
+            actions.append(_SHOW_BURA[seat] if kind == BURA_HELD else _SHOW_MOSCOW[seat])
+        beaten = BEATEN_UNDER[self.trump_card.index]
+        if len(claim) == 1:
+            discards, beats = _DISCARDS[seat], _BEATS[seat]
+            beaten_by = beaten[claim[0].index]
+            for a in hand:
+                i = a.index
+                actions.append(discards[i])
+                if beaten_by >> i & 1:
+                    actions.append(beats[i])
+        elif len(claim) == 2:
+            by_first, by_second = beaten[claim[0].index], beaten[claim[1].index]
+            masks = []  # for each hand card, the claim positions it beats
+            for a in hand:
+                masks.append((by_first >> a.index & 1) | (by_second >> a.index & 1) << 1)
+            discards_at = _ACTIONS.pair_row(_DISCARD, seat)
+            beats_at = _ACTIONS.pair_row(_BEAT, seat)
+            pair_at, pairing = _ACTIONS.pair_at, PAIRINGS[2]
+            for i, j in PICKS[len(hand), 2]:
+                a, b = hand[i], hand[j]
+                actions.append(pair_at(discards_at, a, b, _DISCARD, seat))
+                if pairing[masks[i] | masks[j] << 2]:
+                    actions.append(pair_at(beats_at, a, b, _BEAT, seat))
+        else:
+            trump, get = suit_no(self.trump_card.index), _ACTIONS.get
+            for combo in combinations(hand, len(claim)):
+                actions.append(get(_DISCARD, seat, combo))
+                if covers_cards(combo, claim, trump):
+                    actions.append(get(_BEAT, seat, combo))
+        return actions
+
+    def _leads(self, seat: int) -> list[Action]:
+        """The rightful leader's: a show, даве, single cards in hand order, groups (D2)
+        by size in ``combinations`` order, and a малая Москва's three sixes (D8)."""
+        hand, rules = self.hands[seat], self.rules
+        kind = hand_kind(hand, self.trump, rules.moscow == "on", False)
+        actions: list[Action] = []
+        if kind in _SHOW_HANDS:
+            actions.append(_SHOW_BURA[seat] if kind == BURA_HELD else _SHOW_MOSCOW[seat])
         if rules.dave == "on" and self._dave_refusal(seat) is None:
             actions.append(_DAVES[seat])
         singles = _LEADS[seat]
-        actions += [singles[c.index] for c in hand]
-        if limit >= 2:
-            same_rank = rules.same_rank_leads == "on"
-            actions += [
-                _interned(seat, group, _LEAD) for group in group_leads(hand, limit, same_rank)
-            ]
+        for c in hand:
+            actions.append(singles[c.index])
+        limit = self._lead_limit(seat)
+        if limit < 2:
+            return actions
+        same_rank = rules.same_rank_leads == "on"
+        for pick in lead_picks(hand, limit, same_rank):
+            actions.append(_ACTIONS.pick(_LEAD, seat, hand, pick))
+        # (three sixes under same_rank_leads are a group of one rank, offered above)
+        if kind == SMALL_MOSCOW_HELD and limit >= HAND_SIZE and not same_rank:
+            actions.append(_ACTIONS.get(_LEAD, seat, tuple(hand)))
         return actions
+
+    def _stop(self, seat: int) -> list[Action]:
+        """A seat other than the rightful leader: «Стоп!» with the whole hand, if it may."""
+        if not 0 <= seat < self.players:
+            return []
+        hands, rules = self.hands, self.rules
+        moscow, molodka = rules.moscow == "on", rules.molodka == "out_of_turn"
+        if hand_kind(hands[seat], self.trump, moscow, molodka) in _STOP_HANDS and may_stop(
+            hands, seat, self.leader, self.trump, rules
+        ):
+            return [_ACTIONS.get(_STOP, seat, tuple(hands[seat]))]
+        return []
 
     def _lead_limit(self, seat: int) -> int:
         """D2: at most 3 cards, never more than the smallest other hand."""
@@ -647,9 +527,9 @@ class BuraDeal:
         limit = self._lead_limit(seat)
         if len(cards) > limit:
             raise IllegalMoveError(f"a lead is at most {limit} card(s) now (D2)")
-        if len(cards) == 1 or _one_suit(cards):
+        if len(cards) == 1 or one_suit(cards):
             return
-        if self.rules.same_rank_leads == "on" and _other_ranks_same(cards):
+        if self.rules.same_rank_leads == "on" and one_rank(cards):
             return
         # D8 "Precisely": a rightful leader holding малая Москва may lead the three sixes.
         if len(cards) == HAND_SIZE and is_small_moscow(cards, self.trump, self.rules):
@@ -668,69 +548,16 @@ class BuraDeal:
             raise IllegalMoveError("these cards do not beat every claimant card (R7)")
 
     def apply(self, action: Action) -> None:
-        """Check and play ``action``; a refused action changes nothing.
+        """Check and play ``action``; a refused action changes nothing. The position
+        it leaves is ``engine.bura.reference.after(self, action)``.
 
-        A common move whose legality shows at a glance (:meth:`_plainly_legal`, made of
-        :meth:`check`'s own tests) is played at once; any other is checked in full, so
-        refusals and their reasons are :meth:`check`'s.
+        An action :meth:`legal_actions` handed out in this very position (the same
+        object) is known legal and is not derived again; any other is checked in full by
+        :meth:`check`, so refusals and their reasons are its.
         """
-        if not self._plainly_legal(action):
+        if self._offered_at != len(self.history) or id(action) not in map(id, self._offered):
             self.check(action)
         self.push(action)
-
-    def _plainly_legal(self, action: Action) -> bool:
-        """Whether ``action`` is one of the common moves whose legality is quick to see:
-        an answer in turn (R7), a lead of one card or of two of a suit (or of a rank
-        with same_rank_leads) by the rightful leader (D2), a declaration or its refusal
-        by the taker (D5), a reply to даве (D11). ``False`` means only "not seen at a
-        glance": :meth:`check` then decides, with a reason. Each test here is one that
-        :meth:`check` makes for such a move. Cards are found in a hand by identity
-        (they are interned), not by ``==``."""
-        cls, phase = action.__class__, self.phase
-        if cls is Answer:
-            if phase != ANSWER or action.seat != self.turn:
-                return False
-            answer: Answer = action  # type: ignore[assignment]
-            cards, claim, hand = answer.cards, self.claim, self.hands[answer.seat]
-            if len(cards) != len(claim):
-                return False
-            if len(cards) == 1:
-                card = cards[0]
-                if not _held(hand, card):
-                    return False
-                if not answer.beat:
-                    return True
-                return bool(
-                    _BEATEN_BY[self.trump_card.index // 9][claim[0].index] >> card.index & 1
-                )
-            if not _holds(hand, cards):
-                return False
-            return not answer.beat or covers(cards, claim, self.trump)
-        if cls is Lead:
-            lead: Lead = action  # type: ignore[assignment]
-            seat, cards = lead.seat, lead.cards
-            if phase != LEAD or lead.stop or seat != self.leader:
-                return False
-            hand = self.hands[seat]
-            if len(cards) == 1:
-                card = cards[0]
-                if not _held(hand, card):
-                    return False
-                # D2: not longer than the smallest other hand (the own hand holds it).
-                return all(self.hands)
-            if len(cards) != 2 or not _holds(hand, cards):
-                return False
-            a, b = cards
-            if a.suit is not b.suit and (
-                a.rank is not b.rank or self.rules.same_rank_leads != "on"
-            ):
-                return False
-            return min(map(len, self.hands)) >= 2  # D2 (the own hand holds the two)
-        if cls is Declare:
-            return phase == DECLARE and action.seat == self.turn
-        if cls is DaveReply:
-            return phase == DAVE and action.seat == self.turn
-        return False
 
     def push(self, action: Action) -> None:
         """Play an action already known to be legal (e.g. from :meth:`legal_actions`)."""
@@ -746,14 +573,18 @@ class BuraDeal:
                 card = cards[0]
                 _take_out(hand, card)
                 if beat:
-                    play = _ANSWER_PLAYS[2][seat][card.index]
+                    play = _BEAT_PLAYS[seat][card.index]
+                elif self.rules.discards == "closed":
+                    play = _CLOSED_DISCARD_PLAYS[seat][card.index]
                 else:
-                    play = _ANSWER_PLAYS[self.rules.discards == "closed"][seat][card.index]
+                    play = _OPEN_DISCARD_PLAYS[seat][card.index]
             else:
                 for card in cards:
                     _take_out(hand, card)
-                closed = not beat and self.rules.discards == "closed"
-                play = _table_play(seat, cards, _BEAT if beat else _DISCARD, beat, False, closed)
+                if beat:
+                    play = _PLAYS.get(_BEAT * 2, seat, cards)
+                else:
+                    play = _PLAYS.get(_DISCARD * 2 + (self.rules.discards == "closed"), seat, cards)
             self.plays.append(play)
             if beat:
                 self.claimant, self.claim = seat, cards
@@ -777,7 +608,7 @@ class BuraDeal:
             else:
                 for card in cards:
                     _take_out(hand, card)
-                play = _table_play(seat, cards, _STOP if stop else _LEAD, None, stop, False)
+                play = _PLAYS.get((_STOP if stop else _LEAD) * 2, seat, cards)
             self.plays.append(play)
             self.trick_leader = self.claimant = seat
             self.claim = cards
@@ -832,37 +663,11 @@ class BuraDeal:
     def _go_on(self) -> None:
         """No declaration: draw back to 3, winner first (D4, R10); void if all is played."""
         winner = self.leader
-        stock = self.stock
-        if stock:
-            # R10 (as engine.tricks.draw_up): one card at a time, the taker first, until
-            # every hand holds 3 or the stock is out.
-            hands, trump_card = self.hands, self.trump_card
+        if self.stock:
             order = _DRAW_ORDER[self.players][winner]
-            need = HAND_SIZE - len(hands[winner])
-            if len(stock) >= need * len(order) and len(set(map(len, hands))) == 1:
-                # Every hand is short by the same count and the stock covers them all.
-                for _ in range(need):
-                    for s in order:
-                        card = stock.pop(0)
-                        if card is trump_card:
-                            self.trump_drawn_by = s
-                        hands[s].append(card)
-                self.phase, self.turn = LEAD, winner
-                return
-            while stock:
-                drew = False
-                for s in order:
-                    hand = hands[s]
-                    if len(hand) < HAND_SIZE:
-                        card = stock.pop(0)
-                        if card is trump_card:
-                            self.trump_drawn_by = s
-                        hand.append(card)
-                        drew = True
-                        if not stock:
-                            break
-                if not drew:
-                    break
+            drawn_by = draw_up(self.stock, self.hands, order, HAND_SIZE, self.trump_card)
+            if drawn_by is not None:
+                self.trump_drawn_by = drawn_by
         elif not any(self.hands):  # D9: run out with no declaration
             self._end("void", None, None, run_out=True)
             return
@@ -886,6 +691,7 @@ class BuraDeal:
         deal passed and is complete and void (D5 "Precisely")."""
         if self.phase == DECLARE and not any(self.hands) and not self.stock:
             self._go_on()
+            self._offered_at = -1  # the phase changed with no move played
 
     def replay(self, actions: Iterable[Action]) -> BuraDeal:
         for action in actions:

@@ -5,11 +5,35 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine.bura import reference
 from engine.bura.actions import Action, action_from_json
+from engine.bura.deal import BuraDeal
 from engine.bura.record import FORMAT, from_record, replay, to_record
 from engine.bura.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, RULE_IDS, SWITCHES, BuraRules
 from engine.bura.series import BuraSeries
-from engine.game import SeriesState
+from engine.game import DealState, SeriesState
+
+
+class BuraReference:
+    """engine/bura/reference.py for the deal states of :class:`BuraGame`."""
+
+    def actors(self, deal: DealState[Action, Any, Any]) -> tuple[int, ...]:
+        return reference.actors(_deal_of(deal))
+
+    def legal_actions(self, deal: DealState[Action, Any, Any], seat: int) -> list[Action]:
+        return reference.legal_actions(_deal_of(deal), seat)
+
+    def position(self, deal: DealState[Action, Any, Any]) -> reference.Position:
+        return reference.position(_deal_of(deal))
+
+    def after(self, deal: DealState[Action, Any, Any], action: Action) -> reference.Position:
+        return reference.after(_deal_of(deal), action)
+
+
+def _deal_of(deal: DealState[Action, Any, Any]) -> BuraDeal:
+    if not isinstance(deal, BuraDeal):
+        raise TypeError("not a Bura deal")
+    return deal
 
 
 class BuraGame:
@@ -21,6 +45,7 @@ class BuraGame:
     switches: Mapping[str, tuple[object, ...]] = SWITCHES
     rule_ids: Mapping[str, str] = RULE_IDS
     presets: Mapping[str, Mapping[str, object]] = PRESETS
+    reference = BuraReference()
 
     def rules_from_dict(self, data: Mapping[str, Any]) -> BuraRules:
         return BuraRules.from_dict(data)

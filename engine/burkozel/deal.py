@@ -1,10 +1,15 @@
-"""One deal of Burkozel: dealing, tricks, drawing and the deal score (R3–R13)."""
+"""One deal of Burkozel: dealing, tricks, drawing and the deal score (R3–R13).
+
+The fast form of engine/burkozel/reference.py, which states the legal moves and what a
+move does plainly (tests/engine/test_reference.py holds the two equal); its encodings
+are engine/fast.py's. :meth:`Deal.check` is the other legality test: it says why a
+move is refused."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import fields
-from itertools import combinations, permutations
+from itertools import combinations
 
 from engine.burkozel.actions import DealResult, Move, Play, PlayerView, TrickResult
 from engine.burkozel.combinations import is_lead_combination, show_kind, show_winner
@@ -13,106 +18,58 @@ from engine.burkozel.scoring import PLAYED, penalties_for, score_deal
 from engine.burkozel.view import PUBLIC, display_key, masked
 from engine.cards import DECK, Card, Suit, check_deck
 from engine.errors import GameOverError, IllegalMoveError
-from engine.tricks import PICKS, covers, draw_up, group_leads
+from engine.fast import (
+    BEATEN_BY,
+    DECK_SIZE,
+    INDICES,
+    MAX_SEATS,
+    PAIRINGS,
+    PICKS,
+    SUITS,
+    Interned,
+    beaten_positions,
+    covers_cards,
+    lead_picks,
+    suit_no,
+)
+from engine.tricks import covers, draw_up, one_suit
 
 __all__ = ["Deal", "DealResult", "Move", "Play", "PlayerView", "TrickResult", "penalties_for"]
 
 
-# Moves handed out by ``Deal.legal_moves`` are interned (a Move is immutable and equal
-# by value, so one object serves every position that offers it): building a frozen
-# dataclass costs more than the rest of a move. The key packs the seat, the kind and
-# the card indices in order, base 37 (every digit non-zero, so lengths differ).
-_MOVES: dict[int, Move] = {}
-_PLAYS: dict[int, tuple[Move, Play]] = {}  # by id(move), with the move (kept alive)
-# Emptied past this (about 7 MB): a cache, not a leak. It holds every one-card move,
-# every lead of two or three cards (9,216) and every answer of two (10,080), so in the
-# base rules it fills once and stays.
-_INTERNED_LIMIT = 25_000
 _LEAD, _DISCARD, _BEAT = 0, 1, 2
 
 
-def _interned(seat: int, cards: tuple[Card, ...], kind: int) -> Move:
-    key = kind * 4 + seat + 1
-    for card in cards:
-        key = key * 37 + card.index + 1
-    move = _MOVES.get(key)
-    if move is None:
-        if len(_MOVES) >= _INTERNED_LIMIT:
-            _MOVES.clear()
-        beat = None if kind == _LEAD else kind == _BEAT
-        move = _MOVES[key] = Move(seat, cards, beat)
-    return move
+def _make_move(kind: int, seat: int, cards: tuple[Card, ...]) -> Move:
+    return Move(seat, cards, None if kind == _LEAD else kind == _BEAT)
 
 
-# One-card moves, made once: [kind][seat][card index].
-_SINGLES: tuple[tuple[tuple[Move, ...], ...], ...] = tuple(
-    tuple(tuple(_interned(seat, (card,), kind) for card in DECK) for seat in range(MAX_PLAYERS))
-    for kind in (_LEAD, _DISCARD, _BEAT)
-)
+# Moves handed out by ``Deal.legal_moves`` are interned (engine/fast.py): one object
+# serves every position that offers it. The dictionary of longer moves holds every lead
+# of three cards (9,216 with the seats), so in the base rules it fills once and stays.
+_MOVES = Interned(_make_move, kinds=3, limit=25_000)
+_SINGLES = _MOVES.singles
+_PLAYS: dict[int, tuple[Move, Play]] = {}  # by id(move), with the move (kept alive)
+_PLAYS_LIMIT = 25_000
 
-# R5 on card indices: _BEATEN[trump][a] is the set (a 36-bit mask) of the cards card
-# ``a`` beats when ``trump`` (0-3, the suit's place in DECK) is trumps.
-_BEATEN: tuple[tuple[int, ...], ...] = tuple(
-    tuple(
-        sum(
-            1 << c.index
-            for c in DECK
-            if (a.index > c.index if a.suit is c.suit else a.index // 9 == trump)
-        )
-        for a in DECK
-    )
-    for trump in range(4)
-)
-
-# One-card answers (R7) to one claim card: per (seat, trump, claim card) a row over the
-# answer card's index of the moves it gives, a discard and then a beat if it beats.
-_ANSWERS_TO_ONE: dict[int, tuple[tuple[Move, ...], ...]] = {}
+# One-card answers (R7) to one claim card: [seat][trump number][claim card index], a row
+# over the answer card's index of the moves it gives, a discard and then a beat if it
+# beats (R5, BEATEN_BY).
+_ANSWERS_TO_ONE: list[list[list[tuple[tuple[Move, ...], ...] | None]]] = [
+    [[None] * DECK_SIZE for _ in range(SUITS)] for _ in range(MAX_SEATS)
+]
 
 
 def _answer_row(seat: int, trump: int, claim: int) -> tuple[tuple[Move, ...], ...]:
-    beaten, discards, beats = _BEATEN[trump], _SINGLES[_DISCARD][seat], _SINGLES[_BEAT][seat]
-    row = tuple(
-        (discards[a], beats[a]) if beaten[a] >> claim & 1 else (discards[a],) for a in range(36)
+    beaten_by, discards, beats = (
+        BEATEN_BY[trump][claim],
+        _SINGLES[_DISCARD][seat],
+        _SINGLES[_BEAT][seat],
     )
-    _ANSWERS_TO_ONE[(seat * 4 + trump) * 36 + claim] = row
+    row = tuple((discards[a], beats[a]) if beaten_by >> a & 1 else (discards[a],) for a in INDICES)
+    _ANSWERS_TO_ONE[seat][trump][claim] = row
     return row
 
-
-# Multi-card leads (R6, B2): per hand size, limit and suit pattern of the hand (the
-# suits' places, base 4, in hand order), the positions of the one-suit picks in the
-# order of ``group_leads`` (``itertools.combinations`` for size 2, 3, ...).
-_GROUP_PICKS: dict[int, tuple[tuple[int, ...], ...]] = {}
-
-
-def _group_picks(n: int, limit: int, pattern: int) -> tuple[tuple[int, ...], ...]:
-    suits = [pattern >> 2 * (n - 1 - i) & 3 for i in range(n)]
-    picks = tuple(
-        pick
-        for size in range(2, min(limit, n) + 1)
-        for pick in combinations(range(n), size)
-        if all(suits[i] == suits[pick[0]] for i in pick)
-    )
-    _GROUP_PICKS[(pattern * 8 + n) * 8 + limit] = picks
-    return picks
-
-
-# R7 for k answer cards against k claim cards: _PAIRINGS[k][packed] says whether the
-# answer covers the claim, ``packed`` holding for answer card j (bits k*j on) the set of
-# claim positions it beats. Built for k = 2 and 3; k = 4 goes through ``covers``.
-def _pairings(k: int) -> tuple[bool, ...]:
-    full = (1 << k) - 1
-    return tuple(
-        any(
-            all(packed >> (k * j + order[j]) & 1 for j in range(k))
-            for order in permutations(range(k))
-        )
-        if all(packed >> (k * j) & full for j in range(k))
-        else False
-        for packed in range(1 << (k * k))
-    )
-
-
-_PAIRINGS = {2: _pairings(2), 3: _pairings(3)}
 
 # A TrickResult is built by setting its three slots (see Deal._finish_trick).
 assert [f.name for f in fields(TrickResult)] == ["winner", "plays", "points"]
@@ -191,8 +148,8 @@ class Deal:
     _succ: tuple[int, ...]  # the next seat still in after each seat (B3)
     _others: tuple[tuple[int, ...], ...]  # the other seats still in, for each seat
     _rounds: tuple[tuple[int, ...], ...]  # the seats still in from each seat on (R10)
-    # The rules as flags: B6 on, B2's lead of four (else 3), B1 closed; and the trump
-    # suit's place in DECK (0-3, card index // 9).
+    # The rules as flags: B6 on, B2's lead of four (else 3), B1 closed; and the trump's
+    # suit number (engine.fast.suit_no).
     _combos_on: bool
     _lead_cap: int
     _closed: bool
@@ -305,7 +262,7 @@ class Deal:
         self._combos_on = rules.combinations == "on"
         self._lead_cap = 4 if rules.max_lead == 4 else 3
         self._closed = rules.discards == "closed"
-        self._trump_no = self.trump_card.index // 9
+        self._trump_no = suit_no(self.trump_card.index)
         key = (self.players, self.seats_in)
         tables = _SEAT_TABLES.get(key)
         if tables is None:
@@ -369,6 +326,11 @@ class Deal:
     @property
     def stock_size(self) -> int:
         return len(self._stock)
+
+    @property
+    def stock(self) -> tuple[Card, ...]:
+        """The stock, top card first (the turned trump last while it is there, R3)."""
+        return tuple(self._stock)
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         return tuple(self._hands[seat])
@@ -449,8 +411,12 @@ class Deal:
     # --- moves ---------------------------------------------------------------
 
     def legal_moves(self, seat: int | None = None) -> list[Move]:
-        """Every legal move of ``seat`` (default: the seat to play); answers once as a
-        discard, once as a beat if able; shows (C1/C2) and out-of-turn leads (C3/C4)."""
+        """Every legal move of ``seat`` (default: the seat to play): exactly
+        ``engine.burkozel.reference.legal_moves(self, seat)``, in its order (the computer
+        players break ties by it), and remembered as legal in this position for
+        :meth:`apply`. Fast: interned moves (engine/fast.py), one-card answers from rows
+        built on ``BEATEN_BY``, groups from ``lead_picks``, R7 from ``PAIRINGS``;
+        tests/engine/test_reference.py holds the two equal."""
         turn = self.turn
         if turn is None:
             return []
@@ -481,36 +447,26 @@ class Deal:
             if smallest < limit:
                 limit = smallest
             singles = _SINGLES[_LEAD][seat]
-            pattern = 0  # the suits' places in DECK, base 4, in hand order
             for c in hand:
-                index = c.index
-                moves.append(singles[index])
-                pattern = pattern * 4 + index // 9
-            n = len(hand)
-            if limit >= 2 and n >= 2:
-                if n > 6:
-                    moves += [_interned(seat, g, _LEAD) for g in group_leads(hand, limit)]
-                else:
-                    picks = _GROUP_PICKS.get((pattern * 8 + n) * 8 + limit)
-                    if picks is None:
-                        picks = _group_picks(n, limit, pattern)
-                    if picks:
-                        moves += _group_leads(seat, hand, picks)
+                moves.append(singles[c.index])
+            if limit >= 2 and len(hand) >= 2:
+                picks = lead_picks(hand, limit)
+                if picks:
+                    moves += _group_leads(seat, hand, picks)
             if self._combos_on:
                 whole = tuple(hand)
-                if self._combination_lead(seat) and (limit < 4 or not _one_suit(whole)):
-                    moves.append(_interned(seat, whole, _LEAD))
+                if self._combination_lead(seat) and (limit < 4 or not one_suit(whole)):
+                    moves.append(_MOVES.get(_LEAD, seat, whole))
         else:
             claim = self._claim
             if len(claim) == 1:
-                key = (seat * 4 + self._trump_no) * 36 + claim[0].index
-                row = _ANSWERS_TO_ONE.get(key)
+                row = _ANSWERS_TO_ONE[seat][self._trump_no][claim[0].index]
                 if row is None:
                     row = _answer_row(seat, self._trump_no, claim[0].index)
                 for a in hand:
                     moves += row[a.index]
             else:
-                moves += _answers(seat, hand, claim, self._trump_no, self.trump)
+                moves += _answers(seat, hand, claim, self._trump_no)
         return self._offer(moves)
 
     def _offer(self, moves: list[Move]) -> list[Move]:
@@ -565,7 +521,7 @@ class Deal:
         if len(cards) > limit:
             when = " from the second trick (B2)" if self.rules.max_lead == 4 else " (R6)"
             raise IllegalMoveError(f"a lead is at most {limit} cards{when}")
-        if not _one_suit(cards):
+        if not one_suit(cards):
             raise IllegalMoveError("a lead of several cards must be of one suit (R6)")
         smallest = min(len(self._hands[s]) for s in self.seats_in if s != move.seat)
         if len(cards) > smallest:
@@ -610,6 +566,7 @@ class Deal:
 
     def apply(self, move: Move) -> TrickResult | None:
         """Check and play ``move``; returns the trick result when it completes a trick.
+        The position it leaves is ``engine.burkozel.reference.after(self, move)``.
 
         A move :meth:`legal_moves` handed out in this very position (the same object)
         is known legal and is not derived again; any other move is checked in full.
@@ -644,7 +601,7 @@ class Deal:
         if cached is not None and cached[0] is move:
             play = cached[1]
         else:
-            if len(_PLAYS) >= _INTERNED_LIMIT:
+            if len(_PLAYS) >= _PLAYS_LIMIT:
                 _PLAYS.clear()
             play = Play(seat, cards, beat)
             _PLAYS[id(move)] = (move, play)
@@ -810,48 +767,30 @@ class Deal:
 def _group_leads(seat: int, hand: list[Card], picks: tuple[tuple[int, ...], ...]) -> list[Move]:
     """The leads of ``seat`` made of the cards at each of ``picks`` (positions in hand)."""
     moves = []
-    base = _LEAD * 4 + seat + 1
     for pick in picks:
-        key = base
-        for i in pick:
-            key = key * 37 + hand[i].index + 1
-        move = _MOVES.get(key)
-        if move is None:
-            move = _interned(seat, tuple([hand[i] for i in pick]), _LEAD)
-        moves.append(move)
+        moves.append(_MOVES.pick(_LEAD, seat, hand, pick))
     return moves
 
 
-def _answers(
-    seat: int, hand: list[Card], claim: tuple[Card, ...], trump: int, suit: Suit
-) -> list[Move]:
+def _answers(seat: int, hand: list[Card], claim: tuple[Card, ...], trump: int) -> list[Move]:
     """R7: every answer of ``len(claim)`` cards, each a discard and then a beat if it
     covers, in the order of ``itertools.combinations(hand, len(claim))``. Answers of
     three or four cards are rare and many (171,360 three-card discards alone): they are
     built fresh, not interned, so that they do not flush the table of the common moves."""
     k, n = len(claim), len(hand)
     moves: list[Move] = []
-    if k > 3 or n > 6:
+    if k not in PAIRINGS or (n, k) not in PICKS:
         for combo in combinations(hand, k):
             moves.append(Move(seat, combo, False))
-            if covers(combo, claim, suit):
+            if covers_cards(combo, claim, trump):
                 moves.append(Move(seat, combo, True))
         return moves
-    beaten = _BEATEN[trump]
     if k == 2:
-        return _answers_of_two(seat, hand, claim[0].index, claim[1].index, beaten)
-    # masks[i]: the claim positions hand card i beats; digits[i]: its key digit.
-    masks = []
-    for a in hand:
-        b = beaten[a.index]
-        m = 0
-        bit = 1
-        for c in claim:
-            if b >> c.index & 1:
-                m |= bit
-            bit <<= 1
-        masks.append(m)
-    pairing = _PAIRINGS[k]
+        return _answers_of_two(seat, hand, claim[0].index, claim[1].index, trump)
+    # masks[i]: the claim positions hand card i beats.
+    claimed = [c.index for c in claim]
+    masks = [beaten_positions(a.index, claimed, trump) for a in hand]
+    pairing = PAIRINGS[k]
     for pick in PICKS[n, k]:
         packed = shift = 0
         for i in pick:
@@ -864,35 +803,20 @@ def _answers(
     return moves
 
 
-def _answers_of_two(
-    seat: int, hand: list[Card], first: int, second: int, beaten: tuple[int, ...]
-) -> list[Move]:
+def _answers_of_two(seat: int, hand: list[Card], first: int, second: int, trump: int) -> list[Move]:
     """``_answers`` to a claim of two cards (indices ``first``, ``second``)."""
-    masks = []
-    digits = []
+    beaten = BEATEN_BY[trump]
+    by_first, by_second = beaten[first], beaten[second]
+    masks = []  # for each hand card, the claim positions it beats
     for a in hand:
-        i = a.index
-        b = beaten[i]
-        masks.append((b >> first & 1) | (b >> second & 1) << 1)
-        digits.append(i + 1)
-    discard_base = (_DISCARD * 4 + seat + 1) * 1369
-    beat_base = (_BEAT * 4 + seat + 1) * 1369
-    pairing = _PAIRINGS[2]
+        masks.append((by_first >> a.index & 1) | (by_second >> a.index & 1) << 1)
+    discards, beats = _MOVES.pair_row(_DISCARD, seat), _MOVES.pair_row(_BEAT, seat)
+    pair_at = _MOVES.pair_at
+    pairing = PAIRINGS[2]
     moves = []
-    get = _MOVES.get
     for i, j in PICKS[len(hand), 2]:
-        tail = digits[i] * 37 + digits[j]
-        move = get(discard_base + tail)
-        if move is None:
-            move = _interned(seat, (hand[i], hand[j]), _DISCARD)
-        moves.append(move)
+        a, b = hand[i], hand[j]
+        moves.append(pair_at(discards, a, b, _DISCARD, seat))
         if pairing[masks[i] | masks[j] << 2]:
-            move = get(beat_base + tail)
-            if move is None:
-                move = _interned(seat, (hand[i], hand[j]), _BEAT)
-            moves.append(move)
+            moves.append(pair_at(beats, a, b, _BEAT, seat))
     return moves
-
-
-def _one_suit(cards: Sequence[Card]) -> bool:
-    return all(c.suit is cards[0].suit for c in cards)

@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from engine.burkozel import reference
 from engine.burkozel.deal import Deal, DealResult, Move, PlayerView
 from engine.burkozel.record import FORMAT, from_record, replay, to_record
 from engine.burkozel.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, RULE_IDS, SWITCHES, RuleSet
 from engine.burkozel.series import Series, SeriesResult
 from engine.cards import Card
-from engine.game import SeriesState
+from engine.game import DealState, SeriesState
 
 
 class BurkozelDealState:
@@ -82,6 +83,32 @@ class BurkozelSeriesState:
         return self.series.result()
 
 
+class BurkozelReference:
+    """engine/burkozel/reference.py for the deal states of :class:`BurkozelGame`."""
+
+    def actors(self, deal: DealState[Move, Any, Any]) -> tuple[int, ...]:
+        inner = _deal_of(deal)
+        if inner.turn is None:
+            return ()
+        stopper = inner.stopper()
+        return (inner.turn,) if stopper is None else (inner.turn, stopper)
+
+    def legal_actions(self, deal: DealState[Move, Any, Any], seat: int) -> list[Move]:
+        return reference.legal_moves(_deal_of(deal), seat)
+
+    def position(self, deal: DealState[Move, Any, Any]) -> reference.Position:
+        return reference.position(_deal_of(deal))
+
+    def after(self, deal: DealState[Move, Any, Any], action: Move) -> reference.Position:
+        return reference.after(_deal_of(deal), action)
+
+
+def _deal_of(deal: DealState[Move, Any, Any]) -> Deal:
+    if not isinstance(deal, BurkozelDealState):
+        raise TypeError("not a Burkozel deal")
+    return deal.deal
+
+
 class BurkozelGame:
     name = "burkozel"
     record_format = FORMAT
@@ -91,6 +118,7 @@ class BurkozelGame:
     switches: Mapping[str, tuple[object, ...]] = SWITCHES
     rule_ids: Mapping[str, str] = RULE_IDS
     presets: Mapping[str, Mapping[str, object]] = PRESETS
+    reference = BurkozelReference()
 
     def rules_from_dict(self, data: Mapping[str, Any]) -> RuleSet:
         return RuleSet.from_dict(data)

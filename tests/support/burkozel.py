@@ -115,3 +115,16 @@ def after_first_trick(
     assert deal.trick_number == 1 and deal.turn == 0
     assert [sorted(deal.hand(s)) for s in range(players)] == [sorted(parse_cards(h)) for h in hands]
     return deal
+
+
+def shown_series(hands: list[list[str]]) -> Series:
+    """Seat 0 leads 7♠ at the second trick and seat 1 shows its бура instead of answering."""
+    on = RuleSet(combinations="on")
+    first = after_first_trick(hands, "6C", on)
+    series = Series(len(hands), on, first_dealer=len(hands) - 1)
+    series.start_deal(first.deck, len(hands) - 1)
+    for played in first.history:
+        series.apply(played)
+    series.apply(Move(0, parse_cards(["7S"])))
+    series.apply(Move(1, (), show="bura"))
+    return series

@@ -2,49 +2,33 @@
 
 :class:`engine.burkozel.deal.Deal` checks every move, keeps history and builds tuples of
 :class:`~engine.cards.Card`; a Monte Carlo search runs tens of thousands of playouts per
-decision, so it works here on card indices (``Card.index`` = suit * 9 + rank, strength
-order, see ``engine.cards``) with no checking. ``tests/engine/burkozel/ai/test_sim.py`` proves it plays
-exactly like ``Deal``.
+decision, so it works here on card indices, with the rules as tables on them
+(``engine.fast``), and no checking. ``tests/engine/burkozel/ai/test_sim.py`` proves it
+plays exactly like ``Deal``.
 """
 
 from __future__ import annotations
 
 import random
-from itertools import permutations
 
 from engine.burkozel.deal import PlayerView, penalties_for
 from engine.burkozel.rules import HAND_SIZE
 from engine.cards import DECK, Card
+from engine.fast import (
+    INDICES,
+    POINTS_OF,
+    RANK_OF,
+    SUIT_NO,
+    SUIT_OF,
+    beats,
+    covers_indices,
+    draw_from_end,
+)
 
-RANK: tuple[int, ...] = tuple(c.rank for c in DECK)
-SUIT: tuple[int, ...] = tuple(c.index // 9 for c in DECK)
-PTS: tuple[int, ...] = tuple(c.points for c in DECK)
-SUIT_INDEX = {card.suit: card.index // 9 for card in DECK}
-
-
-def beats(a: int, b: int, trump: int) -> bool:
-    """R5 on indices: within a suit a higher index is a higher rank."""
-    sa = a // 9
-    if sa == b // 9:
-        return a > b
-    return sa == trump
-
-
-def covers(answer: tuple[int, ...], claim: tuple[int, ...], trump: int) -> bool:
-    """R7: a one-to-one pairing in which every claim card is beaten."""
-    k = len(claim)
-    if k == 1:
-        return beats(answer[0], claim[0], trump)
-    if k == 2:
-        a0, a1 = answer
-        c0, c1 = claim
-        return (beats(a0, c0, trump) and beats(a1, c1, trump)) or (
-            beats(a0, c1, trump) and beats(a1, c0, trump)
-        )
-    return any(
-        all(beats(a, c, trump) for a, c in zip(order, claim, strict=True))
-        for order in permutations(answer)
-    )
+# The card tables the computer players read, under the names they know.
+RANK, SUIT, PTS, SUIT_INDEX = RANK_OF, SUIT_OF, POINTS_OF, SUIT_NO
+covers = covers_indices  # R7 on indices
+__all__ = ["PTS", "RANK", "SUIT", "SUIT_INDEX", "Sim", "beats", "build_world", "covers"]
 
 
 class Sim:
@@ -135,16 +119,9 @@ class Sim:
         self.k = 0
         self.claim = ()
         self.last_winner = winner
-        stock, hands, n = self.stock, self.hands, self.n
-        while stock:
-            drew = False
-            for i in range(n):
-                h = hands[(winner + i) % n]
-                if len(h) < HAND_SIZE and stock:
-                    h.append(stock.pop())
-                    drew = True
-            if not drew:
-                break
+        hands = self.hands
+        if self.stock:
+            draw_from_end(self.stock, hands, winner, HAND_SIZE)
         self.leader = self.claimant = winner
         self.turn = winner if any(hands) else -1
 
@@ -178,7 +155,7 @@ def unseen_for(view: PlayerView) -> tuple[list[int], dict[int, list[int]]]:
         placed.add(tc)
         if not view.trump_card_in_stock and view.trump_card_drawn_by is not None:
             known.setdefault(view.trump_card_drawn_by, []).append(tc)
-    return [i for i in range(36) if i not in placed], known
+    return [i for i in INDICES if i not in placed], known
 
 
 def sample_world(view: PlayerView, rng: random.Random) -> Sim:

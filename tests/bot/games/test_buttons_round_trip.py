@@ -24,8 +24,8 @@ from engine.bura.rules import SWITCHES, BuraRules
 from engine.bura.series import BuraSeries
 from engine.burkozel import Move, RuleSet, Series
 from tests.bot.games.burkozel.test_house_screens import game_of
-from tests.engine.burkozel.test_house_properties import lumpy_decks, table_rules
 from tests.support.burkozel import build_deck
+from tests.support.strategies import lumpy_decks, table_rules
 
 T = texts("en")
 

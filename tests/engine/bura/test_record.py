@@ -13,8 +13,8 @@ from engine.bura.rules import BuraRules
 from engine.cards import DECK
 from engine.errors import RecordError
 from engine.registry import game_for_record, replay_json
-from tests.engine.test_cli import failure, run
 from tests.support.bura import bura_deck, random_series
+from tests.support.cli import failure, run
 
 
 def codes(deck: Any) -> list[str]:
@@ -184,7 +184,7 @@ def test_cli_errors_name_deal_move_and_reason(change: Any, expected: str, tmp_pa
 
 
 def test_burkozel_records_still_replay(tmp_path: Path) -> None:
-    from tests.engine.test_cli import record
+    from tests.support.cli import record
 
     data = record()
     path = tmp_path / "b.json"

@@ -11,42 +11,7 @@ from hypothesis import strategies as st
 from engine import DECK, Card, IllegalMoveError
 from engine.burkozel import Deal, Move, RuleSet, Series, from_record, replay, report, to_record
 from tests.support.burkozel import all_legal, assert_views_private, cards_in_play, view_cards
-
-
-@st.composite
-def table_rules(draw: st.DrawFn) -> tuple[int, RuleSet]:
-    """A player count and a rule set that may be played with it (B3, B5 refusals aside)."""
-    rules = RuleSet(
-        discards=draw(st.sampled_from(["open", "closed"])),
-        max_lead=draw(st.sampled_from([3, 4])),
-        combinations=draw(st.sampled_from(["off", "on"])),
-        **draw(
-            st.sampled_from(
-                [
-                    {},
-                    {"series_end": "elimination"},
-                    {"scoring": "winner_takes"},
-                    {"teams": "pairs"},
-                    {"teams": "pairs", "scoring": "winner_takes"},
-                ]
-            )
-        ),
-    )
-    players = 4 if rules.teams == "pairs" else draw(st.integers(2, 4))
-    return players, rules
-
-
-@st.composite
-def lumpy_decks(draw: st.DrawFn) -> tuple[Card, ...]:
-    """Random decks, often close to suit order, so that combinations get dealt and drawn."""
-    if draw(st.booleans()):
-        return tuple(draw(st.permutations(DECK)))
-    deck = list(DECK)
-    rng = random.Random(draw(st.integers(0, 2**32)))
-    for _ in range(draw(st.integers(0, 40))):
-        i, j = rng.randrange(36), rng.randrange(36)
-        deck[i], deck[j] = deck[j], deck[i]
-    return tuple(deck)
+from tests.support.strategies import lumpy_decks, table_rules
 
 
 def assert_no_closed_leak(deal: Deal) -> None:

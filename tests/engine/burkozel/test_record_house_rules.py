@@ -10,9 +10,8 @@ import pytest
 
 from engine import RecordError
 from engine.burkozel import Move, RuleSet, from_record, replay, report, to_record
-from tests.bot.games.burkozel.test_house_screens import shown_series
-from tests.engine.test_cli import run
-from tests.support.burkozel import after_first_trick
+from tests.support.burkozel import after_first_trick, shown_series
+from tests.support.cli import run
 
 
 def record_with(moves_extra: list[dict[str, Any]]) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Duel, a third game that exists only in the test tree (issue 28: a game is files).
+"""Duel, a third game that exists only in the test tree (a new game is its own files).
 
 Two players, a hand each from the top of the deck (T1: 3 or 5 cards). The non-dealer
 leads a card, the other answers with one; the higher card of the led suit takes the
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import Card, GameOverError, IllegalMoveError, RecordError, RuleSetError
-from engine.game import SeriesState
+from engine.game import DealState, SeriesState
 from engine.records import replay_deal
 
 FORMAT = "duel-record/1"
@@ -253,6 +253,45 @@ def from_record(record: object) -> DuelSeries:
     return series
 
 
+class DuelReference:
+    """Duel's rules as its docstring reads them, which ``DuelDeal`` is held equal to."""
+
+    def actors(self, deal: DealState[Play, Any, Any]) -> tuple[int, ...]:
+        turn = _duel(deal).turn
+        return () if turn is None else (turn,)
+
+    def legal_actions(self, deal: DealState[Play, Any, Any], seat: int) -> list[Play]:
+        duel = _duel(deal)
+        if seat != duel.turn:
+            return []
+        hand = duel.hands[seat]
+        followed = [c for c in hand if duel.table and c.suit is duel.table[0].card.suit]
+        return [Play(seat, c) for c in followed or hand]
+
+    def position(self, deal: DealState[Play, Any, Any]) -> object:
+        duel = _duel(deal)
+        return (tuple(map(tuple, duel.hands)), tuple(duel.table), tuple(duel.tricks), duel.turn)
+
+    def after(self, deal: DealState[Play, Any, Any], action: Play) -> object:
+        duel = _duel(deal)
+        hands = [[c for c in h if c is not action.card] for h in duel.hands]
+        table, tricks, turn = [*duel.table, action], list(duel.tricks), 1 - action.seat
+        if len(table) == 2:
+            lead, answer = table
+            higher = answer.card.suit is lead.card.suit and answer.card.rank > lead.card.rank
+            turn = answer.seat if higher else lead.seat
+            tricks[turn] += 1
+            table = []
+            if not hands[turn]:
+                return (tuple(map(tuple, hands)), (), tuple(tricks), None)
+        return (tuple(map(tuple, hands)), tuple(table), tuple(tricks), turn)
+
+
+def _duel(deal: DealState[Play, Any, Any]) -> DuelDeal:
+    assert isinstance(deal, DuelDeal)
+    return deal
+
+
 class DuelGame:
     name = "duel"
     record_format = FORMAT
@@ -262,6 +301,7 @@ class DuelGame:
     switches: Mapping[str, tuple[object, ...]] = SWITCHES
     rule_ids: Mapping[str, str] = RULE_IDS
     presets: Mapping[str, Mapping[str, object]] = PRESETS
+    reference = DuelReference()
 
     def rules_from_dict(self, data: Mapping[str, Any]) -> DuelRules:
         return DuelRules.from_dict(data)

@@ -32,8 +32,8 @@ from engine.cards import DECK
 from storage import Backend, Game, OutboxItem, open_storage
 from tests.bot.games.burkozel.test_house_screens import game_of
 from tests.bot.service.test_cache import ALICE, BOB, FixedDeck
-from tests.engine.burkozel.test_house_properties import lumpy_decks
 from tests.support.bura import all_actions, bura_deck
+from tests.support.strategies import lumpy_decks
 
 START = 1_000_000.0
 

@@ -17,7 +17,7 @@ from engine import parse_cards, shuffled_deck
 from engine.burkozel import Move, RuleSet, Series
 from engine.burkozel.scoring import sides
 from storage import Game, Seat
-from tests.support.burkozel import after_first_trick, build_deck, move
+from tests.support.burkozel import after_first_trick, build_deck, move, shown_series
 
 ON = RuleSet(combinations="on")
 PLAIN0 = ["7S", "8D", "9D", "9H"]
@@ -148,18 +148,6 @@ def test_b1_the_group_table_shows_closed_discards_face_down() -> None:
     table = table_text(T, game_of(2, {"discards": "closed"}), series, turn_seconds=None)
     assert "🂠" in table
     assert all(card.pretty() not in table for card in discard.cards)
-
-
-def shown_series(hands: list[list[str]]) -> Series:
-    """Seat 0 leads 7♠ at the second trick and seat 1 shows its бура instead of answering."""
-    first = after_first_trick(hands, "6C", ON)
-    series = Series(len(hands), ON, first_dealer=len(hands) - 1)
-    series.start_deal(first.deck, len(hands) - 1)
-    for played in first.history:
-        series.apply(played)
-    series.apply(Move(0, parse_cards(["7S"])))
-    series.apply(Move(1, (), show="bura"))
-    return series
 
 
 def test_c1_a_show_is_told_in_the_deals_result_and_the_next_hands_with_its_cards() -> None:

@@ -19,8 +19,8 @@ from engine.burkozel.ai import (
     safe_move,
 )
 from engine.burkozel.ai.house import sample_deal
-from tests.engine.burkozel.test_house_properties import table_rules
 from tests.support.burkozel import after_first_trick, build_deck, move
+from tests.support.strategies import table_rules
 
 PLAYERS: dict[str, Player] = {
     "random": RandomPlayer(3),

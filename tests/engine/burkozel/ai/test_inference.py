@@ -23,7 +23,7 @@ from engine.burkozel.ai.belief import (
 from engine.burkozel.ai.sim import SUIT_INDEX, Sim, covers
 from engine.burkozel.deal import Deal
 from engine.cards import Card, Suit, shuffled_deck
-from tests.engine.burkozel.ai.test_informed import idx, table_sim
+from tests.support.sim import idx, table_sim
 
 SPADES = SUIT_INDEX[Suit.SPADES]
 
@@ -205,7 +205,7 @@ def test_r10_history_observations_count_cards_drawn_since() -> None:
 
 def test_decisions_with_history_ignore_hidden_cards() -> None:
     """Only the view is used: the same move whatever the hidden hand and stock hold."""
-    from tests.engine.burkozel.ai.test_players import swapped_twin
+    from tests.support.sim import swapped_twin
 
     player = StrongPlayer(1, worlds=6, infer=1.0, infer_history=3)
     rng = random.Random(2)

@@ -8,27 +8,9 @@ import random
 import pytest
 
 from engine.burkozel.ai import informed
-from engine.burkozel.ai.sim import SUIT_INDEX, Sim
 from engine.burkozel.deal import Deal
 from engine.cards import Card, Suit, shuffled_deck
-from tests.engine.burkozel.ai.test_sim import exact_sim
-
-
-def idx(codes: str) -> list[int]:
-    return [Card.parse(code).index for code in codes.split()]
-
-
-def table_sim(hands: list[str], trump: Suit, stock: str = "") -> Sim:
-    sim = object.__new__(Sim)
-    sim.n = len(hands)
-    sim.hands = [idx(h) for h in hands]
-    sim.stock = idx(stock)
-    sim.trump = SUIT_INDEX[trump]
-    sim.points = [0] * sim.n
-    sim.leader = sim.turn = sim.claimant = sim.last_winner = 0
-    sim.claim = ()
-    sim.table_pts = sim.k = sim.left = 0
-    return sim
+from tests.support.sim import exact_sim, table_sim
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -20,6 +20,7 @@ from engine.burkozel.ai import (
 )
 from engine.burkozel.deal import Deal, DealResult, Move
 from engine.cards import DECK, Card, shuffled_deck
+from tests.support.sim import swapped_twin
 
 Factory = Callable[[int], Player]
 
@@ -102,31 +103,6 @@ def test_decision_does_not_depend_on_history_of_calls() -> None:
     fresh = StrongPlayer(7, worlds=4)
     view, legal = deal.view(seat), deal.legal_moves()
     assert used.choose(view, legal) == fresh.choose(view, legal)
-
-
-def swapped_twin(deal: Deal, seat: int, rng: random.Random) -> Deal | None:
-    """The same moves from a deck where two cards ``seat`` has never seen trade places.
-
-    Neither card has been played and neither ever reached ``seat``'s hand, so every
-    move stays legal and ``seat``'s view is unchanged, while another hand or the stock
-    order differs.
-    """
-    view = deal.view(seat)
-    dealt = deal.players * 4
-    trump_pos = dealt  # R3: the turned card; moving it would change the trump
-    visible = set(view.hand) | set(view.seen_cards)
-    hidden = [i for i, c in enumerate(deal.deck) if i != trump_pos and c not in visible]
-    if len(hidden) < 2:
-        return None
-    i, j = rng.sample(hidden, 2)
-    deck = list(deal.deck)
-    deck[i], deck[j] = deck[j], deck[i]
-    twin = Deal.start(deal.players, deck, deal.dealer)
-    twin.replay(deal.history)
-    # The swapped cards must not have reached this seat's hand through a draw.
-    if twin.view(seat) != view:
-        return None
-    return twin
 
 
 @pytest.mark.parametrize("n", [2, 3])

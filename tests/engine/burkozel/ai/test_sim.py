@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
 import pytest
 
@@ -14,16 +13,7 @@ from engine.burkozel.ai.policy import random_move
 from engine.burkozel.ai.sim import SUIT_INDEX, Sim, sample_world
 from engine.burkozel.deal import Deal
 from engine.cards import DECK, Card, shuffled_deck
-
-
-def exact_sim(deal: Deal) -> Sim:
-    """The Sim of a real deal, hidden cards included (tests only)."""
-    seat = deal.turn
-    assert seat is not None
-    sim = sample_world(deal.view(seat), random.Random(0))
-    sim.hands = [[c.index for c in deal.hand(s)] for s in range(deal.players)]
-    sim.stock = [c.index for c in reversed(deal._stock)]
-    return sim
+from tests.support.sim import exact_sim, logged_playout
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -128,41 +118,6 @@ def test_all_worlds_are_the_sampled_worlds() -> None:
         assert all_worlds(view, len(worlds) - 1) is None
         checked += 1
     assert checked >= 10
-
-
-class LoggedCards(list[int]):
-    """A hand or the stock that writes down every card taken from it or added to it, in
-    order: the moves and the draws of a playout, to compare one playout with another."""
-
-    def __init__(self, cards: list[int], name: int, log: list[tuple[int, str, int]]) -> None:
-        super().__init__(cards)
-        self.name = name
-        self.log = log
-
-    def remove(self, card: int) -> None:
-        self.log.append((self.name, "played", card))
-        super().remove(card)
-
-    def append(self, card: int) -> None:
-        self.log.append((self.name, "drew", card))
-        super().append(card)
-
-    def pop(self, index: int = -1) -> int:
-        card = super().pop(index)
-        self.log.append((self.name, "popped", card))
-        return card
-
-
-def logged_playout(
-    world: Sim, play: Callable[[Sim], None]
-) -> tuple[list[tuple[int, str, int]], tuple[object, ...]]:
-    """Every card ``play`` moves in a copy of ``world``, and the state it ends in."""
-    sim = world.copy()
-    log: list[tuple[int, str, int]] = []
-    sim.hands = [LoggedCards(h, seat, log) for seat, h in enumerate(sim.hands)]
-    sim.stock = LoggedCards(sim.stock, -1, log)
-    play(sim)
-    return log, tuple(getattr(sim, name) for name in Sim.__slots__)
 
 
 def lumpy_deck(rng: random.Random) -> tuple[Card, ...]:

@@ -18,7 +18,7 @@ from engine.burkozel.ai.sim import SUIT_INDEX, Sim, sample_world
 from engine.burkozel.ai.solver import Solver, options
 from engine.burkozel.deal import Deal, Move, penalties_for
 from engine.cards import Card, Suit, shuffled_deck
-from tests.engine.burkozel.ai.test_players import swapped_twin
+from tests.support.sim import swapped_twin
 
 Score = tuple[int, int]
 
