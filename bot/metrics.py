@@ -25,6 +25,11 @@ UPDATES_HELD: Final = Gauge(
 UPDATES_DROPPED: Final = Counter(
     "burkozel_updates_dropped", "Polled updates dropped: their chat held too many already"
 )
+UPDATES_UNREADABLE: Final = Counter(
+    "burkozel_updates_unreadable",
+    "Updates skipped: they do not parse (a field or kind this aiogram reads otherwise)",
+    ["kind"],
+)
 MOVES: Final = Counter("burkozel_moves_applied", "Game moves committed")
 FLOOD_WAITS: Final = Counter("burkozel_telegram_429", "429 Too Many Requests received")
 OUTBOX_DEPTH: Final = Gauge("burkozel_outbox_depth", "Rows waiting in the outbox")

@@ -111,6 +111,21 @@ class FaultInjection:
             if request.transport is not None:
                 request.transport.close()
             raise asyncio.CancelledError
+        roll -= faults.p_disconnect
+        if roll < faults.p_hang:
+            self._record(name, params, 0, "hung")
+            self.injected_faults.append(InjectedFault(name, 0, "hung", time.monotonic(), chat_key))
+            # Held like a dead connection: answered never, even once the faults are over.
+            deadline = time.monotonic() + faults.hang_seconds
+            while (
+                request.transport is not None
+                and not request.transport.is_closing()
+                and time.monotonic() < deadline
+            ):
+                await asyncio.sleep(0.05)
+            if request.transport is not None:
+                request.transport.close()
+            raise asyncio.CancelledError
         return None
 
     def _serve_fault(

@@ -104,7 +104,9 @@ class Faults:
     ``p_429``: share of requests answered 429 with ``retry_after`` drawn from
     ``retry_after_range``; ``p_5xx``: share answered with a status from ``statuses_5xx``
     (JSON body, or nginx-like HTML when ``html_5xx``); ``p_disconnect``: share whose
-    connection is dropped without an answer; ``latency``: (min, max) seconds added to
+    connection is dropped without an answer; ``p_hang``: share held unanswered (a dead
+    connection) until the bot gives up, or for ``hang_seconds`` after which the connection
+    is dropped; ``latency``: (min, max) seconds added to
     every matching request. ``methods``: Bot API method names faults apply to (``None``:
     every method except getUpdates). Faults are drawn before a request has any effect.
     """
@@ -116,6 +118,8 @@ class Faults:
         self.statuses_5xx: tuple[int, ...] = (500, 502)
         self.html_5xx: bool = False
         self.p_disconnect: float = 0.0
+        self.p_hang: float = 0.0
+        self.hang_seconds: float = 300.0
         self.latency: tuple[float, float] = (0.0, 0.0)
         self.methods: set[str] | None = None
         self._seed = seed
@@ -136,7 +140,7 @@ class Faults:
         return method.lower() in {m.lower() for m in self.methods}
 
     def clear(self) -> None:
-        self.p_429 = self.p_5xx = self.p_disconnect = 0.0
+        self.p_429 = self.p_5xx = self.p_disconnect = self.p_hang = 0.0
         self.html_5xx = False
         self.latency = (0.0, 0.0)
         self.methods = None
