@@ -43,6 +43,7 @@ from bot.i18n import LANGUAGES, texts
 from bot.intake import ReadUpdates
 from bot.middlewares.chat_order import ChatQueues
 from bot.middlewares.updates import OnceMiddleware
+from bot.redact import describe
 from bot.roles import SenderRole
 from bot.service import GameService
 from bot.webapp.api import WebApp
@@ -154,7 +155,7 @@ async def _poll(bot: Bot, queues: ChatQueues) -> None:
                 delay = max(delay, exc.retry_after)
             log.warning(
                 "getUpdates failed (%s); again in %.1f s",
-                intake.describe(exc),
+                describe(exc),
                 delay,
                 # (a traceback only for what is not Telegram's: a bug of ours)
                 exc_info=not isinstance(exc, TelegramAPIError | ClientDecodeError),

@@ -10,22 +10,19 @@ it are served. Nothing of an update's content is logged: it carries users' names
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any, Final
 
 from aiogram import Bot
-from aiogram.exceptions import ClientDecodeError, TelegramAPIError, TelegramNetworkError
 from aiogram.methods import TelegramMethod
 from aiogram.types import Update
 from pydantic import ValidationError
 
 from bot import metrics
+from bot.redact import describe, safe_name
 
 log = logging.getLogger(__name__)
 
 KINDS: Final = frozenset(Update.model_fields) - {"update_id"}
-_NAME = re.compile(r"[A-Za-z0-9_\-\[\].,]{1,64}")  # a field name or a model's, not a user's value
-_LOCATIONS_SHOWN = 3
 
 
 class ReadUpdates(TelegramMethod[list[Any]]):
@@ -60,35 +57,8 @@ def parse(raw: Any, bot: Bot) -> Update | None:
         return None
 
 
-def describe(exc: BaseException) -> str:
-    """One line on a failed call or parse, without the payload: aiogram's own messages
-    quote the whole answer (a getUpdates batch: users' messages and names), pydantic's the
-    values it refused."""
-    if isinstance(exc, ValidationError):
-        where = {f"{_path(error['loc'])}: {error['type']}" for error in exc.errors()}
-        shown = sorted(where)[:_LOCATIONS_SHOWN]
-        more = f" and {len(where) - len(shown)} more" if len(where) > len(shown) else ""
-        return f"{', '.join(shown)}{more}"
-    if isinstance(exc, ClientDecodeError):  # e.g. a proxy's HTML error page
-        return f"an answer that is not the Bot API's ({type(exc.original).__name__})"
-    if isinstance(exc, TelegramNetworkError):
-        return f"network: {exc.message}"
-    if isinstance(exc, TelegramAPIError):
-        return f"{type(exc).__name__}: {exc.message}"
-    return type(exc).__name__
-
-
 def _kind(raw: Any) -> str:
     if not isinstance(raw, dict):
         return "not an object"
     names = [key for key in raw if key != "update_id"]
-    return ",".join(_safe(name) for name in names) or "none"
-
-
-def _path(loc: tuple[int | str, ...]) -> str:
-    return ".".join(_safe(part) for part in loc)
-
-
-def _safe(part: object) -> str:
-    text = str(part)
-    return text if _NAME.fullmatch(text) else "?"
+    return ",".join(safe_name(name) for name in names) or "none"
