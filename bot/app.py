@@ -40,7 +40,6 @@ from bot.delivery.worker import DeliveryWorker, Limits
 from bot.handlers import build_router
 from bot.handlers.stats import STATS_GROUP_COMMANDS, STATS_PRIVATE_COMMANDS
 from bot.i18n import LANGUAGES, texts
-from bot.intake import ReadUpdates
 from bot.middlewares.chat_order import ChatQueues
 from bot.middlewares.updates import OnceMiddleware
 from bot.redact import describe
@@ -138,7 +137,7 @@ async def _poll(bot: Bot, queues: ChatQueues) -> None:
     backoff = Backoff(POLL_BACKOFF)
     while True:
         probing = failures > 0
-        request = ReadUpdates(
+        request = intake.ReadUpdates(
             offset=offset,
             timeout=0 if probing else POLL_SECONDS,
             allowed_updates=ALLOWED_UPDATES,
