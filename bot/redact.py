@@ -47,7 +47,7 @@ def safe_name(part: object) -> str:
 
 
 def _path(loc: tuple[int | str, ...]) -> str:
-    return ".".join(safe_name(part) for part in loc)
+    return ".".join(safe_name(part) for part in loc) or "top level"
 
 
 class RedactingFormatter(logging.Formatter):

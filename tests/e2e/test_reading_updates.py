@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 
 from bot import metrics
@@ -143,6 +144,14 @@ async def test_a_webhook_update_it_cannot_read_is_answered_once_and_the_game_goe
         group = fake.add_group("Friends", members=[alice, bob])
         async with running_bot(fake, tmp_path / "bot.sqlite3", **webhook):
             poison = await play_on_behind_unreadable_updates(fake, group, [alice, bob], caplog)
+            others = skipped_count("other")
+            headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET}
+            async with (
+                aiohttp.ClientSession() as session,
+                session.post(webhook["webhook_url"], data=MARKER, headers=headers) as answer,
+            ):
+                assert answer.status == 200  # not even JSON: answered, not asked again
+            assert skipped_count("other") == others + 1
         for update in poison.values():  # answered 200 the first time: never sent again
             deliveries = [d for d in fake.webhook.deliveries if d.update_id == update["update_id"]]
             assert [d.outcome for d in deliveries] == ["200"]
