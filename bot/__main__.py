@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 import sys
 
 from aiogram.exceptions import TelegramNetworkError, TelegramUnauthorizedError
 
 from bot.app import App
 from bot.config import ConfigError, load_settings
+from bot.redact import configure_logging
 from storage import StorageError
 
 
@@ -19,9 +19,7 @@ def main() -> int:
     except ConfigError as exc:
         print(f"config error: {exc}", file=sys.stderr)
         return 1
-    logging.basicConfig(
-        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    configure_logging(settings.log_level)
     try:
         asyncio.run(App(settings).run())
     except TelegramUnauthorizedError:

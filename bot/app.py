@@ -11,6 +11,7 @@ import secrets
 import signal
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 from aiogram import Bot, Dispatcher
@@ -18,7 +19,7 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
-from aiogram.methods import GetUpdates
+from aiogram.exceptions import ClientDecodeError, TelegramAPIError, TelegramRetryAfter
 from aiogram.methods.base import Response, TelegramMethod
 from aiogram.types import (
     BotCommand,
@@ -32,7 +33,7 @@ from aiogram.utils.backoff import Backoff, BackoffConfig
 from aiohttp import web
 from aiohttp.typedefs import Handler
 
-from bot import metrics
+from bot import intake, metrics
 from bot.config import Settings, split_listen
 from bot.delivery.attachments import Attachments
 from bot.delivery.worker import DeliveryWorker, Limits
@@ -42,6 +43,7 @@ from bot.i18n import LANGUAGES, texts
 from bot.middlewares.chat_order import ChatQueues
 from bot.middlewares.tap_screen import TapScreen
 from bot.middlewares.updates import OnceMiddleware
+from bot.redact import describe
 from bot.roles import SenderRole
 from bot.service import GameService
 from bot.webapp.api import WebApp
@@ -69,7 +71,11 @@ ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
 UPDATE_MEMORY_SECONDS = 2 * 86400
 WEBHOOK_CONNECTIONS = 40  # Telegram's default; updates of one chat still come in order
 POLL_SECONDS = 10  # long polling: how long one getUpdates waits for something new
-POLL_BACKOFF = BackoffConfig(min_delay=1.0, max_delay=5.0, factor=1.3, jitter=0.1)
+POLL_GRACE_SECONDS = 3  # a long poll not answered this long after its timeout is hung
+PROBE_SECONDS = 3  # after a failure: a short getUpdates, given up after this long
+# Low cap: the bot reads again within seconds of Telegram answering (jitter: instances
+# that failed together do not all come back at once).
+POLL_BACKOFF = BackoffConfig(min_delay=0.5, max_delay=2.0, factor=1.5, jitter=0.2)
 DRAIN_SECONDS = 5  # stopping: how long the updates held may take to finish
 
 
@@ -79,7 +85,7 @@ DRAIN_SECONDS = 5  # stopping: how long the updates held may take to finish
 # ones the bot's calls return keeps them built once.
 _RESPONSE_TYPES = tuple(
     Response[t]  # type: ignore[valid-type]
-    for t in (bool, Message, Message | bool, User, list[Update])
+    for t in (bool, Message, Message | bool, User, list[Any])
 )
 
 
@@ -122,22 +128,52 @@ async def _feed(dispatcher: Dispatcher, bot: Bot, update: Update) -> None:
 
 async def _poll(bot: Bot, queues: ChatQueues) -> None:
     """Long polling. Fetches more only once the updates before are queued, and
-    ChatQueues.put waits while the process holds its most: a flood waits at Telegram."""
-    get_updates = GetUpdates(timeout=POLL_SECONDS, allowed_updates=ALLOWED_UPDATES)
+    ChatQueues.put waits while the process holds its most: a flood waits at Telegram.
+
+    Each update is read on its own (bot/intake.py): one that does not parse is skipped
+    and the offset moves past it. After a failure the bot probes with short polls that
+    give up soon, so it reads again within seconds of Telegram answering: a call that
+    hangs (a dead connection) would otherwise be held for the whole long-poll timeout."""
+    offset: int | None = None
+    failures = 0
     backoff = Backoff(POLL_BACKOFF)
     while True:
+        probing = failures > 0
+        request = intake.ReadUpdates(
+            offset=offset,
+            timeout=0 if probing else POLL_SECONDS,
+            allowed_updates=ALLOWED_UPDATES,
+        )
         try:
-            updates = await bot(
-                get_updates, request_timeout=int(bot.session.timeout + POLL_SECONDS)
+            batch = await bot(
+                request,
+                request_timeout=PROBE_SECONDS if probing else POLL_SECONDS + POLL_GRACE_SECONDS,
             )
-        except Exception as exc:  # Telegram out of reach for a while: keep asking
-            log.warning("getUpdates failed (%s); again in %.1f s", exc, backoff.next_delay)
-            await backoff.asleep()
+        except Exception as exc:  # Telegram out of reach, or not itself: keep asking
+            failures += 1
+            delay = max(0.0, next(backoff))
+            if isinstance(exc, TelegramRetryAfter):
+                delay = max(delay, exc.retry_after)
+            log.warning(
+                "getUpdates failed (%s); again in %.1f s",
+                describe(exc),
+                delay,
+                # (a traceback only for what is not Telegram's: a bug of ours)
+                exc_info=not isinstance(exc, TelegramAPIError | ClientDecodeError),
+            )
+            await asyncio.sleep(delay)
             continue
-        backoff.reset()
-        for update in updates:
-            await queues.put(update)
-            get_updates.offset = update.update_id + 1  # confirmed by the next getUpdates
+        if failures:
+            log.info("getUpdates answers again after %s failed calls", failures)
+            failures = 0
+            backoff.reset()
+        for raw in batch:
+            update = intake.parse(raw, bot)
+            if update is not None:
+                await queues.put(update)
+            read = intake.update_id(raw)
+            if read is not None:
+                offset = read + 1  # confirmed by the next getUpdates
 
 
 def _webhook(bot: Bot, queues: ChatQueues, secret: str) -> Handler:
@@ -145,10 +181,16 @@ def _webhook(bot: Bot, queues: ChatQueues, secret: str) -> Handler:
         given = request.headers.get("X-Telegram-Bot-Api-Secret-Token", "")
         if not secrets.compare_digest(given, secret):
             return web.Response(status=401, text="Unauthorized")
-        update = Update.model_validate(await request.json(), context={"bot": bot})
-        # Answered once handled (an instance that dies first gets it re-delivered); a
-        # request that finds the process full waits, and Telegram sends less meanwhile.
-        await queues.handle(update)
+        try:
+            raw = await request.json()
+        except ValueError:
+            raw = None
+        update = intake.parse(raw, bot)
+        if update is not None:
+            # Answered once handled (an instance that dies first gets it re-delivered); a
+            # request that finds the process full waits, and Telegram sends less meanwhile.
+            await queues.handle(update)
+        # (One that does not parse is answered too: Telegram would send it again for ever.)
         return web.json_response({})
 
     return receive

@@ -31,6 +31,11 @@ TAPS_SCREENED: Final = Counter(
     " tapper over their rate), unanswered (too many answers waiting)",
     ["why"],
 )
+UPDATES_UNREADABLE: Final = Counter(
+    "burkozel_updates_unreadable",
+    "Updates skipped: they do not parse (a field or kind this aiogram reads otherwise)",
+    ["kind"],
+)
 MOVES: Final = Counter("burkozel_moves_applied", "Game moves committed")
 FLOOD_WAITS: Final = Counter("burkozel_telegram_429", "429 Too Many Requests received")
 OUTBOX_DEPTH: Final = Gauge("burkozel_outbox_depth", "Rows waiting in the outbox")

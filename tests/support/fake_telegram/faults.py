@@ -104,11 +104,17 @@ class FaultInjection:
             return self._serve_fault(name, params, status, desc, {}, chat_key)
         roll -= faults.p_5xx
         if roll < faults.p_hang:
-            # Held open with nothing said, as a call to a Telegram that is down can be:
-            # the client gives up first (or the connection is dropped much later).
             self._record(name, params, 0, "hung")
             self.injected_faults.append(InjectedFault(name, 0, "hung", time.monotonic(), chat_key))
-            await asyncio.sleep(faults.hang_seconds)
+            # Held open with nothing said, like a dead connection to a Telegram that is
+            # down: never answered, even once the faults are over; the client gives up.
+            deadline = time.monotonic() + faults.hang_seconds
+            while (
+                request.transport is not None
+                and not request.transport.is_closing()
+                and time.monotonic() < deadline
+            ):
+                await asyncio.sleep(0.05)
             if request.transport is not None:
                 request.transport.close()
             raise asyncio.CancelledError

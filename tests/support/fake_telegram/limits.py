@@ -104,9 +104,10 @@ class Faults:
     ``p_429``: share of requests answered 429 with ``retry_after`` drawn from
     ``retry_after_range``; ``p_5xx``: share answered with a status from ``statuses_5xx``
     (JSON body, or nginx-like HTML when ``html_5xx``); ``p_disconnect``: share whose
-    connection is dropped without an answer; ``p_hang``: share held open with no answer
-    for ``hang_seconds`` (a call that hangs until the client gives up), then dropped;
-    ``latency``: (min, max) seconds added to every matching request. ``methods``: Bot API method names faults apply to (``None``:
+    connection is dropped without an answer; ``p_hang``: share held unanswered (a dead
+    connection) until the bot gives up, or for ``hang_seconds`` after which the connection
+    is dropped; ``latency``: (min, max) seconds added to
+    every matching request. ``methods``: Bot API method names faults apply to (``None``:
     every method except getUpdates). Faults are drawn before a request has any effect.
     """
 
@@ -118,7 +119,7 @@ class Faults:
         self.html_5xx: bool = False
         self.p_disconnect: float = 0.0
         self.p_hang: float = 0.0
-        self.hang_seconds: float = 120.0
+        self.hang_seconds: float = 300.0
         self.latency: tuple[float, float] = (0.0, 0.0)
         self.methods: set[str] | None = None
         self._seed = seed

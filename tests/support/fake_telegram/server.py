@@ -196,9 +196,9 @@ class FakeTelegram(World, FaultInjection, BotMethods):
 
     # --- updates --------------------------------------------------------------------
 
-    def _push_update(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    def _push_update(self, kind: str, payload: Any, *, validate: bool = True) -> dict[str, Any]:
         update = {"update_id": next(self._update_ids), kind: payload}
-        if self.validate_updates:
+        if validate and self.validate_updates:
             Update.model_validate(update)
         self._pending.append(update)
         self.all_updates.append(update)

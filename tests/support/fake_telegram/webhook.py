@@ -32,14 +32,17 @@ class Delivery:
 
 
 def update_chat(update: dict[str, Any]) -> int:
-    """The chat whose updates must stay in order."""
-    for kind in ("message", "edited_message"):
-        if kind in update:
-            return int(update[kind]["chat"]["id"])
-    query = update.get("callback_query")
-    if query is not None:
-        message = query.get("message")
-        return int(message["chat"]["id"] if message else query["from"]["id"])
+    """The chat whose updates must stay in order (0: none, or none that reads as one)."""
+    try:
+        for kind in ("message", "edited_message"):
+            if kind in update:
+                return int(update[kind]["chat"]["id"])
+        query = update.get("callback_query")
+        if query is not None:
+            message = query.get("message")
+            return int(message["chat"]["id"] if message else query["from"]["id"])
+    except (KeyError, TypeError, ValueError):  # a raw update (FakeTelegram.raw_update)
+        pass
     return 0
 
 
