@@ -37,6 +37,8 @@ from aiogram.methods import (
 from aiogram.types import CallbackQuery
 from aiohttp import ClientError, ClientTimeout
 
+from bot.redact import describe
+
 _MODELS: dict[str, type[TelegramMethod[Any]]] = {
     "answerCallbackQuery": AnswerCallbackQuery,
     "editMessageText": EditMessageText,
@@ -69,10 +71,10 @@ def failure(exc: BaseException) -> str | None:
     """One line saying how Telegram failed, if ``exc`` is Telegram failing (out of reach, a
     5xx, a flood wait, an answer that is not the Bot API's, such as a proxy's HTML page);
     None for anything else. Never the answer's content: a page may quote the request."""
-    if isinstance(exc, ClientDecodeError):
-        return f"an answer that is not JSON ({type(exc.original).__name__})"
-    if isinstance(exc, TelegramNetworkError | TelegramServerError | TelegramRetryAfter):
-        return exc.message.splitlines()[0]
+    if isinstance(
+        exc, ClientDecodeError | TelegramNetworkError | TelegramServerError | TelegramRetryAfter
+    ):
+        return describe(exc).splitlines()[0]
     return None
 
 
