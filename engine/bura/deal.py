@@ -317,6 +317,8 @@ class BuraDeal:
         if rules.molodka != "off" or rules.moscow != "off":
             moscow, molodka = rules.moscow == "on", rules.molodka == "out_of_turn"
             for s in _OTHERS[self.players][leader]:
+                if len(hands[s]) != HAND_SIZE:
+                    continue  # «Стоп!» leads a whole hand of three (D7, D8)
                 if hand_kind(hands[s], self.trump, moscow, molodka) in _STOP_HANDS and may_stop(
                     hands, s, leader, self.trump, rules
                 ):
@@ -332,18 +334,18 @@ class BuraDeal:
         R7 from ``PAIRINGS``, group leads from ``lead_picks``, D6-D8 from ``hand_kind``.
         tests/engine/test_reference.py holds the two equal."""
         phase = self.phase
+        actions: list[Action]
         if phase == ANSWER:
-            return self._offer(self._answers(seat) if seat == self.turn else [])
-        if phase == LEAD:
-            return self._offer(self._leads(seat) if seat == self.leader else self._stop(seat))
-        if phase == DECLARE:
-            return self._offer(list(_DECLARES[seat]) if seat == self.turn else [])
-        if phase == DAVE:
-            return self._offer(list(_DAVE_REPLIES[seat]) if seat == self.turn else [])
-        return []
-
-    def _offer(self, actions: list[Action]) -> list[Action]:
-        """Remember ``actions`` as legal in this position (until the next one is played)."""
+            actions = self._answers(seat) if seat == self.turn else []
+        elif phase == LEAD:
+            actions = self._leads(seat) if seat == self.leader else self._stop(seat)
+        elif phase == DECLARE:
+            actions = list(_DECLARES[seat]) if seat == self.turn else []
+        elif phase == DAVE:
+            actions = list(_DAVE_REPLIES[seat]) if seat == self.turn else []
+        else:
+            return []
+        # Remembered as legal in this position (until the next action is played).
         now = len(self.history)
         if self._offered_at != now:
             self._offered, self._offered_at = tuple(actions), now
