@@ -13,6 +13,7 @@ from typing import Protocol
 
 from engine.bura.actions import Action, BuraDealResult, Dave, Declare, Show
 from engine.bura.ai.policy import Situation, greedy
+from engine.bura.ai.sure import sure_win
 from engine.bura.ai.world import DISCARD_TEMPERATURE, sample_world
 from engine.bura.deal import DECLARE, BuraDeal
 from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, BuraRules
@@ -79,10 +80,16 @@ def optional(view: BuraView) -> bool:
 
 
 class BuraRandomPlayer:
-    def __init__(self, seed: int = 0) -> None:
+    """Any legal action (or letting a «Стоп!» pass), except that a sure win is taken."""
+
+    def __init__(self, rules: BuraRules, seed: int = 0) -> None:
+        self.rules = rules
         self.seed = seed
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+        sure = sure_win(view, legal, self.rules)
+        if sure is not None:
+            return sure
         options: list[Action | None] = [*canonical(legal)]
         if optional(view):
             options.append(None)
@@ -90,7 +97,8 @@ class BuraRandomPlayer:
 
 
 class BuraGreedyPlayer:
-    """Rules of thumb (``engine.bura.ai.policy``); with ``noise`` a random move that often."""
+    """Rules of thumb (``engine.bura.ai.policy``); with ``noise`` a random move that
+    often; a sure win (``engine.bura.ai.sure``) always."""
 
     def __init__(self, rules: BuraRules, seed: int = 0, noise: float = 0.0) -> None:
         self.rules = rules
@@ -98,6 +106,9 @@ class BuraGreedyPlayer:
         self.noise = noise
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+        sure = sure_win(view, legal, self.rules)
+        if sure is not None:
+            return sure
         if self.noise:
             rng = decision_rng(self.seed, view)
             if rng.random() < self.noise:
@@ -137,7 +148,8 @@ class BuraStrongPlayer:
     try every legal action (and, for a «Стоп!», letting it pass) in each and finish with
     the greedy policy, except that this seat declares exactly when its sampled pile
     holds enough (as its own search does, far better than the greedy guess); pick the
-    best mean edge. Declaring is thus weighed by how often the sampled closed discards
+    best mean edge. A sure win (``engine.bura.ai.sure``) is taken before any search:
+    the playouts' model of the others may value a gamble above it. Declaring is thus weighed by how often the sampled closed discards
     bring the pile to 31 against the double loss of a false declaration."""
 
     def __init__(
@@ -181,6 +193,9 @@ class BuraStrongPlayer:
         self.sure_self = sure_self
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+        sure_action = sure_win(view, legal, self.rules)
+        if sure_action is not None:
+            return sure_action
         options: list[Action | None] = [*canonical(legal)]
         if optional(view):
             options.append(None)
@@ -232,7 +247,7 @@ def _key_decision(view: BuraView, options: Sequence[Action | None]) -> bool:
 
 def make_bura_player(level: str, rules: BuraRules, seed: int = 0) -> BuraPlayer:
     if level == "random":
-        return BuraRandomPlayer(seed)
+        return BuraRandomPlayer(rules, seed)
     if level == "greedy":
         return BuraGreedyPlayer(rules, seed)
     if level == "easy":
