@@ -15,7 +15,8 @@ with ``--deck-log`` on the same decks are compared deck by deck with ``--compare
     .venv/bin/python bench/ai_bura.py --compare /tmp/a.jsonl /tmp/b.jsonl
 
 Player specs: random, greedy, easy, normal, hard, or hard:W[:S] (W worlds; S = all | key:
-search every decision, or only declaring, «Стоп!», shows and даве).
+search every decision, or only declaring, «Стоп!», shows and даве); the benchmark-only
+opponents of bench/bura_opponents.py: careful, reckless, pimc:W, pimct:MS.
 "A deal won" is a deal whose result favours the player (its penalty edge > 0);
 void deals (run out, D9) favour nobody and are counted apart.
 """
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from bench.bura_opponents import make_bura_opponent
 from engine.bura.actions import Action
 from engine.bura.ai import BuraPlayer, BuraStrongPlayer, make_bura_player, play_deal
 from engine.bura.ai.players import utility
@@ -45,6 +47,9 @@ from engine.cards import Card, shuffled_deck
 
 
 def make(spec: str, rules: BuraRules, seed: int) -> BuraPlayer:
+    opponent = make_bura_opponent(spec, rules, seed)
+    if opponent is not None:
+        return opponent
     spec, *options = spec.split("+")  # hard:20+temperature=20+sure_self=1
     level, _, rest = spec.partition(":")
     worlds, _, search = rest.partition(":")

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from engine.bura.actions import Action, BuraDealResult, Dave, Declare, Show
-from engine.bura.ai.policy import Situation, greedy
+from engine.bura.ai.policy import CLOSED_GUESS, Situation, greedy
 from engine.bura.ai.sure import sure_win
 from engine.bura.ai.world import DISCARD_TEMPERATURE, sample_world
 from engine.bura.deal import DECLARE, BuraDeal
@@ -100,10 +100,17 @@ class BuraGreedyPlayer:
     """Rules of thumb (``engine.bura.ai.policy``); with ``noise`` a random move that
     often; a sure win (``engine.bura.ai.sure``) always."""
 
-    def __init__(self, rules: BuraRules, seed: int = 0, noise: float = 0.0) -> None:
+    def __init__(
+        self,
+        rules: BuraRules,
+        seed: int = 0,
+        noise: float = 0.0,
+        closed_guess: float = CLOSED_GUESS,
+    ) -> None:
         self.rules = rules
         self.seed = seed
         self.noise = noise
+        self.closed_guess = closed_guess  # how it guesses its face-down cards (policy.greedy)
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
         sure = sure_win(view, legal, self.rules)
@@ -113,7 +120,7 @@ class BuraGreedyPlayer:
             rng = decision_rng(self.seed, view)
             if rng.random() < self.noise:
                 return rng.choice(canonical(legal))
-        return greedy(Situation.of_view(view, self.rules), canonical(legal))
+        return greedy(Situation.of_view(view, self.rules), canonical(legal), self.closed_guess)
 
 
 def utility(result: BuraDealResult, seat: int, rules: BuraRules, players: int) -> float:
