@@ -60,7 +60,10 @@ def make(spec: str, rules: BuraRules, seed: int) -> BuraPlayer:
         for option in options:
             name, _, value = option.partition("=")
             kind = type(getattr(player, name))
-            setattr(player, name, kind(float(value)) if kind is not str else value)
+            if kind is tuple:  # styles=0/2/6
+                setattr(player, name, tuple(float(v) for v in value.split("/")))
+            else:
+                setattr(player, name, kind(float(value)) if kind is not str else value)
     return player
 
 

@@ -132,9 +132,14 @@ def utility(result: BuraDealResult, seat: int, rules: BuraRules, players: int) -
     return add[seat] - others
 
 
-def rollout(deal: BuraDeal, sure_seat: int | None = None) -> BuraDealResult:
+def rollout(
+    deal: BuraDeal, sure_seat: int | None = None, guesses: Mapping[int, float] | None = None
+) -> BuraDealResult:
     """Finish ``deal`` with the greedy policy for every seat (a «Стоп!» is always said).
-    ``sure_seat`` declares exactly when its pile in this world holds enough (D5)."""
+    ``sure_seat`` declares exactly when its pile in this world holds enough (D5);
+    ``guesses``: per seat, what its declaring style takes each face-down card of its
+    pile to be worth (policy.greedy's ``closed_guess``; greedy's own when not given)."""
+    guesses = guesses or {}
     while not deal.finished:
         actors = deal.actors()
         seat = actors[-1]  # a «Стоп!» holder comes before the rightful leader
@@ -143,7 +148,8 @@ def rollout(deal: BuraDeal, sure_seat: int | None = None) -> BuraDealResult:
             good = total >= DECLARE_TARGET and (deal.rules.target == "31" or total <= BUST_LIMIT)
             deal.push(Declare(seat, good))
             continue
-        choice = greedy(Situation.of_deal(deal, seat), deal.legal_actions(seat))
+        guess = guesses.get(seat, CLOSED_GUESS)
+        choice = greedy(Situation.of_deal(deal, seat), deal.legal_actions(seat), guess)
         assert choice is not None
         deal.push(choice)
     return deal.result()
@@ -173,6 +179,7 @@ class BuraStrongPlayer:
         trump_weight: float = TRUMP_WEIGHT,
         rank_lean: float = 0.0,
         last_lean: float = 1.0,
+        styles: tuple[float, ...] = (CLOSED_GUESS,),
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -198,6 +205,10 @@ class BuraStrongPlayer:
         # Whether this seat's playouts declare exactly when its pile holds enough (D5),
         # as the search itself does, instead of the greedy rule's guess.
         self.sure_self = sure_self
+        # The declaring styles the others are modelled with (policy.greedy's
+        # closed_guess each): every world gives each other seat one of them, drawn
+        # among those its play so far does not rule out (declaring_styles).
+        self.styles = styles
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
         sure_action = sure_win(view, legal, self.rules)
@@ -213,7 +224,16 @@ class BuraStrongPlayer:
         rng = decision_rng(self.seed, view)
         totals = [0.0] * len(options)
         sure = view.seat if self.sure_self else None
+        styles = {
+            seat: declaring_styles(view, self.rules, seat, self.styles)
+            for seat in range(view.players)
+            if seat != view.seat
+        }
         for _ in range(self.worlds):
+            guesses = {
+                seat: guess[0] if len(guess) == 1 else rng.choice(guess)
+                for seat, guess in styles.items()
+            }
             world = sample_world(
                 view,
                 self.rules,
@@ -235,7 +255,7 @@ class BuraStrongPlayer:
                     deal.push(leader_choice)
                 else:
                     deal.push(option)
-                edge = utility(rollout(deal, sure), view.seat, self.rules, view.players)
+                edge = utility(rollout(deal, sure, guesses), view.seat, self.rules, view.players)
                 totals[i] += (edge > 0) - (edge < 0) + self.edge_weight * edge
         # Ties go to ending the deal now (a declaration): a playout's later win is less
         # sure than it looks, since it knows the sampled world's stock order.
@@ -244,6 +264,28 @@ class BuraStrongPlayer:
             key=lambda i: (totals[i], options[i] == Declare(view.seat, True)),
         )
         return options[best]
+
+
+def declaring_styles(
+    view: BuraView, rules: BuraRules, seat: int, styles: tuple[float, ...]
+) -> tuple[float, ...]:
+    """The declaring styles (closed guesses) of ``styles`` that ``seat``'s play in this
+    deal leaves possible: its pile only grows when it takes a trick, and each time it
+    could declare (D5), so a style that would have declared on the pile it holds now
+    has not been playing (unless it has only just taken the trick and not chosen yet).
+    All of them if none is left."""
+    if len(styles) == 1 or (view.phase == DECLARE and view.turn == seat):
+        return styles
+    pile = view.piles[seat]
+    shown = sum(c.points for c in pile.open_cards)
+    closed = len(pile.closed_by)
+
+    def would_have_declared(guess: float) -> bool:
+        estimate = shown + guess * closed
+        return estimate >= DECLARE_TARGET and (rules.target == "31" or estimate <= BUST_LIMIT)
+
+    left = tuple(g for g in styles if not would_have_declared(g))
+    return left or styles
 
 
 def _key_decision(view: BuraView, options: Sequence[Action | None]) -> bool:
