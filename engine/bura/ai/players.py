@@ -180,6 +180,7 @@ class BuraStrongPlayer:
         rank_lean: float = 0.0,
         last_lean: float = 1.0,
         styles: tuple[float, ...] = (CLOSED_GUESS,),
+        sure_first: bool = True,
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -209,9 +210,12 @@ class BuraStrongPlayer:
         # closed_guess each): every world gives each other seat one of them, drawn
         # among those its play so far does not rule out (declaring_styles).
         self.styles = styles
+        # Whether a sure win (engine.bura.ai.sure) is taken before any search; off only
+        # to measure the player without it (bench/RESULTS-ai.md).
+        self.sure_first = sure_first
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
-        sure_action = sure_win(view, legal, self.rules)
+        sure_action = sure_win(view, legal, self.rules) if self.sure_first else None
         if sure_action is not None:
             return sure_action
         options: list[Action | None] = [*canonical(legal)]
