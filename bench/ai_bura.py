@@ -231,6 +231,25 @@ def compare(path_a: str, path_b: str) -> None:
         )
 
 
+def summary(paths: Sequence[str]) -> None:
+    """Deals won and mean edge over --deck-log files (chunks of one match, concatenated)."""
+    rows = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            rows += [json.loads(line) for line in f if line.strip()]
+    won = sum(sum(row["won"]) for row in rows)
+    void = sum(sum(o.startswith("void") for o in row["outcomes"]) for row in rows)
+    counted = sum(len(row["won"]) for row in rows) - void
+    edges = [e for row in rows for e in row["edges"]]
+    rate = won / counted if counted else 0.0
+    half = 1.96 * math.sqrt(rate * (1 - rate) / counted) if counted else 0.0
+    sd = statistics.pstdev(edges) / math.sqrt(len(edges)) if edges else 0.0
+    print(
+        f"{len(rows)} decks: won {won} of {counted} counted deals = {rate:.1%} ± {half:.1%};"
+        f" mean edge {statistics.fmean(edges) if edges else 0.0:+.2f} ± {1.96 * sd:.2f}"
+    )
+
+
 def parse_rules(text: str) -> BuraRules:
     pairs = [item.split("=", 1) for item in text.split(",") if item]
     return BuraRules.from_dict({k: v for k, v in pairs})
@@ -255,9 +274,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--deck-log", help="write each deck's results to this file (JSON lines)")
     parser.add_argument("--compare", nargs=2, metavar="LOG", help="compare two --deck-log files")
+    parser.add_argument("--summary", nargs="+", metavar="LOG", help="totals of --deck-log files")
     args = parser.parse_args(argv)
     if args.compare:
         compare(*args.compare)
+        return
+    if args.summary:
+        summary(args.summary)
         return
     pairs = 30 if args.quick else args.pairs
     rules = parse_rules(args.rules)

@@ -28,7 +28,7 @@ from engine.burkozel.ai.sim import (
     view_table,
 )
 from engine.burkozel.ai.solver import Solver
-from engine.burkozel.ai.sure import sure_win
+from engine.burkozel.ai.sure import move_key, sure_win
 from engine.burkozel.deal import Move, PlayerView, penalties_for
 from engine.burkozel.rules import BASE_RULES
 from engine.game import COMPUTER_LEVELS
@@ -41,15 +41,11 @@ class Player(Protocol):
 Option = tuple[tuple[int, ...], bool | None]
 
 
-def _key(move: Move) -> tuple[int, tuple[int, ...], bool]:
-    return (len(move.cards), tuple(sorted(c.index for c in move.cards)), move.beat is True)
-
-
 def canonical(legal: Sequence[Move]) -> list[Move]:
     """``legal`` in an order that depends only on the moves, not on hidden hand order."""
     if not legal:
         raise ValueError("no legal moves to choose from")
-    return sorted(legal, key=_key)
+    return sorted(legal, key=move_key)
 
 
 def _option(move: Move) -> Option:

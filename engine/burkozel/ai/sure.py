@@ -46,6 +46,11 @@ def could_show_better(pool: Sequence[Card], trump: Suit, mine: Move, hand: Seque
     return len(trumps) >= COMBO_SIZE and any(c.rank > top for c in trumps)
 
 
+def move_key(move: Move) -> tuple[int, tuple[int, ...], bool]:
+    """The players' fixed order of moves (by the cards, not by hidden hand order)."""
+    return (len(move.cards), tuple(sorted(c.index for c in move.cards)), move.beat is True)
+
+
 def _option(move: Move) -> tuple[tuple[int, ...], bool | None]:
     return tuple(sorted(c.index for c in move.cards)), move.beat
 
@@ -97,14 +102,15 @@ def sure_wins(view: PlayerView, legal: Sequence[Move]) -> list[Move]:
     if not endgame_known(view):
         return []
     world = sample_world(view, random.Random(0))  # the only world there is
-    moves = list(legal)
+    moves = sorted(legal, key=move_key)
     won = Solver(view.seat, _win_value(view.seat)).values(world, [_option(m) for m in moves])
     return [m for m, v in zip(moves, won, strict=True) if v > 0]
 
 
 def sure_win(view: PlayerView, legal: Sequence[Move]) -> Move | None:
     """One sure win of ``legal``: a show, else of the sure last-trick moves the one
-    worth most by the full score; ``None`` if there is none."""
+    worth most by the full score, the first in :func:`move_key` order of those (as the
+    strong player's exact search picks); ``None`` if there is none."""
     wins = sure_wins(view, legal)
     if not wins:
         return None
