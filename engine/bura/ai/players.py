@@ -46,8 +46,16 @@ LAST_LEAN = 0.05
 # 200 instead of 40: tuning decks 2000-2299, seeds 0-1, 875 of 1200 deals against 838
 # (120 worlds, seeds 0-3: 1736 of 2400 against 1652); report decks 0-299, seeds 0-5,
 # 2567 of 3600 (71.3%) against 2490 (bench/RESULTS-ai.md, seventh pass). CPU p95 per
-# decision 0.32-0.36 s with 2 players, 0.39 s with 3, 0.49 s with 4 (was 0.065 s).
+# decision 0.32-0.36 s with 2 players, 0.39 s with 3, 0.49 s with 4 (was 0.065 s); with
+# the faster engine 0.21 s with 2 players (bench/ai_bura_time.py, sure wins and styles).
 HARD_WORLDS = 200
+# How hard's playouts model the others' declaring (D5): greedy's rule only. A mixture of
+# a careful style (face-down cards guessed at 0), greedy's (2) and a reckless one (6),
+# drawn per world among those a seat's undeclared pile leaves (styles 0/2/6), is not
+# in the level: on the same decks, -6 points of deals against greedy (it stops steering
+# greedy into false declarations), -7 against the plain Monte Carlo player, +-0 against
+# the careful and reckless styles (bench/RESULTS-ai.md, sure wins and styles).
+HARD_STYLES = (CLOSED_GUESS,)
 
 
 class BuraPlayer(Protocol):
@@ -309,7 +317,12 @@ def make_bura_player(level: str, rules: BuraRules, seed: int = 0) -> BuraPlayer:
         return BuraStrongPlayer(rules, seed, worlds=8)
     if level == "hard":
         return BuraStrongPlayer(
-            rules, seed, worlds=HARD_WORLDS, rank_lean=RANK_LEAN, last_lean=LAST_LEAN
+            rules,
+            seed,
+            worlds=HARD_WORLDS,
+            rank_lean=RANK_LEAN,
+            last_lean=LAST_LEAN,
+            styles=HARD_STYLES,
         )
     raise ValueError(f"unknown level {level!r} (choose {', '.join(BURA_LEVELS)})")
 

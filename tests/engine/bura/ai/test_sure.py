@@ -13,7 +13,7 @@ from engine.bura.ai import BURA_LEVELS, make_bura_player
 from engine.bura.ai.sure import sure_wins
 from engine.bura.deal import DECLARE, BuraDeal
 from engine.bura.rules import BuraRules
-from engine.cards import shuffled_deck
+from engine.cards import Card, shuffled_deck
 from tests.support.bura import all_actions, answer, bura_deck, lead
 
 RULES = BuraRules()
@@ -131,18 +131,16 @@ def test_d6_a_bura_nobody_can_better_is_shown(level: str, seed: int) -> None:
 
 
 def test_d6_a_bura_another_hand_of_three_may_better_is_not_sure() -> None:
-    # Seat 1 holds three cards and the higher trumps are unseen: it may hold a better
-    # бура, which would win when ours is shown (Part C precedence).
-    deal = BuraDeal.start(2, bura_deck(2, 0, ["7C 8C 9H", "9S 6D 7D"], "AC", "10S KC"), 0, RULES)
-    deal.apply(lead(1, "9S"))
-    deal.apply(answer(0, "9H", False))
-    deal.apply(Declare(1, False))
-    # Seat 1 leads now and holds three cards; seat 0 answers with 7♣ 8♣ K♣ after the lead:
-    view = deal.view(1)
-    assert sure_wins(view, deal.legal_actions(1), RULES) == []
+    # Seat 0 takes 6♦ with 10♦ and draws K♣: 7♣ 8♣ K♣, clubs trumps (A♣ lies turned up
+    # under the stock). Seat 1 has drawn back to three cards and 10♣ is unseen: it may
+    # hold 10♣ and two more clubs, a better бура, which would win when ours is shown.
+    deal = BuraDeal.start(2, bura_deck(2, 0, ["7C 8C 10D", "6D 9S 7H"], "AC", "KC"), 0, RULES)
     deal.apply(lead(1, "6D"))
-    assert deal.legal_actions(0)[0] == Show(0, "bura")
-    assert sure_wins(deal.view(0), deal.legal_actions(0), RULES) == [Show(0, "bura")]
+    deal.apply(answer(0, "10D", True))
+    deal.apply(Declare(0, False))
+    assert deal.hand(0) == tuple(Card.parse(c) for c in ("7C", "8C", "KC"))
+    assert Show(0, "bura") in deal.legal_actions(0) and len(deal.hand(1)) == 3
+    assert sure_wins(deal.view(0), deal.legal_actions(0), RULES) == []
 
 
 def test_d5_open_points_of_31_make_a_sure_declaration_and_50_bounds_it() -> None:
