@@ -15,7 +15,8 @@ with ``--deck-log`` on the same decks are compared deck by deck with ``--compare
     .venv/bin/python bench/ai_bura.py --compare /tmp/a.jsonl /tmp/b.jsonl
 
 Player specs: random, greedy, easy, normal, hard, or hard:W[:S] (W worlds; S = all | key:
-search every decision, or only declaring, «Стоп!», shows and даве).
+search every decision, or only declaring, «Стоп!», shows and даве); the benchmark-only
+opponents of bench/bura_opponents.py: careful, reckless, pimc:W, pimct:MS.
 "A deal won" is a deal whose result favours the player (its penalty edge > 0);
 void deals (run out, D9) favour nobody and are counted apart.
 """
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from bench.bura_opponents import make_bura_opponent
 from engine.bura.actions import Action
 from engine.bura.ai import BuraPlayer, BuraStrongPlayer, make_bura_player, play_deal
 from engine.bura.ai.players import utility
@@ -45,6 +47,9 @@ from engine.cards import Card, shuffled_deck
 
 
 def make(spec: str, rules: BuraRules, seed: int) -> BuraPlayer:
+    opponent = make_bura_opponent(spec, rules, seed)
+    if opponent is not None:
+        return opponent
     spec, *options = spec.split("+")  # hard:20+temperature=20+sure_self=1
     level, _, rest = spec.partition(":")
     worlds, _, search = rest.partition(":")
@@ -55,7 +60,10 @@ def make(spec: str, rules: BuraRules, seed: int) -> BuraPlayer:
         for option in options:
             name, _, value = option.partition("=")
             kind = type(getattr(player, name))
-            setattr(player, name, kind(float(value)) if kind is not str else value)
+            if kind is tuple:  # styles=0/2/6
+                setattr(player, name, tuple(float(v) for v in value.split("/")))
+            else:
+                setattr(player, name, kind(float(value)) if kind is not str else value)
     return player
 
 
@@ -223,6 +231,25 @@ def compare(path_a: str, path_b: str) -> None:
         )
 
 
+def summary(paths: Sequence[str]) -> None:
+    """Deals won and mean edge over --deck-log files (chunks of one match, concatenated)."""
+    rows = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            rows += [json.loads(line) for line in f if line.strip()]
+    won = sum(sum(row["won"]) for row in rows)
+    void = sum(sum(o.startswith("void") for o in row["outcomes"]) for row in rows)
+    counted = sum(len(row["won"]) for row in rows) - void
+    edges = [e for row in rows for e in row["edges"]]
+    rate = won / counted if counted else 0.0
+    half = 1.96 * math.sqrt(rate * (1 - rate) / counted) if counted else 0.0
+    sd = statistics.pstdev(edges) / math.sqrt(len(edges)) if edges else 0.0
+    print(
+        f"{len(rows)} decks: won {won} of {counted} counted deals = {rate:.1%} ± {half:.1%};"
+        f" mean edge {statistics.fmean(edges) if edges else 0.0:+.2f} ± {1.96 * sd:.2f}"
+    )
+
+
 def parse_rules(text: str) -> BuraRules:
     pairs = [item.split("=", 1) for item in text.split(",") if item]
     return BuraRules.from_dict({k: v for k, v in pairs})
@@ -247,9 +274,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--deck-log", help="write each deck's results to this file (JSON lines)")
     parser.add_argument("--compare", nargs=2, metavar="LOG", help="compare two --deck-log files")
+    parser.add_argument("--summary", nargs="+", metavar="LOG", help="totals of --deck-log files")
     args = parser.parse_args(argv)
     if args.compare:
         compare(*args.compare)
+        return
+    if args.summary:
+        summary(args.summary)
         return
     pairs = 30 if args.quick else args.pairs
     rules = parse_rules(args.rules)

@@ -1,4 +1,5 @@
-"""Computer players for Bura: random, greedy and strong (determinized Monte Carlo).
+"""Computer players for Bura: random, greedy and strong (determinized Monte Carlo);
+every level takes a sure win first (``engine.bura.ai.sure``).
 
 ``make_bura_player(level, seed).choose(view, legal)`` returns one of ``legal``, or
 ``None`` to let a «Стоп!» chance pass (only when the seat is not the one to act, i.e.

@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from engine.bura.actions import Action, BuraDealResult, Dave, Declare, Show
-from engine.bura.ai.policy import Situation, greedy
+from engine.bura.ai.policy import CLOSED_GUESS, Situation, greedy
+from engine.bura.ai.sure import sure_win
 from engine.bura.ai.world import DISCARD_TEMPERATURE, sample_world
 from engine.bura.deal import DECLARE, BuraDeal
 from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, BuraRules
@@ -45,8 +46,17 @@ LAST_LEAN = 0.05
 # 200 instead of 40: tuning decks 2000-2299, seeds 0-1, 875 of 1200 deals against 838
 # (120 worlds, seeds 0-3: 1736 of 2400 against 1652); report decks 0-299, seeds 0-5,
 # 2567 of 3600 (71.3%) against 2490 (bench/RESULTS-ai.md, seventh pass). CPU p95 per
-# decision 0.32-0.36 s with 2 players, 0.39 s with 3, 0.49 s with 4 (was 0.065 s).
+# decision 0.32-0.36 s with 2 players, 0.39 s with 3, 0.49 s with 4 (was 0.065 s); with
+# the faster engine 0.21 s with 2 players (bench/ai_bura_time.py, sure wins and styles).
 HARD_WORLDS = 200
+# How hard's playouts model the others' declaring (D5): greedy's rule only. A mixture of
+# a careful style (face-down cards guessed at 0), greedy's (2) and a reckless one (6),
+# drawn per world among those a seat's undeclared pile leaves (styles 0/2/6), is not
+# in the level: paired on the same decks it lost 7 points of deals against the plain
+# Monte Carlo player (-0.14 +- 0.14 deals per deck), gained 3.5 and 5.5 against the
+# careful and reckless styles and 1 against greedy, all within about one interval
+# (bench/RESULTS-ai.md, sure wins and styles).
+HARD_STYLES = (CLOSED_GUESS,)
 
 
 class BuraPlayer(Protocol):
@@ -79,10 +89,16 @@ def optional(view: BuraView) -> bool:
 
 
 class BuraRandomPlayer:
-    def __init__(self, seed: int = 0) -> None:
+    """Any legal action (or letting a «Стоп!» pass), except that a sure win is taken."""
+
+    def __init__(self, rules: BuraRules, seed: int = 0) -> None:
+        self.rules = rules
         self.seed = seed
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+        sure = sure_win(view, legal, self.rules)
+        if sure is not None:
+            return sure
         options: list[Action | None] = [*canonical(legal)]
         if optional(view):
             options.append(None)
@@ -90,19 +106,30 @@ class BuraRandomPlayer:
 
 
 class BuraGreedyPlayer:
-    """Rules of thumb (``engine.bura.ai.policy``); with ``noise`` a random move that often."""
+    """Rules of thumb (``engine.bura.ai.policy``); with ``noise`` a random move that
+    often; a sure win (``engine.bura.ai.sure``) always."""
 
-    def __init__(self, rules: BuraRules, seed: int = 0, noise: float = 0.0) -> None:
+    def __init__(
+        self,
+        rules: BuraRules,
+        seed: int = 0,
+        noise: float = 0.0,
+        closed_guess: float = CLOSED_GUESS,
+    ) -> None:
         self.rules = rules
         self.seed = seed
         self.noise = noise
+        self.closed_guess = closed_guess  # how it guesses its face-down cards (policy.greedy)
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+        sure = sure_win(view, legal, self.rules)
+        if sure is not None:
+            return sure
         if self.noise:
             rng = decision_rng(self.seed, view)
             if rng.random() < self.noise:
                 return rng.choice(canonical(legal))
-        return greedy(Situation.of_view(view, self.rules), canonical(legal))
+        return greedy(Situation.of_view(view, self.rules), canonical(legal), self.closed_guess)
 
 
 def utility(result: BuraDealResult, seat: int, rules: BuraRules, players: int) -> float:
@@ -114,9 +141,14 @@ def utility(result: BuraDealResult, seat: int, rules: BuraRules, players: int) -
     return add[seat] - others
 
 
-def rollout(deal: BuraDeal, sure_seat: int | None = None) -> BuraDealResult:
+def rollout(
+    deal: BuraDeal, sure_seat: int | None = None, guesses: Mapping[int, float] | None = None
+) -> BuraDealResult:
     """Finish ``deal`` with the greedy policy for every seat (a «Стоп!» is always said).
-    ``sure_seat`` declares exactly when its pile in this world holds enough (D5)."""
+    ``sure_seat`` declares exactly when its pile in this world holds enough (D5);
+    ``guesses``: per seat, what its declaring style takes each face-down card of its
+    pile to be worth (policy.greedy's ``closed_guess``; greedy's own when not given)."""
+    guesses = guesses or {}
     while not deal.finished:
         actors = deal.actors()
         seat = actors[-1]  # a «Стоп!» holder comes before the rightful leader
@@ -125,7 +157,8 @@ def rollout(deal: BuraDeal, sure_seat: int | None = None) -> BuraDealResult:
             good = total >= DECLARE_TARGET and (deal.rules.target == "31" or total <= BUST_LIMIT)
             deal.push(Declare(seat, good))
             continue
-        choice = greedy(Situation.of_deal(deal, seat), deal.legal_actions(seat))
+        guess = guesses.get(seat, CLOSED_GUESS)
+        choice = greedy(Situation.of_deal(deal, seat), deal.legal_actions(seat), guess)
         assert choice is not None
         deal.push(choice)
     return deal.result()
@@ -137,7 +170,8 @@ class BuraStrongPlayer:
     try every legal action (and, for a «Стоп!», letting it pass) in each and finish with
     the greedy policy, except that this seat declares exactly when its sampled pile
     holds enough (as its own search does, far better than the greedy guess); pick the
-    best mean edge. Declaring is thus weighed by how often the sampled closed discards
+    best mean edge. A sure win (``engine.bura.ai.sure``) is taken before any search:
+    the playouts' model of the others may value a gamble above it. Declaring is thus weighed by how often the sampled closed discards
     bring the pile to 31 against the double loss of a false declaration."""
 
     def __init__(
@@ -154,6 +188,8 @@ class BuraStrongPlayer:
         trump_weight: float = TRUMP_WEIGHT,
         rank_lean: float = 0.0,
         last_lean: float = 1.0,
+        styles: tuple[float, ...] = (CLOSED_GUESS,),
+        sure_first: bool = True,
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -179,8 +215,18 @@ class BuraStrongPlayer:
         # Whether this seat's playouts declare exactly when its pile holds enough (D5),
         # as the search itself does, instead of the greedy rule's guess.
         self.sure_self = sure_self
+        # The declaring styles the others are modelled with (policy.greedy's
+        # closed_guess each): every world gives each other seat one of them, drawn
+        # among those its play so far does not rule out (declaring_styles).
+        self.styles = styles
+        # Whether a sure win (engine.bura.ai.sure) is taken before any search; off only
+        # to measure the player without it (bench/RESULTS-ai.md).
+        self.sure_first = sure_first
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+        sure_action = sure_win(view, legal, self.rules) if self.sure_first else None
+        if sure_action is not None:
+            return sure_action
         options: list[Action | None] = [*canonical(legal)]
         if optional(view):
             options.append(None)
@@ -191,7 +237,16 @@ class BuraStrongPlayer:
         rng = decision_rng(self.seed, view)
         totals = [0.0] * len(options)
         sure = view.seat if self.sure_self else None
+        styles = {
+            seat: declaring_styles(view, self.rules, seat, self.styles)
+            for seat in range(view.players)
+            if seat != view.seat
+        }
         for _ in range(self.worlds):
+            guesses = {
+                seat: guess[0] if len(guess) == 1 else rng.choice(guess)
+                for seat, guess in styles.items()
+            }
             world = sample_world(
                 view,
                 self.rules,
@@ -213,7 +268,7 @@ class BuraStrongPlayer:
                     deal.push(leader_choice)
                 else:
                     deal.push(option)
-                edge = utility(rollout(deal, sure), view.seat, self.rules, view.players)
+                edge = utility(rollout(deal, sure, guesses), view.seat, self.rules, view.players)
                 totals[i] += (edge > 0) - (edge < 0) + self.edge_weight * edge
         # Ties go to ending the deal now (a declaration): a playout's later win is less
         # sure than it looks, since it knows the sampled world's stock order.
@@ -224,6 +279,28 @@ class BuraStrongPlayer:
         return options[best]
 
 
+def declaring_styles(
+    view: BuraView, rules: BuraRules, seat: int, styles: tuple[float, ...]
+) -> tuple[float, ...]:
+    """The declaring styles (closed guesses) of ``styles`` that ``seat``'s play in this
+    deal leaves possible: its pile only grows when it takes a trick, and each time it
+    could declare (D5), so a style that would have declared on the pile it holds now
+    has not been playing (unless it has only just taken the trick and not chosen yet).
+    All of them if none is left."""
+    if len(styles) == 1 or (view.phase == DECLARE and view.turn == seat):
+        return styles
+    pile = view.piles[seat]
+    shown = sum(c.points for c in pile.open_cards)
+    closed = len(pile.closed_by)
+
+    def would_have_declared(guess: float) -> bool:
+        estimate = shown + guess * closed
+        return estimate >= DECLARE_TARGET and (rules.target == "31" or estimate <= BUST_LIMIT)
+
+    left = tuple(g for g in styles if not would_have_declared(g))
+    return left or styles
+
+
 def _key_decision(view: BuraView, options: Sequence[Action | None]) -> bool:
     if view.phase in ("declare", "dave") or None in options:
         return True
@@ -232,7 +309,7 @@ def _key_decision(view: BuraView, options: Sequence[Action | None]) -> bool:
 
 def make_bura_player(level: str, rules: BuraRules, seed: int = 0) -> BuraPlayer:
     if level == "random":
-        return BuraRandomPlayer(seed)
+        return BuraRandomPlayer(rules, seed)
     if level == "greedy":
         return BuraGreedyPlayer(rules, seed)
     if level == "easy":
@@ -241,7 +318,12 @@ def make_bura_player(level: str, rules: BuraRules, seed: int = 0) -> BuraPlayer:
         return BuraStrongPlayer(rules, seed, worlds=8)
     if level == "hard":
         return BuraStrongPlayer(
-            rules, seed, worlds=HARD_WORLDS, rank_lean=RANK_LEAN, last_lean=LAST_LEAN
+            rules,
+            seed,
+            worlds=HARD_WORLDS,
+            rank_lean=RANK_LEAN,
+            last_lean=LAST_LEAN,
+            styles=HARD_STYLES,
         )
     raise ValueError(f"unknown level {level!r} (choose {', '.join(BURA_LEVELS)})")
 

@@ -67,13 +67,17 @@ def keep_value(card: Card, trump: Suit) -> float:
     return (20.0 if card.suit is trump else 0.0) + card.points + card.rank * 0.1
 
 
-def greedy(sit: Situation, legal: Sequence[Action]) -> Action | None:
-    """The greedy choice among ``legal``; ``None`` never (it always takes a «Стоп!»)."""
+def greedy(
+    sit: Situation, legal: Sequence[Action], closed_guess: float = CLOSED_GUESS
+) -> Action | None:
+    """The greedy choice among ``legal``; ``None`` never (it always takes a «Стоп!»).
+    ``closed_guess``: what each face-down card in its pile is taken to be worth when it
+    decides to declare (D5): 0 declares only on open points, more declares sooner."""
     shows = [a for a in legal if isinstance(a, Show)]
     if shows:
         return shows[-1]  # Москва if held, else бура: wins at once
     if sit.phase == DECLARE:
-        estimate = sit.known_points + CLOSED_GUESS * sit.closed_in_pile
+        estimate = sit.known_points + closed_guess * sit.closed_in_pile
         bust = sit.rules.target == "31_50" and estimate > BUST_LIMIT
         go = estimate >= DECLARE_TARGET and not bust
         return Declare(sit.seat, go)

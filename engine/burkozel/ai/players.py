@@ -28,6 +28,7 @@ from engine.burkozel.ai.sim import (
     view_table,
 )
 from engine.burkozel.ai.solver import Solver
+from engine.burkozel.ai.sure import move_key, sure_win
 from engine.burkozel.deal import Move, PlayerView, penalties_for
 from engine.burkozel.rules import BASE_RULES
 from engine.game import COMPUTER_LEVELS
@@ -40,15 +41,11 @@ class Player(Protocol):
 Option = tuple[tuple[int, ...], bool | None]
 
 
-def _key(move: Move) -> tuple[int, tuple[int, ...], bool]:
-    return (len(move.cards), tuple(sorted(c.index for c in move.cards)), move.beat is True)
-
-
 def canonical(legal: Sequence[Move]) -> list[Move]:
     """``legal`` in an order that depends only on the moves, not on hidden hand order."""
     if not legal:
         raise ValueError("no legal moves to choose from")
-    return sorted(legal, key=_key)
+    return sorted(legal, key=move_key)
 
 
 def _option(move: Move) -> Option:
@@ -113,23 +110,30 @@ def safe_move(view: PlayerView, legal: Sequence[Move]) -> Move:
 
 
 class RandomPlayer:
-    """Any legal move, uniformly."""
+    """Any legal move, uniformly, except that a sure win (``engine.burkozel.ai.sure``) is taken."""
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        sure = sure_win(view, legal)
+        if sure is not None:
+            return sure
         return decision_rng(self.seed, view).choice(canonical(legal))
 
 
 class GreedyPlayer:
-    """The rule-based policy; with ``noise`` it plays a random legal move that often."""
+    """The rule-based policy; with ``noise`` it plays a random legal move that often; a
+    sure win (``engine.burkozel.ai.sure``) always."""
 
     def __init__(self, seed: int = 0, noise: float = 0.0) -> None:
         self.seed = seed
         self.noise = noise
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        sure = sure_win(view, legal)
+        if sure is not None:
+            return sure
         if self.noise:
             rng = decision_rng(self.seed, view)
             if rng.random() < self.noise:
@@ -223,6 +227,9 @@ class StrongPlayer:
         self.clock = clock
 
     def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+        sure = sure_win(view, legal)
+        if sure is not None:
+            return sure
         if view.rules != BASE_RULES or view.turn != view.seat:
             # The fast simulator models the base game only: search with the switches on.
             worlds = min(self.worlds, max(HOUSE_WORLDS[0], min(HOUSE_WORLDS[1], self.worlds // 15)))

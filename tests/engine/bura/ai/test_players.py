@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
 
 from engine.bura.actions import Declare, Lead
 from engine.bura.ai import BURA_LEVELS, BuraStrongPlayer, make_bura_player, play_deal
-from engine.bura.ai.players import rollout
+from engine.bura.ai.players import declaring_styles, rollout
 from engine.bura.ai.policy import keep_value
 from engine.bura.ai.world import dealt_trump_weight, last_trick_leans, sample_world
 from engine.bura.deal import BuraDeal
 from engine.bura.rules import BuraRules
-from engine.bura.view import BuraView
+from engine.bura.view import BuraView, SeenPile
 from engine.cards import DECK, Card, Rank, shuffled_deck
 from tests.support.bura import all_actions, answer, bura_deck, cards_in_play, lead
 
@@ -254,3 +255,23 @@ def test_plain_cards_in_another_hand_lean_to_high_ranks() -> None:
         return sum(c.rank is rank and c.suit is not view.trump for h in hands for c in h)
 
     assert count(Rank.ACE, 1.0) > 1.5 * count(Rank.SIX, 1.0)
+
+
+def test_d5_a_seat_that_did_not_declare_rules_out_the_styles_that_would_have() -> None:
+    # Seat 1's pile: A♥ 10♥ open (21) and two face-down cards. It could declare when it
+    # took them and did not: a style guessing 6 per face-down card (33) would have; a
+    # careful one (21) and greedy's (25) would not. While it is still choosing, all are
+    # possible.
+    rules = BuraRules()
+    deal = BuraDeal.start(2, shuffled_deck(5), 0, rules)
+    view = deal.view(0)
+    pile = SeenPile(1, (Card.parse("AH"), Card.parse("10H")), (0, 0), ((0, 2),), ((),))
+    piles = (view.piles[0], pile)
+    seen = dataclasses.replace(view, piles=piles, phase="lead", turn=0)
+    assert declaring_styles(seen, rules, 1, (0.0, 2.0, 6.0)) == (0.0, 2.0)
+    choosing = dataclasses.replace(view, piles=piles, phase="declare", turn=1)
+    assert declaring_styles(choosing, rules, 1, (0.0, 2.0, 6.0)) == (0.0, 2.0, 6.0)
+    # None left (it did not declare on 31 open points): every style stays possible.
+    rich = SeenPile(1, tuple(Card.parse(c) for c in ("AH", "10H", "AS", "QS")), (), (), ())
+    full = dataclasses.replace(view, piles=(view.piles[0], rich), phase="lead", turn=0)
+    assert declaring_styles(full, rules, 1, (0.0, 2.0, 6.0)) == (0.0, 2.0, 6.0)
