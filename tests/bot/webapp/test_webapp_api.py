@@ -461,9 +461,14 @@ def card_fields(state: dict[str, Any]) -> Iterator[str]:
 
 
 def hidden_from(table: Table, seat: int) -> set[str]:
-    """The cards ``seat`` may not see now, from the engine's own state: other hands, the
-    stock (but its turned trump), and others' face-down discards (B1, D3)."""
-    live = table.service._live.get(table.game.id)
+    return hidden_cards(table.service, table.game.id, seat)
+
+
+def hidden_cards(service: GameService, game_id: int, seat: int) -> set[str]:
+    """The cards ``seat`` (``PUBLIC``: the group, an onlooker) may not see now, from the
+    engine's own state: other hands, the stock (but its turned trump), and others'
+    face-down discards (B1, D3)."""
+    live = service._live.get(game_id)
     if live is None:  # the series is over (its last deal finished: nothing is hidden)
         return set()
     assert live.series is not None
