@@ -233,11 +233,31 @@
     call(mine ? "enableClosingConfirmation" : "disableClosingConfirmation");
   }
 
+  // The full-screen button's icon: four corners out (enter) or in (leave), drawn as SVG
+  // (no font on every phone has a sign for it).
+  var CORNERS_OUT = "M2 6V2h4M10 2h4v4M14 10v4h-4M6 14H2v-4";
+  var CORNERS_IN = "M6 2v4H2M14 6h-4V2M10 14v-4h4M2 10h4v4";
+  function cornersIcon(path) {
+    var NS = "http://www.w3.org/2000/svg";
+    var svg = document.createElementNS(NS, "svg");
+    svg.setAttribute("viewBox", "0 0 16 16");
+    svg.setAttribute("width", "16");
+    svg.setAttribute("height", "16");
+    svg.setAttribute("aria-hidden", "true");
+    var line = document.createElementNS(NS, "path");
+    line.setAttribute("d", path);
+    line.setAttribute("fill", "none");
+    line.setAttribute("stroke", "currentColor");
+    line.setAttribute("stroke-width", "2");
+    svg.appendChild(line);
+    return svg;
+  }
+
   function showFullscreen() {
-    var button = document.getElementById("full");
+    var button = clear(document.getElementById("full"));
     var full = !!(tg && tg.isFullscreen);
     root.setAttribute("data-full", full ? "1" : "0");
-    button.textContent = full ? "\u2715" : "\u26F6";
+    button.appendChild(cornersIcon(full ? CORNERS_IN : CORNERS_OUT));
     button.setAttribute("aria-pressed", full ? "true" : "false");
   }
 
