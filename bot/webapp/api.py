@@ -262,16 +262,18 @@ class WebApp:
             raise Refused("not_seated", live.language)
         return live, seat
 
-    async def _view(self, game_id: int, session: Session) -> tuple[LiveGame, Seat | None]:
-        """The game and the session user's seat at it, or None for an onlooker who came by
-        the group's signed link (a seated player always sees their seat)."""
-        if not session.watching:
-            return await self._seat(game_id, session.user_id)
+    async def _view(
+        self, game_id: int, user_id: int, watching: bool
+    ) -> tuple[LiveGame, Seat | None]:
+        """The game and the user's seat at it; ``watching`` (the user came by the group's
+        signed link): None for an onlooker (a seated player always gets their seat)."""
+        if not watching:
+            return await self._seat(game_id, user_id)
         try:
             live = await self.service.live(game_id)
         except UserError as exc:
             self._service_refusal(exc, None)
-        return live, live.seat_of(session.user_id)
+        return live, live.seat_of(user_id)
 
     def _state(self, live: LiveGame, seat: Seat | None) -> dict[str, Any]:
         if seat is None:
@@ -290,10 +292,10 @@ class WebApp:
         launch = check_init_data(self.bot_token, init_data, max_age=self.max_age, now=self.clock())
         # Opened by a direct link (the group's table): the game is the one the signed start
         # parameter names, whatever the page asks; else the hand's button's ``?game=``.
-        by_link = launch.start_param is not None
-        if launch.start_param is not None:
+        start = launch.start_param
+        if start is not None:
             try:
-                game_id = game_of_start(self.start_key, launch.start_param)
+                game_id = game_of_start(self.start_key, start)
             except AuthError as exc:
                 raise AuthError(exc.code, launch.language) from None
         else:
@@ -301,9 +303,7 @@ class WebApp:
         if not 0 < game_id < 2**63:
             raise Refused("no_game", launch.language)
         try:
-            live, seat = await self._view(
-                game_id, Session(launch.user_id, game_id, 0, watching=by_link)
-            )
+            live, seat = await self._view(game_id, launch.user_id, start is not None)
         except Refused as exc:  # (no game to take a language from: the user's own)
             raise Refused(exc.code, exc.language or launch.language) from None
         expires = self.clock() + TOKEN_SECONDS
@@ -332,7 +332,7 @@ class WebApp:
     async def state(self, request: web.Request) -> web.StreamResponse:
         session = self._bearer(request)
         game_id = self._game_of(request, session)
-        live, seat = await self._view(game_id, session)
+        live, seat = await self._view(game_id, session.user_id, session.watching)
         return web.json_response(self._state(live, seat), dumps=_dumps)
 
     async def action(self, request: web.Request) -> web.StreamResponse:
@@ -382,7 +382,7 @@ class WebApp:
     async def live(self, request: web.Request) -> web.StreamResponse:
         session = self._session(request.query.get("token"))
         game_id = self._game_of(request, session)
-        live, seat = await self._view(game_id, session)  # 404 / 403 first
+        live, seat = await self._view(game_id, session.user_id, session.watching)  # 404/403
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream",
