@@ -1,6 +1,6 @@
 """Telegram operations per move with players in the Mini App (issue 29).
 
-Usage: .venv/bin/python bench/webapp_ops.py [--moves M] [--players 2 4]
+Usage: .venv/bin/python bench/webapp_ops.py [--moves M] [--players 2 4] [--spectators 0 50]
 
 Whole Burkozel games (base rules) between people, through the real bot (bot.app.App:
 handlers, service, SQLite, delivery worker, the Mini App's web server) and the fake Bot
@@ -13,7 +13,9 @@ edit is coalesced away by the sender's pace: the figures are what each move cost
 the least. For 2- and 4-player tables with all, half and none of the players in the
 app, it prints the operations per move by kind and what they mean: how many tables one
 bot can host at a move every 4 s, with Telegram's ~30 operations a second for the whole
-bot (30 / ops per move / 0.25).
+bot (30 / ops per move / 0.25). ``--spectators``: each row again with that many onlookers
+who opened the table from the group's «🃏 Table» link (its signed start parameter) and
+follow it live; every one of them must have heard of each move before the next.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from bot.games.burkozel.game import card_taps  # noqa: E402
 from bot.views.callbacks import CardCb, LobbyCb, PlayCb  # noqa: E402
 from engine.burkozel.ai import make_player  # noqa: E402
 from tests.bot.webapp.test_webapp_api import sign_init_data  # noqa: E402
-from tests.support.fake_telegram import FakeTelegram, FakeUser  # noqa: E402
+from tests.support.fake_telegram import FakeTelegram  # noqa: E402
 
 TELEGRAM_OPS_PER_SECOND = 30.0
 MOVE_EVERY = 4.0  # seconds between moves at one table
@@ -58,8 +60,11 @@ def free_port() -> int:
 class InApp:
     """One player's open Mini App: a session and a live connection kept open."""
 
-    def __init__(self, http: aiohttp.ClientSession, base: str, user: FakeUser) -> None:
-        self.http, self.base, self.user = http, base, user
+    def __init__(
+        self, http: aiohttp.ClientSession, base: str, user_id: int, start_param: str = ""
+    ) -> None:
+        self.http, self.base, self.user_id = http, base, user_id
+        self.start_param = start_param  # an onlooker's: the group's link
         self.token = ""
         self.game = 0
         self.version = -1
@@ -67,12 +72,15 @@ class InApp:
 
     async def open(self, game_id: int) -> None:
         await self.close()
-        init = sign_init_data(TOKEN, self.user.id, auth_date=time.time())
+        extra = {"start_param": self.start_param} if self.start_param else {}
+        init = sign_init_data(TOKEN, self.user_id, auth_date=time.time(), **extra)
         async with self.http.post(
             f"{self.base}/webapp/api/session", json={"init_data": init, "game": game_id}
         ) as resp:
             assert resp.status == 200, await resp.text()
-            self.token = (await resp.json())["token"]
+            body = await resp.json()
+            assert body["watching"] == bool(self.start_param), body
+            self.token = body["token"]
         self.game, self.version = game_id, -1
         self.reader = asyncio.create_task(self._read())
 
@@ -113,7 +121,7 @@ async def wait(predicate: Any, what: str, timeout: float = 60) -> None:
 
 
 async def ops_per_move(
-    players: int, in_app: int, moves_wanted: int, tmp: Path
+    players: int, in_app: int, moves_wanted: int, tmp: Path, spectators: int = 0
 ) -> tuple[int, dict[str, int]]:
     counts = dict.fromkeys(OP_KINDS, 0)
     applied = 0
@@ -124,13 +132,14 @@ async def ops_per_move(
         settings = Settings(  # type: ignore[call-arg]
             _env_file=None,
             bot_token=SecretStr(TOKEN),
-            database_path=tmp / f"ops{players}-{in_app}.sqlite3",
+            database_path=tmp / f"ops{players}-{in_app}-{spectators}.sqlite3",
             telegram_api_url=fake.api_url,
             default_language="en",
             turn_timeout_seconds=3600,
             log_level="WARNING",
             webapp_url=base,
             webapp_listen=f"127.0.0.1:{port}",
+            webapp_link="main",
         )
         app = App(settings, limits=UNPACED, handle_signals=False)
         task = asyncio.create_task(app.run())
@@ -142,11 +151,12 @@ async def ops_per_move(
         for user in users:
             await user.start_bot()
         # Half in the app: every other seat (so at a 4-player table, partners alike).
-        apps = {u.id: InApp(http, base, u) for i, u in enumerate(users) if i % 2 == 0}
+        apps = {u.id: InApp(http, base, u.id) for i, u in enumerate(users) if i % 2 == 0}
         apps = dict(list(apps.items())[:in_app])
         for user in users:
             if len(apps) < in_app and user.id not in apps:
-                apps[user.id] = InApp(http, base, user)
+                apps[user.id] = InApp(http, base, user.id)
+        onlookers: list[InApp] = []
 
         async def drained() -> bool:
             assert app.delivery is not None
@@ -168,7 +178,15 @@ async def ops_per_move(
             await wait(drained, "the start drained")
             for player in apps.values():  # opened from the hand message that just came
                 await player.open(game_id)
-            await wait(lambda: all(p.version >= 0 for p in apps.values()), "live states")
+            assert app.webapp is not None
+            start_param = app.webapp.table_start(game_id)
+            for onlooker in onlookers:
+                await onlooker.close()
+            onlookers = [InApp(http, base, 10_000 + n, start_param) for n in range(spectators)]
+            for onlooker in onlookers:  # opened from the group's «🃏 Table»
+                await onlooker.open(game_id)
+            following = [*apps.values(), *onlookers]
+            await wait(lambda f=following: all(p.version >= 0 for p in f), "live states")
             await wait(drained, "drained")
             while applied < moves_wanted:
                 live = await service.live(game_id)
@@ -203,38 +221,42 @@ async def ops_per_move(
                         await (await user.tap_raw(anchor, data)).wait()
                 await wait(drained, "drained")
                 # Every open app has heard of the move (a second at most, issue 29).
-                await wait(lambda v=version: all(p.version > v for p in apps.values()), "live", 5)
+                await wait(lambda v=version, f=following: all(p.version > v for p in f), "live", 5)
                 applied += 1
                 for record in fake.requests[start:]:
                     kind_of = op_kind(record)
                     if kind_of is not None and record.ok:
                         counts[kind_of] += 1
-        for player in apps.values():
+        for player in [*apps.values(), *onlookers]:
             await player.close()
         await app.stop()
         await asyncio.wait_for(task, 30)
     return applied, counts
 
 
-async def report(moves: int, player_counts: list[int]) -> None:
+async def report(moves: int, player_counts: list[int], spectator_counts: list[int]) -> None:
     print(
         f"Telegram operations per move with players in the Mini App ({moves} moves a row,"
         " Burkozel, greedy moves, outbox drained after each move)"
     )
-    head = f"{'players':<8}{'in app':>8}" + "".join(f"{k:>12}" for k in OP_KINDS)
+    head = f"{'players':<8}{'in app':>8}{'watching':>9}" + "".join(f"{k:>12}" for k in OP_KINDS)
     print(head + f"{'total':>8}{'tables':>8}")
     with tempfile.TemporaryDirectory(prefix="bench-webapp-", dir=ROOT) as tmp:
         for players in player_counts:
             for in_app, label in ((players, "all"), (players // 2, "half"), (0, "none")):
-                applied, counts = await ops_per_move(players, in_app, moves, Path(tmp))
-                per = {k: v / applied for k, v in counts.items()}
-                total = sum(per.values())
-                tables = TELEGRAM_OPS_PER_SECOND / total / (1 / MOVE_EVERY) if total else 0
-                print(
-                    f"{players:<8}{label:>8}"
-                    + "".join(f"{per[k]:>12.2f}" for k in OP_KINDS)
-                    + f"{total:>8.2f}{tables:>8.0f}"
-                )
+                for spectators in spectator_counts:
+                    applied, counts = await ops_per_move(
+                        players, in_app, moves, Path(tmp), spectators
+                    )
+                    per = {k: v / applied for k, v in counts.items()}
+                    total = sum(per.values())
+                    tables = TELEGRAM_OPS_PER_SECOND / total / (1 / MOVE_EVERY) if total else 0
+                    print(
+                        f"{players:<8}{label:>8}{spectators:>9}"
+                        + "".join(f"{per[k]:>12.2f}" for k in OP_KINDS)
+                        + f"{total:>8.2f}{tables:>8.0f}",
+                        flush=True,
+                    )
     print(
         f"tables: what one bot can host at a move every {MOVE_EVERY:g} s with Telegram's"
         f" ~{TELEGRAM_OPS_PER_SECOND:g} operations a second ({TELEGRAM_OPS_PER_SECOND:g}"
@@ -251,10 +273,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=200, help="moves per row")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
+    parser.add_argument(
+        "--spectators",
+        type=int,
+        nargs="+",
+        default=[0],
+        help="onlookers following each table from the group's link (one row each)",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     random.seed(0)
-    asyncio.run(report(args.moves, args.players))
+    asyncio.run(report(args.moves, args.players, args.spectators))
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ from bot.middlewares.updates import OnceMiddleware
 from bot.redact import describe
 from bot.roles import SenderRole
 from bot.service import GameService
+from bot.views import render
 from bot.webapp.api import WebApp
 from storage import Backend, open_storage
 
@@ -296,6 +297,11 @@ class App:
                 max_age=settings.webapp_max_age,
             )
             self.webapp = webapp
+            if settings.webapp_url and settings.webapp_link and me.username:
+                link, username = settings.webapp_link, me.username
+                service.table_link = lambda game_id: render.app_link(
+                    username, link, webapp.table_start(game_id)
+                )
             await storage.listen_games(webapp.hub.changed, webapp.hub.heard)
             tasks.append(asyncio.create_task(webapp.hub.announcer(), name="webapp-presence"))
             http = metrics.add_routes(

@@ -51,6 +51,10 @@ class Settings(BaseSettings):
     webapp_url: str | None = None
     webapp_listen: str = "0.0.0.0:8081"
     webapp_max_age: int = Field(default=86400, ge=60, le=7 * 86400)
+    # The group's table links to the Mini App by the bot's direct link: "main" for the
+    # bot's Main Mini App, else the short name of a named app (both set up in @BotFather
+    # with the URL {WEBAPP_URL}/webapp/). Unset (or no WEBAPP_URL): no «🃏 Table» button.
+    webapp_link: str | None = None
 
     @property
     def storage_url(self) -> str:
@@ -84,6 +88,20 @@ class Settings(BaseSettings):
         ):
             raise ValueError("must be the public https base of the bot's web server")
         return value.strip().rstrip("/")
+
+    @field_validator("webapp_link")
+    @classmethod
+    def _webapp_link(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        value = value.strip()
+        # (BotFather's short names: 3-30 letters, digits and underscores)
+        if value != "main" and not re.fullmatch(r"[A-Za-z0-9_]{3,30}", value):
+            raise ValueError(
+                "must be main (the bot's Main Mini App) or the short name of the bot's "
+                "named Mini App (3-30 letters, digits, _), as set up in @BotFather"
+            )
+        return value
 
     @field_validator("webhook_listen", "metrics_listen", "webapp_listen")
     @classmethod

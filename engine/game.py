@@ -19,6 +19,9 @@ from typing import Any, Protocol, TypeVar
 
 from engine.cards import Card
 
+# The seat of the public view (``DealState.public_view``): what everyone sees.
+PUBLIC = -1
+
 # The computer players' levels every game offers at a table (a game may have more).
 COMPUTER_LEVELS = ("easy", "normal", "hard")
 
@@ -50,6 +53,10 @@ class DealState(Protocol[ActionT, ViewT_co, ResultT_co]):
 
     def view(self, seat: int) -> ViewT_co:
         """What ``seat`` may know, and nothing more."""
+        ...
+
+    def public_view(self) -> ViewT_co:
+        """What everyone at and around the table sees (seat ``PUBLIC``): no hand."""
         ...
 
     def result(self) -> ResultT_co:

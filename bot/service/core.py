@@ -187,6 +187,10 @@ class ServiceCore:
         self.watchers = Watchers()
         # WEBAPP_URL: the hand messages carry an «🃏 Open table» Mini App button (issue 29).
         self.webapp_url: str | None = None
+        # WEBAPP_LINK: the direct link to a game's table in the Mini App (its signed start
+        # parameter made by ``WebApp.table_start``), on a «🃏 Table» button under the
+        # group's table; None: no such button.
+        self.table_link: Callable[[int], str] | None = None
 
     # --- loading and committing ------------------------------------------------
 

@@ -49,6 +49,14 @@ class TableFlow(ServiceCore):
         milestone = ui.trick_shown(live.series)
         return self.dm_edit(live, seat.user_id, text, markup, milestone)
 
+    def table_keyboard(self, live: LiveGame) -> render.Keyboard | None:
+        """The group's table's «🃏 Table» button: the Mini App by its direct link, opened
+        in the group; a seated player gets their seat there, anyone else watches."""
+        if self.table_link is None:
+            return None
+        link = self.table_link(live.game.id)
+        return render.keyboard([[{"text": live.t("webapp.table_button"), "url": link}]])
+
     def _hand_ops(self, live: LiveGame, only: set[int] | None = None) -> list[OutboxOp]:
         """Every hand (or the seats in ``only``) redrawn, for a commit (so drawn for the
         version it creates)."""
@@ -115,7 +123,9 @@ class TableFlow(ServiceCore):
         if table:  # False: a deal just ended; its table shows the result (``_deal_record``)
             seconds = self._seconds_left(live)
             text = ui.table_text(live.t, live.game, live.series, turn_seconds=seconds)
-            ops.append(self.group_edit(live, table_role(live.series), text))
+            ops.append(
+                self.group_edit(live, table_role(live.series), text, self.table_keyboard(live))
+            )
         only = None
         if keep is not None and last_mover is not None and ui.trick_open(deal):
             only = keep | {last_mover} | set(ui.actors(deal))
@@ -163,7 +173,8 @@ class TableFlow(ServiceCore):
         final = render.final_table_text(t, live.game, live.series, status)
         if record is not None:
             final = record + "\n\n" + final
-        ops.append(self.group_edit(live, table_role(live.series), final))
+        markup = self.table_keyboard(live)  # (the page shows the results too)
+        ops.append(self.group_edit(live, table_role(live.series), final, markup))
         for seat in live.game.seats:
             if seat.user_id is not None:
                 text = render.hand_over_text(t, live.chat_title, status)

@@ -77,6 +77,13 @@ def deep_link(bot_username: str, payload: str) -> str:
     return f"https://t.me/{bot_username}?start={payload}"
 
 
+def app_link(bot_username: str, app: str, start_param: str) -> str:
+    """The direct link that opens the bot's Mini App in the chat it is tapped in: ``app``
+    "main" for the Main Mini App, else a named app's short name (WEBAPP_LINK)."""
+    path = bot_username if app == "main" else f"{bot_username}/{app}"
+    return f"https://t.me/{path}?startapp={start_param}"
+
+
 # --- lobby -------------------------------------------------------------------
 
 

@@ -4,7 +4,11 @@ and live (Server-Sent Events) endpoints, on the bot's own aiohttp server.
 Every request proves its user: a launch with Telegram's signed ``initData``, then the
 session token it gets (bot/webapp/auth.py). Every answer is built from the viewer's
 seat's engine view (bot/webapp/views.py), and every action goes through the service
-path of a text button tap (``GameService.play``)."""
+path of a text button tap (``GameService.play``).
+
+Opened from the group's table by its signed start parameter, the app gives a seated
+player their seat and anyone else the onlooker's view: the public view, live over the
+same stream, at no Telegram operation however many watch."""
 
 from __future__ import annotations
 
@@ -30,11 +34,14 @@ from bot.webapp.auth import (
     Session,
     check_init_data,
     check_token,
+    game_of_start,
     issue_token,
     session_key,
+    start_key,
+    table_start,
 )
 from bot.webapp.live import Hub
-from bot.webapp.views import state
+from bot.webapp.views import state, watching_state
 from engine import Card, CardCodeError
 from storage import Seat
 
@@ -63,6 +70,7 @@ SERVICE_ERRORS: dict[str, tuple[int, str]] = {
 # The API's own refusals (auth.AuthError codes and the like): status, text key.
 OWN_ERRORS: dict[str, int] = {
     "bad_request": 400,
+    "bad_start": 400,
     "bad_init_data": 401,
     "expired_init_data": 401,
     "bad_token": 401,
@@ -148,6 +156,7 @@ class WebApp:
         self.bot_token = bot_token
         self.max_age = max_age
         self.key = session_key(bot_token)
+        self.start_key = start_key(bot_token)
         self.hub = hub or Hub()
         self.clock = clock
         self.static_dir = static_dir
@@ -156,6 +165,10 @@ class WebApp:
         if service.storage.shared:  # several instances: who is in the app, told to all
             self.hub.announce = service.storage.notify_presence
         metrics.WEBAPP_CONNECTIONS.set_function(lambda: self.hub.connections)
+
+    def table_start(self, game_id: int) -> str:
+        """The signed start parameter of the group's link to game ``game_id``'s table."""
+        return table_start(self.start_key, game_id)
 
     def health(self) -> dict[str, Any]:
         return {"webapp": {"connections": self.hub.connections}}
@@ -249,7 +262,22 @@ class WebApp:
             raise Refused("not_seated", live.language)
         return live, seat
 
-    def _state(self, live: LiveGame, seat: Seat) -> dict[str, Any]:
+    async def _view(
+        self, game_id: int, user_id: int, watching: bool
+    ) -> tuple[LiveGame, Seat | None]:
+        """The game and the user's seat at it; ``watching`` (the user came by the group's
+        signed link): None for an onlooker (a seated player always gets their seat)."""
+        if not watching:
+            return await self._seat(game_id, user_id)
+        try:
+            live = await self.service.live(game_id)
+        except UserError as exc:
+            self._service_refusal(exc, None)
+        return live, live.seat_of(user_id)
+
+    def _state(self, live: LiveGame, seat: Seat | None) -> dict[str, Any]:
+        if seat is None:
+            return watching_state(live)
         assert seat.user_id is not None
         selected = live.selections.get(seat.user_id, [])
         return state(live, seat.seat, selected=selected)
@@ -259,26 +287,38 @@ class WebApp:
     async def session(self, request: web.Request) -> web.StreamResponse:
         body = await self._json(request)
         init_data = body.get("init_data")
-        game_id = _int(body.get("game"))
         if not isinstance(init_data, str):
             raise Refused("bad_request")
         launch = check_init_data(self.bot_token, init_data, max_age=self.max_age, now=self.clock())
+        # Opened by a direct link (the group's table): the game is the one the signed start
+        # parameter names, whatever the page asks; else the hand's button's ``?game=``.
+        start = launch.start_param
+        if start is not None:
+            try:
+                game_id = game_of_start(self.start_key, start)
+            except AuthError as exc:
+                raise AuthError(exc.code, launch.language) from None
+        else:
+            game_id = _int(body.get("game"))
         if not 0 < game_id < 2**63:
             raise Refused("no_game", launch.language)
         try:
-            live, seat = await self._seat(game_id, launch.user_id)
+            live, seat = await self._view(game_id, launch.user_id, start is not None)
         except Refused as exc:  # (no game to take a language from: the user's own)
             raise Refused(exc.code, exc.language or launch.language) from None
         expires = self.clock() + TOKEN_SECONDS
-        token = issue_token(self.key, launch.user_id, game_id, expires)
+        watching = seat is None
+        token = issue_token(self.key, launch.user_id, game_id, expires, watching=watching)
         metrics.WEBAPP_SESSIONS.inc()
         language = live.t.language
         return web.json_response(
             {
                 "token": token,
                 "expires_in": TOKEN_SECONDS,
+                "game": game_id,
                 "lang": language,
-                "me": seat.seat,
+                "me": None if seat is None else seat.seat,
+                "watching": watching,
                 "texts": page_texts(language),
             }
         )
@@ -292,7 +332,7 @@ class WebApp:
     async def state(self, request: web.Request) -> web.StreamResponse:
         session = self._bearer(request)
         game_id = self._game_of(request, session)
-        live, seat = await self._seat(game_id, session.user_id)
+        live, seat = await self._view(game_id, session.user_id, session.watching)
         return web.json_response(self._state(live, seat), dumps=_dumps)
 
     async def action(self, request: web.Request) -> web.StreamResponse:
@@ -342,7 +382,7 @@ class WebApp:
     async def live(self, request: web.Request) -> web.StreamResponse:
         session = self._session(request.query.get("token"))
         game_id = self._game_of(request, session)
-        live, _ = await self._seat(game_id, session.user_id)  # 404 / 403 first
+        live, seat = await self._view(game_id, session.user_id, session.watching)  # 404/403
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream",
@@ -352,8 +392,11 @@ class WebApp:
         )
         await response.prepare(request)
         # (ConnectionResetError, RuntimeError: the client went away while written to.)
+        # (An onlooker's connection only listens: being "in the app" spares a seated
+        # player's hand edits and pings, and an onlooker has neither.)
+        present = seat is not None
         with (
-            self.hub.connection(game_id, session.user_id, live.game.version) as changed,
+            self.hub.connection(game_id, session.user_id, live.game.version, present) as changed,
             contextlib.suppress(ConnectionResetError, RuntimeError),
         ):
             await self._stream(request, response, changed, session)
@@ -372,7 +415,7 @@ class WebApp:
             changed.clear()
             live = await self.service.live(session.game_id)
             seat = live.seat_of(session.user_id)
-            if seat is None:
+            if seat is None and not session.watching:
                 return
             if live.game.version != sent:
                 sent = live.game.version

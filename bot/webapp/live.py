@@ -47,6 +47,7 @@ class Hub(Watchers):
         self._since: dict[tuple[int, int], int | None] = {}
         self._remote: dict[tuple[int, int], float] = {}  # told by an instance: until when
         self._tasks: set[asyncio.Task[None]] = set()
+        self._onlookers = 0  # open connections that only listen (``present`` False)
         # (game, user, the game's version when they opened it): bring their hand up to date
         self.on_leave: Callable[[int, int, int | None], Awaitable[None]] | None = None
         # (game, user, present): tell the other instances (PostgreSQL NOTIFY)
@@ -91,17 +92,25 @@ class Hub(Watchers):
 
     @property
     def connections(self) -> int:
-        return sum(self._open.values())
+        return sum(self._open.values()) + self._onlookers
 
     @contextlib.contextmanager
     def connection(
-        self, game_id: int, user_id: int, version: int | None = None
+        self, game_id: int, user_id: int, version: int | None = None, present: bool = True
     ) -> Iterator[asyncio.Event]:
         """A live connection of ``user_id`` to ``game_id`` (at ``version``): the event is
-        set whenever the game changes (and when the server stops)."""
-        key = (game_id, user_id)
+        set whenever the game changes (and when the server stops). ``present`` False: an
+        onlooker's, which only listens (nobody is "in the app" by it)."""
         event = asyncio.Event()
-        self._waiters.setdefault(game_id, set()).add(event)
+        if not present:
+            with self._listening(game_id, event):
+                self._onlookers += 1
+                try:
+                    yield event
+                finally:
+                    self._onlookers -= 1
+            return
+        key = (game_id, user_id)
         first = not self._open.get(key)
         self._open[key] = self._open.get(key, 0) + 1
         if first and key not in self._left:
@@ -110,13 +119,9 @@ class Hub(Watchers):
         if first:
             self._spawn(self._announce(key, True))
         try:
-            yield event
+            with self._listening(game_id, event):
+                yield event
         finally:
-            waiters = self._waiters.get(game_id)
-            if waiters is not None:
-                waiters.discard(event)
-                if not waiters:
-                    del self._waiters[game_id]
             count = self._open.get(key, 1) - 1
             if count > 0:
                 self._open[key] = count
@@ -125,6 +130,18 @@ class Hub(Watchers):
                 self._left[key] = self.clock()
                 if not self.closing:
                     self._spawn(self._after_leaving(key))
+
+    @contextlib.contextmanager
+    def _listening(self, game_id: int, event: asyncio.Event) -> Iterator[None]:
+        self._waiters.setdefault(game_id, set()).add(event)
+        try:
+            yield
+        finally:
+            waiters = self._waiters.get(game_id)
+            if waiters is not None:
+                waiters.discard(event)
+                if not waiters:
+                    del self._waiters[game_id]
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)

@@ -2,7 +2,10 @@
 seat's engine view (each game fills its part: ``BotGame.app_state``): never another hand, another
 seat's closed discard (B1, D3) or the stock's order. The actions listed are the seat's
 legal actions, in the same ``kind`` + cards encoding the text buttons carry
-(``bot.views.callbacks.PlayCb``, parsed back by ``BotGame.parse_action``)."""
+(``bot.views.callbacks.PlayCb``, parsed back by ``BotGame.parse_action``).
+
+An onlooker (``watching_state``) gets the public seat's view, what the group's table
+shows: no hand, no face of a closed discard, no points the group cannot count."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from bot.games.base import Json, codes
 from bot.i18n import plain
 from bot.service.core import LiveGame
 from engine import Card
+from engine.game import PUBLIC
 from storage import Seat
 
 
@@ -42,8 +46,17 @@ def _name(seat: Seat) -> str:
     return seat.name
 
 
+def watching_state(live: LiveGame) -> Json:
+    """The state JSON of an onlooker: the public view, as the group sees the table."""
+    out = state(live, PUBLIC)
+    out["me"] = None
+    out["watching"] = True
+    return out
+
+
 def state(live: LiveGame, me: int, *, selected: Sequence[Card] = ()) -> Json:
-    """The state JSON of seat ``me`` of ``live`` as it is now."""
+    """The state JSON of seat ``me`` of ``live`` as it is now (``PUBLIC``: an onlooker's,
+    through ``watching_state``)."""
     game = live.game
     out: Json = {
         "game": game.id,
@@ -53,6 +66,7 @@ def state(live: LiveGame, me: int, *, selected: Sequence[Card] = ()) -> Json:
         "finished": game.status != "playing",
         "lang": live.t.language,
         "me": me,
+        "watching": False,
         "turn": None,
         "deadline": None,
         "deal": 0,
@@ -83,7 +97,7 @@ def state(live: LiveGame, me: int, *, selected: Sequence[Card] = ()) -> Json:
         human = game.seats[deadline.seat].bot_level is None
         out["deadline"] = deadline.due_at if human else None
     out["notes"] = _notes(live)
-    if playing:
+    if playing and me != PUBLIC:
         held = set(out["hand"])
         out["selected"] = [c for c in codes(selected) if c in held]
     return out

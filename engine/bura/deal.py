@@ -62,6 +62,7 @@ from engine.fast import (
     lead_picks,
     suit_no,
 )
+from engine.game import PUBLIC
 from engine.tricks import covers, draw_up, one_rank, one_suit
 
 # Phases of a deal.
@@ -247,6 +248,14 @@ class BuraDeal:
         """What ``seat`` may see (D3): never another hand, closed discard or running total."""
         if not 0 <= seat < self.players:
             raise IllegalMoveError(f"no seat {seat} at a {self.players}-player table")
+        return self._seat_view(seat)
+
+    def public_view(self) -> BuraView:
+        """What everyone sees (the group's table, an onlooker): no hand, no face of any
+        closed discard (D3), no running total."""
+        return self._seat_view(PUBLIC)
+
+    def _seat_view(self, seat: int) -> BuraView:
         table = seen_plays(self.plays, seat)
         piles = tuple(
             SeenPile(
@@ -267,7 +276,7 @@ class BuraDeal:
         return BuraView(
             seat=seat,
             players=self.players,
-            hand=tuple(sorted(self.hands[seat])),
+            hand=() if seat == PUBLIC else tuple(sorted(self.hands[seat])),
             hand_sizes=tuple(len(h) for h in self.hands),
             trump=self.trump,
             trump_card=self.trump_card,

@@ -38,7 +38,7 @@ class SeenPile:
 
 @dataclass(frozen=True, slots=True)
 class BuraView:
-    seat: int
+    seat: int  # PUBLIC: what everyone sees (``BuraDeal.public_view``)
     players: int
     hand: tuple[Card, ...]
     hand_sizes: tuple[int, ...]

@@ -15,7 +15,7 @@ from engine.burkozel.actions import DealResult, Move, Play, PlayerView, TrickRes
 from engine.burkozel.combinations import is_lead_combination, show_kind, show_winner
 from engine.burkozel.rules import BASE_RULES, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from engine.burkozel.scoring import PLAYED, penalties_for, score_deal
-from engine.burkozel.view import PUBLIC, display_key, masked
+from engine.burkozel.view import display_key, masked
 from engine.cards import DECK, Card, Suit, check_deck
 from engine.errors import GameOverError, IllegalMoveError
 from engine.fast import (
@@ -32,6 +32,7 @@ from engine.fast import (
     lead_picks,
     suit_no,
 )
+from engine.game import PUBLIC
 from engine.tricks import covers, draw_up, one_suit
 
 __all__ = ["Deal", "DealResult", "Move", "Play", "PlayerView", "TrickResult", "penalties_for"]

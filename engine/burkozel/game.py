@@ -49,6 +49,9 @@ class BurkozelDealState:
     def view(self, seat: int) -> PlayerView:
         return self.deal.view(seat)
 
+    def public_view(self) -> PlayerView:
+        return self.deal.public_view()
+
     def result(self) -> DealResult:
         return self.deal.result()
 

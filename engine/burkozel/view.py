@@ -9,8 +9,6 @@ from collections.abc import Callable
 from engine.burkozel.actions import Play
 from engine.cards import Card, Suit
 
-PUBLIC = -1  # the seat of the public view: nobody's hand, nobody's closed discards
-
 
 def masked(play: Play, hidden: set[Card]) -> Play:
     """B1: a discard lying face down, as a seat that may not see it sees it."""

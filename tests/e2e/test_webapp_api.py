@@ -15,10 +15,18 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 
-from tests.bot.webapp.test_webapp_api import sign_init_data
-from tests.e2e.harness import hand_message, new_fake, play_one_move, running_bot
-from tests.support.fake_telegram import FakeChat, FakeTelegram, FakeUser
+from engine.game import PUBLIC
+from tests.bot.webapp.test_webapp_api import card_fields, hidden_cards, sign_init_data
+from tests.e2e.harness import hand_cards, hand_message, new_fake, play_one_move, running_bot
+from tests.support.fake_telegram import (
+    FakeChat,
+    FakeMessage,
+    FakeTelegram,
+    FakeUser,
+    MiniAppLaunch,
+)
 
 
 def free_port() -> int:
@@ -252,3 +260,232 @@ async def test_with_everyone_in_the_app_the_group_table_is_edited_once_a_trick(
             for player in players:
                 await player.close()
         assert fake.invalid_requests == []
+
+
+# --- the table opened from the group ---------------------------------------------------
+
+
+class Onlooker:
+    """Someone in the group who taps «🃏 Table» there: the launch Telegram hands the app,
+    the session, and every live frame; each frame is checked, as it arrives, for a card
+    the group does not see (``hidden``: the cards hidden from the group right now)."""
+
+    def __init__(self, http: aiohttp.ClientSession, base: str, launch: MiniAppLaunch) -> None:
+        self.http, self.base, self.launch = http, base, launch
+        self.session: dict[str, Any] = {}
+        self.frames: list[dict[str, Any]] = []
+        self.checked = 0
+        self.leaks: list[tuple[int, set[str]]] = []
+        self.hidden: Any = None  # () -> (game version, cards hidden from the group)
+        self._reader: asyncio.Task[None] | None = None
+
+    async def open(self) -> tuple[int, dict[str, Any]]:
+        """The page's first request: its session, with the launch data only (no game)."""
+        async with self.http.post(
+            f"{self.base}/webapp/api/session", json={"init_data": self.launch.init_data}
+        ) as resp:
+            body = dict(await resp.json())
+            if resp.status == 200:
+                self.session = body
+                self._reader = asyncio.create_task(self._read())
+            return resp.status, body
+
+    @property
+    def latest(self) -> dict[str, Any]:
+        return self.frames[-1] if self.frames else {"version": -1}
+
+    def check(self, state: dict[str, Any]) -> None:
+        version, hidden = self.hidden()
+        if state["version"] != version:
+            return  # (the game moved on meanwhile: the next frame is checked)
+        self.checked += 1
+        leaked = set(card_fields(state)) & hidden
+        if leaked:
+            self.leaks.append((state["version"], leaked))
+
+    async def _read(self) -> None:
+        game, token = self.session["game"], self.session["token"]
+        url = f"{self.base}/webapp/api/live?game={game}&token={token}"
+        async with self.http.get(url, timeout=aiohttp.ClientTimeout(total=None)) as resp:
+            assert resp.status == 200
+            event = ""
+            async for raw in resp.content:
+                line = raw.decode().rstrip("\n")
+                if line.startswith("event: "):
+                    event = line[7:]
+                elif line.startswith("data: ") and event == "state":
+                    state = json.loads(line[6:])
+                    self.check(state)
+                    self.frames.append(state)
+
+    async def state(self) -> dict[str, Any]:
+        game, token = self.session["game"], self.session["token"]
+        async with self.http.get(
+            f"{self.base}/webapp/api/state?game={game}",
+            headers={"Authorization": f"Bearer {token}"},
+        ) as resp:
+            assert resp.status == 200, await resp.text()
+            return dict(await resp.json())
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            await asyncio.gather(self._reader, return_exceptions=True)
+
+
+def table_message(group: FakeChat, label: str = "🃏 Table") -> FakeMessage | None:
+    """The group's table message carrying the «🃏 Table» button (the newest deal's)."""
+    for message in reversed(group.bot_messages()):
+        if label in message.button_texts:
+            return message
+    return None
+
+
+ONLOOKER_GAMES = [
+    ("burkozel", ["Ann", "Ben"], {"burkozel": {"discards": "closed"}}),  # B1
+    ("bura", ["Ann", "Ben", "Cid"], {"game": "bura"}),  # D3 closed: Bura's base
+]
+
+
+@pytest.mark.parametrize(("kind", "names", "rules"), ONLOOKER_GAMES, ids=["burkozel", "bura"])
+async def test_an_onlooker_opens_the_table_from_the_group_and_follows_a_whole_deal_live(
+    tmp_path: Path, kind: str, names: list[str], rules: dict[str, Any]
+) -> None:
+    """The group's table carries «🃏 Table», a direct link to the bot's Main Mini App with a
+    signed start parameter. Zoë, in the group but not playing, taps it and follows a whole
+    deal with closed discards (B1 / D3) live: a frame for every move, none holding a card
+    the group does not see, her chat never written to (no Telegram operation for her).
+    Ann, seated, taps the same button and gets her seat; a start parameter altered by one
+    character is refused with the page's message, and nothing changes."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        fake.main_mini_app = f"{base}/webapp/"  # the owner's one step in @BotFather
+        players = [fake.add_user(n, language_code="en") for n in names]
+        zoe = fake.add_user("Zoë <z> & 🎲", language_code="en")
+        group = fake.add_group("Friends", members=[*players, zoe])
+        async with (
+            running_bot(
+                fake,
+                tmp_path / "bot.sqlite3",
+                webapp_url=base,
+                webapp_listen=f"127.0.0.1:{port}",
+                webapp_link="main",
+            ) as app,
+            aiohttp.ClientSession() as http,
+        ):
+            assert app.service is not None
+            await app.service.storage.set_chat_rules(group.id, rules)
+            app.service.rng = random.Random(f"onlooker:{kind}")
+            await start_game(fake, group, players)
+            game = await app.service.storage.open_game(group.id, None)
+            assert game is not None
+            message = await fake.wait_for(lambda: table_message(group), description="«Table»")
+            link = message.find_button(text="🃏 Table").url
+            assert link is not None
+            assert link.startswith(f"https://t.me/{fake.bot_username}?startapp=g{game.id}_")
+
+            def hidden() -> tuple[int, set[str]]:
+                assert app.service is not None
+                live = app.service._live.get(game.id)
+                version = -1 if live is None else live.game.version
+                return version, hidden_cards(app.service, game.id, PUBLIC)
+
+            onlooker = Onlooker(http, base, zoe.open_app_button(message, "🃏 Table"))
+            onlooker.hidden = hidden
+            status, opened = await onlooker.open()
+            assert status == 200, opened
+            assert (opened["game"], opened["me"], opened["watching"]) == (game.id, None, True)
+            await fake.wait_for(lambda: onlooker.frames, description="the first frame")
+
+            # Ann, seated, opens the same button in the group: her own seat and hand.
+            ann = players[0]
+            seated = AppPlayer(http, base, fake, ann)
+            init = ann.open_app_button(message, "🃏 Table").init_data
+            async with http.post(f"{base}/webapp/api/session", json={"init_data": init}) as r:
+                body = await r.json()
+                assert (r.status, body["me"], body["watching"]) == (200, 0, False), body
+            seated.token, seated.game = body["token"], game.id
+            async with http.get(
+                f"{base}/webapp/api/state?game={game.id}",
+                headers={"Authorization": f"Bearer {seated.token}"},
+            ) as r:
+                mine = await r.json()
+            assert mine["me"] == 0 and mine["hand"] and mine["actions"] is not None
+            assert sorted(mine["hand"]) == sorted(hand_codes(ann, group))
+
+            # A start parameter altered by one character: refused, with the page's reason.
+            start = link.split("startapp=")[1]
+            altered = start[:-1] + ("A" if start[-1] != "A" else "B")
+            forged = Onlooker(http, base, zoe.open_mini_app(link.replace(start, altered), group))
+            versions = await app.service.storage.game_version(game.id)
+            status, refused = await forged.open()
+            assert (status, refused["error"]) == (400, "bad_start")
+            assert refused["message"] == (
+                "This link to the table is not valid. Open the table with the «🃏 Table» "
+                "button under the game in the group."
+            )
+            assert await app.service.storage.game_version(game.id) == versions
+
+            # The players play a whole deal in the app; Zoë's page follows every move.
+            apps = [AppPlayer(http, base, fake, u) for u in players]
+            for player in apps:
+                await player.open(game.id)
+            rng = random.Random(3)
+            moves = 0
+            first_deal = onlooker.latest["deal"]  # (a Bura deal void from the deal, D9: the next)
+            while True:
+                version = await app.service.storage.game_version(game.id)
+                assert version is not None
+                await fake.wait_for(
+                    lambda v=version: (
+                        onlooker.latest["version"] >= v
+                        and all(p.latest["version"] >= v for p in apps)
+                    ),
+                    timeout=30,
+                    description="every page at the game's version",
+                )
+                frame = onlooker.latest
+                if frame["deal"] > first_deal or frame["finished"]:
+                    break
+                assert frame["hand"] == [] and frame["actions"] == []
+                assert await onlooker.state() == frame  # the API's answer is the frame
+                movers = [p for p in apps if p.latest["actions"]]
+                if not movers:
+                    await asyncio.sleep(0.05)
+                    continue
+                mover = next((p for p in movers if p.latest["turn"] == p.latest["me"]), movers[0])
+                actions = mover.latest["actions"]
+                # (a closed discard now and then, where one may be made: something to hide)
+                discards = [a for a in actions if a["kind"] == "d"]
+                await mover.act(
+                    rng.choice(discards if discards and rng.random() < 0.6 else actions)
+                )
+                moves += 1
+                assert moves < 300
+            # The deal's result reached her page as the group reads it.
+            result = frame["notes"][0].splitlines()[0]
+            await fake.wait_for(
+                lambda: result in "\n".join(group.all_texts(False)), description="the result"
+            )
+            face_down = sum(
+                p["closed"]
+                for f in onlooker.frames
+                for p in f["table"] + (f["last_trick"] or {"plays": []})["plays"]
+            )
+            assert face_down > 0, "no closed discard was made: nothing could have leaked"
+            assert onlooker.leaks == []
+            assert onlooker.checked >= moves // 2, (onlooker.checked, moves)
+            assert len({f["version"] for f in onlooker.frames}) >= moves
+            # Nothing was ever sent to Zoë: watching costs no Telegram operation.
+            assert [r for r in fake.requests if str(r.params.get("chat_id")) == str(zoe.id)] == []
+            await onlooker.close()
+            for player in apps:
+                await player.close()
+        assert fake.invalid_requests == []
+
+
+def hand_codes(user: FakeUser, group: FakeChat) -> list[str]:
+    suits = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
+    return [c[:-1] + suits[c[-1]] for c in hand_cards(user, group)]

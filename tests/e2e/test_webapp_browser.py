@@ -23,6 +23,8 @@ from bot.app import App
 from bot.i18n import plain, texts
 from engine import Card
 from engine.burkozel import Move
+from engine.game import PUBLIC
+from tests.bot.webapp.test_webapp_api import hidden_cards
 from tests.e2e.harness import (
     TOKEN,
     hand_cards,
@@ -128,11 +130,14 @@ async def a_table(
         fake.enforce_limits = False
         users = [fake.add_user(n, language_code=language) for n in names]
         group = fake.add_group("Friends", members=users)
+        web = webapp_settings(free_port())
+        fake.main_mini_app = web["webapp_url"] + "/webapp/"  # (the owner's step in @BotFather)
+        settings.setdefault("webapp_link", "main")
         async with running_bot(
             fake,
             tmp_path / "bot.sqlite3",
             default_language=language,
-            **webapp_settings(free_port()),
+            **web,
             **settings,
         ) as app:
             # Seeded decks: with a random one a first Bura deal void from the deal (D9, a
@@ -169,6 +174,25 @@ async def launch(browser: Any, user: FakeUser, group: FakeChat, theme: str = "li
     assert url is not None
     init = sign_init_data(TOKEN, tg_user(user.id, user.first_name, user.language_code or "en"))
     page = await open_app(browser, url + "#" + launch_hash(init, theme), theme)
+    player = AppPlayer(page, user.first_name)
+    await player.wait_version(0)
+    return player
+
+
+def table_message(group: FakeChat, label: str) -> FakeMessage | None:
+    """The group's table message with its «🃏 Table» button (the deal being played)."""
+    return next((m for m in reversed(group.bot_messages()) if label in m.button_texts), None)
+
+
+async def launch_from_group(
+    browser: Any, user: FakeUser, group: FakeChat, theme: str = "light", label: str = "🃏 Table"
+) -> AppPlayer:
+    """``user`` taps «🃏 Table» under the group's table: the Mini App opens in the group."""
+    message = await user.fake.wait_for(
+        lambda: table_message(group, label), description=f"{label} under the group's table"
+    )
+    opened = user.open_app_button(message, label)
+    page = await open_app(browser, opened.url + "#" + launch_hash(opened.init_data, theme), theme)
     player = AppPlayer(page, user.first_name)
     await player.wait_version(0)
     return player
@@ -607,3 +631,229 @@ async def test_a_forged_or_expired_launch_shows_why_and_no_table(tmp_path: Path)
             assert await page.get_attribute("#app", "data-version") is None
             assert await page.locator("[data-card]").count() == 0
             await page.context.close()
+
+
+# --- the table opened from the group ----------------------------------------------------
+
+
+async def test_an_onlooker_follows_a_whole_deal_from_the_group_and_sees_only_what_the_group_sees(
+    tmp_path: Path,
+) -> None:
+    """Zoë, in the group but not playing, taps «🃏 Table» under the group's table: the page
+    shows every seat across the top (names as text), no hand and no action, «You are
+    watching», and follows a whole deal with closed discards (B1) live as Anna and Boris
+    play it in their pages. No card hidden from the group is ever in her page, and her
+    chat gets nothing. Boris opens the same button and gets his own seat."""
+    rng = random.Random(36)
+    names = ["Anna", "Boris <b>&amp;</b>"]
+    rules = {"burkozel": {"discards": "closed"}}
+    async with chromium() as browser, a_table(tmp_path, names, rules=rules) as table:
+        zoe = table.fake.add_user("Zoë <i>&</i> 🎲", language_code="en")
+        table.group.members.append(zoe)
+        onlooker = await launch_from_group(browser, zoe, table.group)
+        state = await onlooker.state()
+        assert state["watching"] and state["me"] is None and state["hand"] == []
+        assert await onlooker.page.get_attribute("#app", "data-watching") == "1"
+        assert await onlooker.page.inner_text("#watching") == "You are watching"
+        shown = await onlooker.page.eval_on_selector_all(
+            ".opponents .seat .name", "els => els.map(e => e.textContent)"
+        )
+        assert shown == names
+        assert await onlooker.page.locator("#hand [data-card], #actions button").count() == 0
+        assert not (await onlooker.tg())["main"]["visible"]
+
+        boris = await launch_from_group(browser, table.users[1], table.group)
+        mine = await boris.state()
+        assert (mine["me"], mine["watching"]) == (1, False) and len(mine["hand"]) == 4
+        assert sorted(await boris.hand()) == sorted(hand_codes(table.users[1], table.group))
+        await boris.page.context.close()
+
+        players = [await launch(browser, u, table.group) for u in table.users]
+        checked = 0
+        face_down = 0
+        assert table.app.service is not None
+
+        def deal_over(state: dict[str, Any]) -> bool:
+            return next_deal(state)
+
+        moves = 0
+        while True:
+            version = await table.version()
+            await in_step([*players, onlooker], version)
+            watched = await onlooker.state()
+            if deal_over(watched):
+                break
+            # Every card on her page is one the group sees (nothing else moves meanwhile).
+            on_page = await onlooker.page.eval_on_selector_all(
+                "[data-card]", "els => els.map(e => e.dataset.card)"
+            )
+            hidden = hidden_cards(table.app.service, table.game_id, PUBLIC)
+            assert not set(on_page) & hidden, (set(on_page) & hidden, watched)
+            face_down += await onlooker.page.locator("#plays [data-back]").count()
+            checked += 1
+            assert await onlooker.page.locator("#hand [data-card], #actions button").count() == 0
+            states = [await p.state() for p in players]
+            movers = [(p, s) for p, s in zip(players, states, strict=True) if s["actions"]]
+            player, s = next(((p, s) for p, s in movers if s["turn"] == s["me"]), movers[0])
+            discards = [a for a in s["actions"] if a["kind"] == "d"]
+            action = rng.choice(discards if discards and rng.random() < 0.6 else s["actions"])
+            await player.act(action)
+            await player.wait_version(s["version"] + 1)
+            moves += 1
+            assert moves < 300
+        assert checked == moves and face_down > 0
+        watched = await onlooker.state()
+        assert watched["notes"], "her page does not show the deal's result"
+        assert watched["notes"][0].splitlines()[1] in await onlooker.page.inner_text("#notes")
+        assert [r for r in table.fake.requests if str(r.params.get("chat_id")) == str(zoe.id)] == []
+        for page in [*players, onlooker]:
+            assert page.errors == []
+
+
+async def test_an_altered_start_parameter_shows_why_and_no_table(tmp_path: Path) -> None:
+    """Someone edits the «🃏 Table» link's start parameter (another game's number, one
+    character changed): the page says the link is not valid and shows nothing of a game."""
+    async with chromium() as browser, a_table(tmp_path, ["Anna", "Boris"]) as table:
+        zoe = table.fake.add_user("Zoë", language_code="en")
+        table.group.members.append(zoe)
+        message = await table.fake.wait_for(lambda: table_message(table.group, "🃏 Table"))
+        link = message.find_button(text="🃏 Table").url
+        assert link is not None
+        start = link.split("startapp=")[1]
+        for altered in (start[:-1] + ("A" if start[-1] != "A" else "B"), "g2" + start[2:]):
+            opened = zoe.open_mini_app(link.replace(start, altered), table.group)
+            page = await open_app(browser, opened.url + "#" + launch_hash(opened.init_data))
+            shown = page.locator("#message")
+            await page.wait_for_function(
+                "document.getElementById('message').textContent.startsWith('This link')"
+            )
+            assert await shown.inner_text() == plain(texts("en")("webapp.error.bad_start"))
+            assert await page.get_attribute("#app", "data-version") is None
+            assert await page.locator("[data-card]").count() == 0
+            assert page.js_errors == []
+            await page.context.close()
+
+
+async def test_the_page_asks_telegram_for_what_a_card_table_needs(tmp_path: Path) -> None:
+    """On a client that has them: no vertical swipes (dragging over cards must not pull the
+    app down), the BackButton, full screen on request inside the safe areas, closing
+    confirmation and a haptic while it is your turn; minimised, the live stream closes,
+    and on return the page catches up with the moves made meanwhile. An old client (6.0)
+    is asked for none of the newer ones, and the page works there too."""
+    async with chromium() as browser, a_table(tmp_path, ["Anna", "Boris"]) as table:
+        players = [await launch(browser, u, table.group) for u in table.users]
+        states = [await p.state() for p in players]
+        mover = next(i for i, s in enumerate(states) if s["turn"] == s["me"])
+        me, other = players[mover], players[1 - mover]
+        record = await me.tg()
+        assert record["verticalSwipes"] is False
+        assert record["backButton"]["visible"]
+        assert record["closingConfirmation"] is True  # her turn: Telegram asks before closing
+        assert "notification:warning" in record["haptics"]  # «your turn»
+        assert (await other.tg())["closingConfirmation"] is False
+        assert "notification:warning" not in (await other.tg())["haptics"]
+
+        # Full screen on request: the table moves below the status bar and Telegram's buttons.
+        before = await me.page.evaluate(
+            "getComputedStyle(document.getElementById('app')).paddingTop"
+        )
+        await me.page.click("#full")
+        assert (await me.tg())["fullscreen"] is True
+        padding = await me.page.evaluate(
+            "getComputedStyle(document.getElementById('app')).paddingTop"
+        )
+        assert (before, padding) == ("6px", f"{6 + 24 + 46}px")
+        assert await me.page.get_attribute("#app", "data-full") == "1"
+        # BackButton: out of full screen first, then out of the app.
+        assert await me.page.evaluate("window.__tg.tapBack()")
+        assert (await me.tg())["fullscreen"] is False
+        assert (
+            await me.page.evaluate("getComputedStyle(document.getElementById('app')).paddingTop")
+            == "6px"
+        )
+
+        # She plays: no longer her turn, the confirmation is off; his turn: on for him.
+        state = await me.state()
+        await me.play(random.Random(1))
+        await other.wait_version(state["version"] + 1)
+        if (await other.state())["turn"] == (await other.state())["me"]:
+            assert (await other.tg())["closingConfirmation"] is True
+            assert (await me.tg())["closingConfirmation"] is False
+
+        # Minimised: the stream closes; a move meanwhile; back: caught up, stream open again.
+        await other.page.evaluate("window.__tg.fire('deactivated')")
+        assert await other.page.evaluate("window.burkozelTable.live()") == -1
+        assert await other.page.get_attribute("#app", "data-live") == "paused"
+        paused_at = await other.version()
+        moved = await table.version()
+        while await table.version() == moved:  # whoever may move, moves (by the page)
+            mover_page = me if (await me.state())["actions"] else None
+            if mover_page is None:
+                await play_one_move(
+                    table.fake, table.users[1 - mover], random.Random(2), table.group
+                )
+            else:
+                await me.play(random.Random(2))
+        await asyncio.sleep(0.5)
+        assert await other.version() == paused_at  # nothing reached the minimised page
+        await other.page.evaluate("window.__tg.fire('activated')")
+        await other.wait_version(await table.version())
+        await other.page.wait_for_function("document.getElementById('app').dataset.live === 'on'")
+
+        assert await me.page.evaluate("window.__tg.tapBack()")
+        assert (await me.tg())["closed"] is True
+        for page in players:
+            assert page.errors == []
+
+        # An old client: none of the newer methods asked for (they would throw), no ⛶.
+        old = table.users[0]
+        message = app_message(old, table.group)
+        assert message is not None
+        url = web_app_url(message)
+        init = sign_init_data(TOKEN, tg_user(old.id, old.first_name))
+        page = await open_app(browser, f"{url}#{launch_hash(init, version='6.0')}")
+        legacy = AppPlayer(page, "old")
+        await legacy.wait_version(0)
+        assert await page.locator("#full").is_hidden()
+        assert (await legacy.tg())["verticalSwipes"] is True
+        assert legacy.errors == []
+
+
+async def test_screenshots_of_an_onlooker_and_of_the_full_screen_table(tmp_path: Path) -> None:
+    """360×740, light and dark, in Russian: a 3-player Burkozel with closed discards (B1)
+    mid-trick as Зоя, an onlooker, sees it from the group (every seat across the top, a
+    face-down discard as a card back, no hand); and Анна's own seat in full screen, kept
+    below the phone's status bar and Telegram's buttons (the safe-area insets)."""
+    names = ["Анна", "Борис <b>&amp;</b>", "Вера 🎲"]
+    rules = {"burkozel": {"discards": "closed"}}
+    async with (
+        chromium() as browser,
+        a_table(tmp_path, names, rules=rules, language="ru") as table,
+    ):
+        players = [await launch(browser, u, table.group) for u in table.users]
+        await _mid_trick(table, players, random.Random(8), 2)
+        state = await players[0].state()
+        assert len(state["table"]) >= 2, "no trick to show"
+        zoe = table.fake.add_user("Зоя & 🎲", language_code="ru")
+        table.group.members.append(zoe)
+        for theme in ("light", "dark"):
+            page = await launch_from_group(browser, zoe, table.group, theme, "🃏 Стол")
+            await page.wait_version(state["version"])
+            assert await page.page.inner_text("#watching") == "Вы смотрите"
+            assert await page.page.locator(".opponents .seat").count() == 3
+            await _screenshot(page, f"watch-{theme}", tmp_path)
+            assert page.errors == []
+        chosen = [a["cards"] for a in state["actions"] if a["cards"]]
+        for theme in ("light", "dark"):
+            page = await launch(browser, table.users[0], table.group, theme)
+            await page.wait_version(state["version"])
+            await page.page.click("#full")
+            assert (await page.tg())["fullscreen"] is True
+            if chosen:
+                await page.select(chosen[0])
+            top = await page.page.evaluate(
+                "document.querySelector('.bar').getBoundingClientRect().top"
+            )
+            assert top >= 24 + 46, top  # below the status bar and Telegram's buttons
+            await _screenshot(page, f"fullscreen-{theme}", tmp_path)
+            assert page.errors == []

@@ -11,6 +11,7 @@ from engine.bura.rules import HAND_SIZE, BuraRules
 from engine.bura.series import BuraSeries
 from engine.bura.view import BuraView
 from engine.cards import DECK, Card, parse_cards
+from engine.game import PUBLIC
 
 
 def bura_deck(
@@ -95,9 +96,12 @@ def cards_in_view(view: BuraView) -> set[Card]:
 
 def assert_view_private(deal: BuraDeal, seat: int) -> None:
     """The view of ``seat`` shows no other hand, no other seat's closed discard, no
-    stock card but the turned trump, and no running point total (D3)."""
-    view = deal.view(seat)
-    allowed = set(deal.hands[seat]) | {deal.trump_card}
+    stock card but the turned trump, and no running point total (D3). ``PUBLIC``: the
+    public view (the group's, an onlooker's) shows no hand and no closed discard at all."""
+    view = deal.public_view() if seat == PUBLIC else deal.view(seat)
+    allowed = {deal.trump_card} | (set() if seat == PUBLIC else set(deal.hands[seat]))
+    if seat == PUBLIC:
+        assert view.hand == () and view.my_closed == () and not view.may_act
     allowed |= {c for p in deal.plays if not p.closed or p.seat == seat for c in p.cards}
     allowed |= {pc.card for pile in deal.piles for pc in pile if not pc.closed or pc.by == seat}
     leaked = cards_in_view(view) - allowed

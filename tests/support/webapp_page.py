@@ -81,6 +81,7 @@ def sign_init_data(
     auth_date: int | None = None,
     query_id: str = "AAHdF6IQAAAAAN0XohDhrOrc",
     forge: bool = False,
+    start_param: str | None = None,
 ) -> str:
     """``Telegram.WebApp.initData`` for ``user`` as Telegram signs it: the fields sorted,
     joined ``key=value`` by newlines, HMAC-SHA256 under the key HMAC-SHA256("WebAppData",
@@ -90,6 +91,8 @@ def sign_init_data(
         "user": json.dumps(user, separators=(",", ":"), ensure_ascii=False),
         "auth_date": str(int(time.time()) if auth_date is None else auth_date),
     }
+    if start_param is not None:  # opened by a direct link (t.me/<bot>?startapp=…)
+        fields["start_param"] = start_param
     check = "\n".join(f"{k}={v}" for k, v in sorted(fields.items()))
     key = hmac.new(b"WebAppData", (token + ("x" if forge else "")).encode(), hashlib.sha256)
     fields["hash"] = hmac.new(key.digest(), check.encode(), hashlib.sha256).hexdigest()
@@ -105,11 +108,12 @@ def tg_user(user_id: int, first_name: str, language_code: str = "en") -> dict[st
     }
 
 
-def launch_hash(init_data: str, theme: str = "light") -> str:
-    """What Telegram appends to a Mini App's URL (after ``#``) when it opens it."""
+def launch_hash(init_data: str, theme: str = "light", version: str = "9.1") -> str:
+    """What Telegram appends to a Mini App's URL (after ``#``) when it opens it
+    (``version``: the client's Bot API version, which says what the app may ask of it)."""
     params = {
         "tgWebAppData": init_data,
-        "tgWebAppVersion": "7.10",
+        "tgWebAppVersion": version,
         "tgWebAppPlatform": "android",
         "tgWebAppThemeParams": json.dumps(THEMES[theme], separators=(",", ":")),
     }
@@ -246,7 +250,7 @@ class AppPlayer:
     async def tg(self) -> dict[str, Any]:
         """What the page asked of Telegram (tests/support/webapp_telegram.js)."""
         record: dict[str, Any] = await self.page.evaluate(
-            "({...window.__tg, fire: undefined, clickMainButton: undefined})"
+            "({...window.__tg, fire: undefined, clickMainButton: undefined, tapBack: undefined})"
         )
         return record
 

@@ -3,7 +3,10 @@
 // cannot be fetched in tests). Like Telegram's script it reads the launch parameters from
 // the URL hash (tgWebAppData, tgWebAppThemeParams…), sets the --tg-theme-* CSS variables
 // and exposes window.Telegram.WebApp. Whatever the page asks of Telegram is recorded in
-// window.__tg for the tests to read (haptics, the MainButton, ready/expand).
+// window.__tg for the tests to read (haptics, the MainButton, ready/expand, the
+// BackButton, vertical swipes, closing confirmation, full screen); ``__tg.fire(name)``
+// plays one of Telegram's events (activated, deactivated…), ``__tg.tapBack()`` a tap on the
+// BackButton. Methods newer than the launch's tgWebAppVersion throw, as Telegram's do.
 (function () {
   "use strict";
   var params = {};
@@ -51,15 +54,69 @@
     mainClicks: 0,
     alerts: [],
     main: null,
+    backButton: { visible: false, clicks: 0 },
+    verticalSwipes: true,
+    closingConfirmation: false,
+    closingConfirmations: [],
+    fullscreen: false,
+    closed: false,
   };
   window.__tg = record;
 
   var handlers = {};
-  function fire(name) {
-    (handlers[name] || []).slice().forEach(function (fn) { fn(); });
+  function fire(name, context) {
+    if (name === "activated") WebApp.isActive = true;
+    if (name === "deactivated") WebApp.isActive = false;
+    (handlers[name] || []).slice().forEach(function (fn) { fn.call(context || WebApp); });
+  }
+
+  function atLeast(version) {
+    var a = String(WebApp.version).split(".");
+    var b = String(version).split(".");
+    for (var i = 0; i < Math.max(a.length, b.length); i++) {
+      var x = parseInt(a[i] || "0", 10);
+      var y = parseInt(b[i] || "0", 10);
+      if (x !== y) return x > y;
+    }
+    return true;
+  }
+  function since(version, name, fn) {
+    return function () {
+      if (!atLeast(version)) {
+        throw new Error("WebAppMethodUnsupported: " + name + " needs " + version);
+      }
+      return fn.apply(null, arguments);
+    };
+  }
+
+  // Full screen on a phone with a notch: the status bar (safe area) and Telegram's own
+  // close and menu buttons (content safe area) over the top of the page.
+  var SAFE = { top: 24, bottom: 16, left: 0, right: 0 };
+  var CONTENT = { top: 46, bottom: 0, left: 0, right: 0 };
+  function insets(name, value) {
+    Object.keys(value).forEach(function (side) {
+      root.style.setProperty("--tg-" + name + "-inset-" + side, value[side] + "px");
+    });
+  }
+  function setFullscreen(on) {
+    if (WebApp.isFullscreen === on) {
+      fire("fullscreenFailed", { error: on ? "ALREADY_FULLSCREEN" : "UNSUPPORTED" });
+      return;
+    }
+    WebApp.isFullscreen = on;
+    record.fullscreen = on;
+    var zero = { top: 0, bottom: 0, left: 0, right: 0 };
+    WebApp.safeAreaInset = on ? SAFE : zero;
+    WebApp.contentSafeAreaInset = on ? CONTENT : zero;
+    insets("safe-area", WebApp.safeAreaInset);
+    insets("content-safe-area", WebApp.contentSafeAreaInset);
+    fire("safeAreaChanged");
+    fire("contentSafeAreaChanged");
+    fire("fullscreenChanged");
   }
 
   var mainClick = [];
+  var backClick = [];
   var MainButton = {
     text: "CONTINUE",
     color: theme.button_color || "#2481cc",
@@ -125,9 +182,36 @@
     MainButton: MainButton,
     BackButton: {
       isVisible: false,
-      show: function () {}, hide: function () {},
-      onClick: function () {}, offClick: function () {},
+      show: function () { WebApp.BackButton.isVisible = record.backButton.visible = true; },
+      hide: function () { WebApp.BackButton.isVisible = record.backButton.visible = false; },
+      onClick: function (fn) { backClick.push(fn); },
+      offClick: function (fn) {
+        backClick = backClick.filter(function (f) { return f !== fn; });
+      },
     },
+    isActive: true,
+    isFullscreen: false,
+    safeAreaInset: { top: 0, bottom: 0, left: 0, right: 0 },
+    contentSafeAreaInset: { top: 0, bottom: 0, left: 0, right: 0 },
+    isVerticalSwipesEnabled: true,
+    isClosingConfirmationEnabled: false,
+    isVersionAtLeast: atLeast,
+    disableVerticalSwipes: since("7.7", "disableVerticalSwipes", function () {
+      WebApp.isVerticalSwipesEnabled = record.verticalSwipes = false;
+    }),
+    enableVerticalSwipes: since("7.7", "enableVerticalSwipes", function () {
+      WebApp.isVerticalSwipesEnabled = record.verticalSwipes = true;
+    }),
+    enableClosingConfirmation: function () {
+      WebApp.isClosingConfirmationEnabled = record.closingConfirmation = true;
+      record.closingConfirmations.push(true);
+    },
+    disableClosingConfirmation: function () {
+      WebApp.isClosingConfirmationEnabled = record.closingConfirmation = false;
+      record.closingConfirmations.push(false);
+    },
+    requestFullscreen: since("8.0", "requestFullscreen", function () { setFullscreen(true); }),
+    exitFullscreen: since("8.0", "exitFullscreen", function () { setFullscreen(false); }),
     HapticFeedback: {
       impactOccurred: haptic("impact"),
       notificationOccurred: haptic("notification"),
@@ -145,5 +229,11 @@
     setBackgroundColor: function () {},
   };
   record.fire = fire;
+  record.tapBack = function () {
+    if (!WebApp.BackButton.isVisible) return false;
+    record.backButton.clicks += 1;
+    backClick.slice().forEach(function (fn) { fn(); });
+    return true;
+  };
   window.Telegram = { WebApp: WebApp };
 })();

@@ -1,6 +1,6 @@
 """Bura in the Mini App: its part of a seat's state JSON (docs/webapp-api.md), built
 only from that seat's view (``BuraDeal.view``: never another hand nor, D3, another
-seat's closed discard), and its legal actions in the kinds the text buttons carry."""
+seat's closed discard; an onlooker's, ``PUBLIC``, neither), and its legal actions in the kinds the text buttons carry."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from engine import Card
 from engine.bura.actions import Answer, Dave, DaveReply, Declare, Lead, Show
 from engine.bura.deal import BuraDeal
 from engine.bura.view import BuraView, SeenPlay
+from engine.game import PUBLIC
 
 
 def app_state(out: Json, t: Texts, series: Any, me: int, playing: bool) -> bool:
@@ -37,7 +38,7 @@ def _seen_json(play: SeenPlay, me: int) -> Json:
 
 
 def _bura(out: Json, t: Texts, deal: BuraDeal, me: int, playing: bool) -> None:
-    view: BuraView = deal.view(me)
+    view: BuraView = deal.public_view() if me == PUBLIC else deal.view(me)
     out["turn"] = view.turn if playing else None
     out["trump"] = {
         "suit": view.trump.value,
@@ -62,8 +63,8 @@ def _bura(out: Json, t: Texts, deal: BuraDeal, me: int, playing: bool) -> None:
             "points": None,
             "plays": [_bura_play(p, me, mine) for p in view.last_trick],
         }
-    out["hand"] = codes(view.hand)
-    if playing:
+    out["hand"] = codes(view.hand)  # (none in the public view)
+    if playing and me != PUBLIC:
         out["actions"] = bura_actions(t, deal, me)
 
 

@@ -1,6 +1,7 @@
 """Burkozel in the Mini App: its part of a seat's state JSON (docs/webapp-api.md), built
 only from that seat's view (``Deal.view``: never another hand nor, B1, another seat's
-closed discard), and its legal moves in the kinds the text buttons carry."""
+closed discard; an onlooker's, ``PUBLIC``, neither hand nor closed discard), and its
+legal moves in the kinds the text buttons carry."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from bot.games.burkozel import house
 from bot.i18n import Texts, plain
 from bot.views.render import cards_text
 from engine.burkozel.actions import Move, Play
+from engine.game import PUBLIC
 
 
 def app_state(out: Json, t: Texts, series: Any, me: int, playing: bool) -> bool:
@@ -34,7 +36,7 @@ def _play_json(play: Play, me: int, closed_rule: bool, role: str | None = None) 
 
 
 def _burkozel(out: Json, t: Texts, series: Any, deal: Any, me: int, playing: bool) -> None:
-    view = deal.view(me)
+    view = deal.view(me)  # (PUBLIC: the group's view, no hand and no closed discard)
     closed_rule = view.rules.discards == "closed" and not view.finished
     out["turn"] = view.turn if playing else None
     out["trump"] = {
@@ -59,8 +61,8 @@ def _burkozel(out: Json, t: Texts, series: Any, deal: Any, me: int, playing: boo
             "points": None if masked else trick.points,
             "plays": [_play_json(p, me, closed_rule) for p in trick.plays],
         }
-    out["hand"] = codes(view.hand)
-    if playing:
+    out["hand"] = codes(view.hand)  # (none in the public view)
+    if playing and me != PUBLIC:
         out["actions"] = burkozel_actions(t, deal, me)
 
 

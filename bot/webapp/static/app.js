@@ -2,6 +2,9 @@
 // session with Telegram's signed launch data, draws the seat's view of the game from the
 // state JSON (docs/webapp-api.md), plays through the API and follows the game live over
 // Server-Sent Events. Everything users wrote (names, notes) goes in with textContent.
+// Opened from the group's «🃏 Table» link (a signed start parameter in the launch data,
+// no ?game=), it shows a seated player their seat and anyone else the table as the group
+// sees it ("watching": every seat across the top, no hand, no actions).
 (function () {
   "use strict";
 
@@ -10,6 +13,8 @@
   var scriptSrc = (document.currentScript && document.currentScript.src) || location.href;
   var BASE = new URL("../", scriptSrc).href; // …/webapp/ (this file is …/webapp/static/app.js)
   var GAME = parseInt(new URLSearchParams(location.search).get("game") || "", 10);
+  // The group's direct link: the bot reads the game from the signed launch data itself.
+  var START = (tg && tg.initDataUnsafe && tg.initDataUnsafe.start_param) || "";
 
   var SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
   var RED = { H: true, D: true };
@@ -52,6 +57,7 @@
       reopen: "Open the table again with the button in your private chat with the bot.",
       no_launch: "Open the table with the button in your private chat with the bot.",
       network: "No connection to the bot, retrying…",
+      watching: "You are watching",
     },
     ru: {
       burkozel: "Буркозёл",
@@ -87,6 +93,7 @@
       reopen: "Откройте стол заново кнопкой в личном чате с ботом.",
       no_launch: "Откройте стол кнопкой в личном чате с ботом.",
       network: "Нет связи с ботом, пробую снова…",
+      watching: "Вы смотрите",
     },
   };
 
@@ -102,6 +109,9 @@
   var liveTimer = null;
   var clockOffset = 0; // server time minus ours, ms
   var mainAction = null;
+  var watching = false; // an onlooker: the table as the group sees it
+  var paused = false; // minimised (Telegram's "deactivated"): no live stream until back
+  var myTurn = false;
 
   function guessLang() {
     var user = tg && tg.initDataUnsafe && tg.initDataUnsafe.user;
@@ -199,6 +209,84 @@
     }
   }
 
+  function call(method) {
+    var args = Array.prototype.slice.call(arguments, 1);
+    if (!tg || typeof tg[method] !== "function") return false;
+    try {
+      tg[method].apply(tg, args);
+      return true;
+    } catch (e) {
+      return false; /* an older client without it */
+    }
+  }
+
+  function supports(version) {
+    return !!(tg && typeof tg.isVersionAtLeast === "function" && tg.isVersionAtLeast(version));
+  }
+
+  // Whose turn it is now mine: a haptic, and Telegram asks before closing the app.
+  function noteTurn() {
+    var mine = !!state && !watching && !state.finished && state.turn === state.me;
+    if (mine === myTurn) return;
+    myTurn = mine;
+    if (mine) haptic("notification", "warning");
+    call(mine ? "enableClosingConfirmation" : "disableClosingConfirmation");
+  }
+
+  // The full-screen button's icon: four corners out (enter) or in (leave), drawn as SVG
+  // (no font on every phone has a sign for it).
+  var CORNERS_OUT = "M2 6V2h4M10 2h4v4M14 10v4h-4M6 14H2v-4";
+  var CORNERS_IN = "M6 2v4H2M14 6h-4V2M10 14v-4h4M2 10h4v4";
+  function cornersIcon(path) {
+    var NS = "http://www.w3.org/2000/svg";
+    var svg = document.createElementNS(NS, "svg");
+    svg.setAttribute("viewBox", "0 0 16 16");
+    svg.setAttribute("width", "16");
+    svg.setAttribute("height", "16");
+    svg.setAttribute("aria-hidden", "true");
+    var line = document.createElementNS(NS, "path");
+    line.setAttribute("d", path);
+    line.setAttribute("fill", "none");
+    line.setAttribute("stroke", "currentColor");
+    line.setAttribute("stroke-width", "2");
+    svg.appendChild(line);
+    return svg;
+  }
+
+  function showFullscreen() {
+    var button = clear(document.getElementById("full"));
+    var full = !!(tg && tg.isFullscreen);
+    root.setAttribute("data-full", full ? "1" : "0");
+    button.appendChild(cornersIcon(full ? CORNERS_IN : CORNERS_OUT));
+    button.setAttribute("aria-pressed", full ? "true" : "false");
+  }
+
+  function toggleFullscreen() {
+    if (tg && tg.isFullscreen) call("exitFullscreen");
+    else call("requestFullscreen");
+  }
+
+  // Telegram's BackButton: out of full screen first, then out of the app.
+  function onBack() {
+    if (tg && tg.isFullscreen) call("exitFullscreen");
+    else call("close");
+  }
+
+  function pause() {
+    paused = true;
+    clearTimeout(liveTimer);
+    if (live) {
+      live.close();
+      live = null;
+    }
+    setLive("paused");
+  }
+
+  function resume() {
+    paused = false;
+    resync();
+  }
+
   // --- talking to the bot -----------------------------------------------------------
 
   function noteClock(response) {
@@ -238,13 +326,17 @@
       showMessage(t("no_launch"));
       return Promise.reject(new Error("no initData"));
     }
-    return request("POST", "api/session", { init_data: initData, game: GAME }).then(
+    var body = { init_data: initData, game: GAME || null };
+    return request("POST", "api/session", body).then(
       function (res) {
         if (!res.ok) {
           showMessage(res.data.message || t("reopen"));
           throw new Error("session refused: " + res.status);
         }
         token = res.data.token;
+        if (res.data.game) GAME = res.data.game;
+        watching = !!res.data.watching;
+        root.setAttribute("data-watching", watching ? "1" : "0");
         if (res.data.lang) lang = res.data.lang;
         texts = res.data.texts || {};
         document.documentElement.lang = lang;
@@ -331,8 +423,9 @@
 
   function connectLive() {
     if (live) live.close();
+    live = null;
     clearTimeout(liveTimer);
-    if (!token || (state && state.finished)) return;
+    if (!token || paused || (state && state.finished)) return;
     var url = BASE + "api/live?game=" + GAME + "&token=" + encodeURIComponent(token);
     var source = new EventSource(url);
     live = source;
@@ -379,12 +472,12 @@
     clearTimeout(liveTimer);
     var delay = Math.min(10000, 1000 * Math.pow(2, liveRetry++));
     liveTimer = setTimeout(function () {
-      refresh().then(connectLive, connectLive);
+      if (!paused) refresh().then(connectLive, connectLive);
     }, delay);
   }
 
   function resync() {
-    if (!token || document.visibilityState === "hidden") return;
+    if (!token || paused || document.visibilityState === "hidden") return;
     refresh().then(function () {
       if (!live || live.readyState === EventSource.CLOSED) connectLive();
     });
@@ -401,6 +494,7 @@
       return hand.indexOf(code) >= 0;
     });
     render();
+    noteTurn();
     if (state.finished && live) {
       live.close();
       live = null;
@@ -449,6 +543,7 @@
     root.setAttribute("data-state", state.finished ? "finished" : "playing");
     root.setAttribute("data-kind", state.kind);
     root.setAttribute("data-seats", String((state.seats || []).length));
+    root.setAttribute("data-watching", watching ? "1" : "0");
     hideMessage();
     renderBar();
     renderOpponents();
@@ -518,7 +613,8 @@
     var seats = state.seats || [];
     var n = seats.length;
     var others = [];
-    for (var i = 1; i < n; i++) others.push(seats[(state.me + i) % n]);
+    if (watching) others = seats.slice(); // every seat, in the table's order
+    else for (var i = 1; i < n; i++) others.push(seats[(state.me + i) % n]);
     box.style.setProperty("--n", String(Math.max(1, others.length)));
     others.forEach(function (seat) {
       if (!seat) return;
@@ -608,7 +704,10 @@
 
   function renderMe() {
     var box = clear(document.getElementById("me"));
-    var me = seatOf(state.me);
+    var note = document.getElementById("watching");
+    note.hidden = !watching;
+    note.textContent = watching ? t("watching") : "";
+    var me = watching ? null : seatOf(state.me);
     if (!me) return;
     box.className = seatClasses(me, "seat mine");
     box.setAttribute("data-seat", String(me.seat));
@@ -732,7 +831,7 @@
     if (!state) return;
     var left = state.finished || state.turn === null ? null : secondsLeft();
     var turn = clear(document.getElementById("turn"));
-    var mine = state.turn === state.me && !state.finished;
+    var mine = !watching && state.turn === state.me && !state.finished;
     turn.className = "turn" + (mine ? " mine" : "");
     var what;
     if (state.finished) what = t("finished");
@@ -803,9 +902,22 @@
       } catch (e) {
         /* outside Telegram */
       }
+      // Dragging a card must not pull the app down (Bot API 7.7).
+      if (supports("7.7")) call("disableVerticalSwipes");
+      if (tg.BackButton && supports("6.1")) {
+        tg.BackButton.onClick(onBack);
+        tg.BackButton.show();
+      }
+      if (supports("8.0") && typeof tg.requestFullscreen === "function") {
+        var full = document.getElementById("full");
+        full.hidden = false;
+        full.addEventListener("click", toggleFullscreen);
+        tg.onEvent("fullscreenChanged", showFullscreen);
+        showFullscreen();
+      }
     }
     document.documentElement.lang = lang;
-    if (!GAME) {
+    if (!GAME && !START) {
       showMessage(t("no_launch"));
       return;
     }
@@ -816,7 +928,11 @@
     document.addEventListener("visibilitychange", resync);
     window.addEventListener("online", resync);
     window.addEventListener("focus", resync);
-    if (tg && tg.onEvent) tg.onEvent("activated", resync);
+    // Minimised: the stream stops (nothing to draw, nothing kept open); back: caught up.
+    if (tg && tg.onEvent) {
+      tg.onEvent("deactivated", pause);
+      tg.onEvent("activated", resume);
+    }
   }
 
   // Read-only, for the browser tests and for debugging: the state the page shows.
@@ -826,6 +942,12 @@
     },
     selection: function () {
       return selection.slice();
+    },
+    watching: function () {
+      return watching;
+    },
+    live: function () {
+      return live ? live.readyState : -1;
     },
   };
 

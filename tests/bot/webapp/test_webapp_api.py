@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import json
 import random
+import re
 import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ from bot.service import GameService, UserError, UserInfo
 from bot.webapp.api import WebApp
 from bot.webapp.auth import TOKEN_SECONDS
 from bot.webapp.live import Hub
+from bot.webapp.views import state as seat_state
+from engine.game import PUBLIC
 from storage import Backend, Game, open_storage
 
 TOKEN = "123456:TEST-token"
@@ -79,6 +82,18 @@ class Table:
         assert body["expires_in"] == TOKEN_SECONDS
         self.tokens[user_id] = body["token"]
         return str(body["token"])
+
+    async def watch(self, user_id: int, start_param: str | None = None) -> dict[str, Any]:
+        """``user_id`` opens the group's «🃏 Table» link (its signed start parameter, or
+        ``start_param``); the session answer. The token is kept as the user's."""
+        start = self.webapp.table_start(self.game.id) if start_param is None else start_param
+        init = sign_init_data(TOKEN, user_id, auth_date=self.clock(), start_param=start)
+        resp = await self.client.post("/webapp/api/session", json={"init_data": init})
+        body = dict(await resp.json())
+        if resp.status == 200:
+            self.tokens[user_id] = body["token"]
+        body["status"] = resp.status
+        return body
 
     async def state(self, user_id: int) -> dict[str, Any]:
         resp = await self.client.get(
@@ -241,6 +256,109 @@ async def test_a_forged_expired_or_other_games_token_is_refused(storage: Backend
         assert resp.status == 401
 
 
+async def test_the_groups_link_seats_a_player_lets_anyone_else_watch_and_refuses_a_forgery(
+    storage: Backend,
+) -> None:
+    """Opened by the group's «🃏 Table» link: a seated player gets their seat (a player's
+    token, their hand and actions), anyone else the onlooker's view, who can do nothing;
+    an altered or made-up start parameter is refused, whatever the page asks for, and a
+    stranger without the link still cannot watch by naming the game."""
+    async with open_table(storage, 2) as table:
+        before = await table.snapshot()
+        ann = seat_user(table, 0)
+        seated = await table.watch(ann)
+        assert (seated["status"], seated["me"], seated["watching"]) == (200, 0, False)
+        assert seated["game"] == table.game.id
+        assert len((await table.state(ann))["hand"]) == 4
+
+        stranger = 999
+        watching = await table.watch(stranger)
+        assert (watching["status"], watching["me"], watching["watching"]) == (200, None, True)
+        assert watching["lang"] == "en" and watching["texts"]["watching"] == "You are watching"
+        state = await table.state(stranger)
+        assert state["watching"] and state["hand"] == [] and state["actions"] == []
+        assert [row["cards"] for row in state["seats"]] == [4, 4]
+        assert not any(row["me"] for row in state["seats"])
+        # An onlooker cannot play, whatever they send.
+        status, body = await table.act(stranger, state["version"], "l", ["AS"])
+        assert (status, body["error"]) == (403, "not_seated")
+        assert await table.snapshot() == before
+
+        good = table.webapp.table_start(table.game.id)
+        other_game = table.webapp.table_start(table.game.id + 1)
+        for bad in (
+            good[:-1] + ("A" if good[-1] != "A" else "B"),
+            other_game.split("_", 1)[0] + "_" + good.split("_", 1)[1],
+            f"g{table.game.id}",
+            "hi",
+        ):
+            refused = await table.watch(777, bad)
+            assert (refused["status"], refused["error"]) == (400, "bad_start"), bad
+            assert refused["message"].startswith("This link to the table is not valid")
+            assert "token" not in refused
+        # A stranger naming the game without the link: not seated, as before.
+        init = sign_init_data(TOKEN, 777, auth_date=table.clock())
+        resp = await table.client.post(
+            "/webapp/api/session", json={"init_data": init, "game": table.game.id}
+        )
+        assert (resp.status, (await resp.json())["error"]) == (403, "not_seated")
+        # The link names its own game, whatever the page sends beside it.
+        init = sign_init_data(TOKEN, 777, auth_date=table.clock(), start_param=good)
+        resp = await table.client.post(
+            "/webapp/api/session", json={"init_data": init, "game": table.game.id + 5}
+        )
+        assert (resp.status, (await resp.json())["game"]) == (200, table.game.id)
+        assert await table.snapshot() == before
+
+
+async def test_onlookers_cost_no_telegram_operation_and_spare_no_hand(tmp_path: Path) -> None:
+    """Twenty onlookers follow the game live: the first move enqueues exactly the
+    operations the same move does at the same table with none (their connections make
+    nobody "in the app", so the players' hands are still edited), and every onlooker's
+    stream brings the new state."""
+
+    async def first_move_ops(onlookers: int, folder: str) -> int:
+        db = await open_storage(f"sqlite:{tmp_path / folder}.sqlite3")
+        try:
+            async with open_table(db, 2) as table:
+                streams = []
+                for n in range(onlookers):
+                    opened = await table.watch(500 + n)
+                    url = f"/webapp/api/live?game={table.game.id}&token={opened['token']}"
+                    streams.append(await table.client.get(url))
+                for stream in streams:
+                    assert (await asyncio.wait_for(next_event(stream), 10))[0] == "state"
+                assert table.webapp.hub.connections == onlookers
+                for seat in (0, 1):
+                    assert not table.webapp.hub.in_app(table.game.id, seat_user(table, seat))
+                # The first move, made by the text path (the player is not in the app).
+                version = (await table.snapshot())[0]
+                live = await table.service.live(table.game.id)
+                assert live.series is not None
+                seat = live.ui.actors(live.series.deals[-1])[0]
+                user_id = seat_user(table, seat)
+                action = seat_state(live, seat)["actions"][0]
+                outbox = await db.outbox_size()
+                codes = ".".join(action["cards"] or [])
+                await table.service.play(table.game.id, user_id, version, action["kind"], codes)
+                ops = await db.outbox_size() - outbox
+                for stream in streams:
+                    event, seen = await asyncio.wait_for(next_event(stream), 10)
+                    assert (event, seen["version"], seen["watching"]) == (
+                        "state",
+                        version + 1,
+                        True,
+                    )
+                    stream.close()
+                return ops
+        finally:
+            await db.close()
+
+    alone = await first_move_ops(0, "alone")
+    assert alone > 0
+    assert await first_move_ops(20, "watched") == alone
+
+
 # --- actions -------------------------------------------------------------------------
 
 
@@ -343,9 +461,14 @@ def card_fields(state: dict[str, Any]) -> Iterator[str]:
 
 
 def hidden_from(table: Table, seat: int) -> set[str]:
-    """The cards ``seat`` may not see now, from the engine's own state: other hands, the
-    stock (but its turned trump), and others' face-down discards (B1, D3)."""
-    live = table.service._live.get(table.game.id)
+    return hidden_cards(table.service, table.game.id, seat)
+
+
+def hidden_cards(service: GameService, game_id: int, seat: int) -> set[str]:
+    """The cards ``seat`` (``PUBLIC``: the group, an onlooker) may not see now, from the
+    engine's own state: other hands, the stock (but its turned trump), and others'
+    face-down discards (B1, D3)."""
+    live = service._live.get(game_id)
     if live is None:  # the series is over (its last deal finished: nothing is hidden)
         return set()
     assert live.series is not None
@@ -397,7 +520,10 @@ async def test_every_state_of_whole_random_games_holds_only_cards_the_seat_may_s
 ) -> None:
     """R8/B1/D3: every state answer, action answer and live event of whole games played
     through the API, for every seat after every move, names no card of another hand, of
-    the stock or of another seat's face-down discard; each action listed is accepted."""
+    the stock or of another seat's face-down discard; each action listed is accepted.
+    An onlooker who opened the group's link gets, in every answer and live event, no card
+    the group does not see (no hand, no stock, no face-down discard of anyone), and every
+    card the group sees on the table."""
     rng = random.Random(players * 7 + len(rules))
     async with open_table(storage, players, rules, seed=players) as table:
         users = [seat_user(table, s) for s in range(players)]
@@ -406,6 +532,13 @@ async def test_every_state_of_whole_random_games_holds_only_cards_the_seat_may_s
             token = await table.session(user_id)
             url = f"/webapp/api/live?game={table.game.id}&token={token}"
             streams.append(await table.client.get(url))
+        onlooker = 999
+        opened = await table.watch(onlooker)
+        assert opened["status"] == 200 and opened["watching"] and opened["me"] is None
+        assert not re.search(r"\b(10|[6-9JQKA])[SHDC]\b", json.dumps(opened)), opened
+        url = f"/webapp/api/live?game={table.game.id}&token={opened['token']}"
+        streams.append(await table.client.get(url))
+        viewers = [*range(players), PUBLIC]
         moves = kinds = face_down = 0
         seen_kinds: set[str] = set()
         while moves < 2000:
@@ -417,6 +550,10 @@ async def test_every_state_of_whole_random_games_holds_only_cards_the_seat_may_s
                 states[seat] = state
                 plays = state["table"] + (state["last_trick"] or {"plays": []})["plays"]
                 face_down += sum(p["closed"] for p in plays)
+            watched = await table.state(onlooker)
+            leaked = set(card_fields(watched)) & hidden_from(table, PUBLIC)
+            assert not leaked, (leaked, watched)
+            assert_the_groups_table(watched, states)
             if states[0]["finished"]:
                 break
             actors = [s for s in range(players) if states[s]["actions"]]
@@ -431,7 +568,7 @@ async def test_every_state_of_whole_random_games_holds_only_cards_the_seat_may_s
             leaked = set(card_fields(body)) & hidden_from(table, seat)
             assert not leaked, (seat, leaked, body)
             # Every seat's live stream brings the new state, holding nothing hidden either.
-            for viewer, stream in enumerate(streams):
+            for viewer, stream in zip(viewers, streams, strict=True):
                 event, live = "", {"version": -1}
                 while live["version"] < body["version"]:
                     event, live = await asyncio.wait_for(next_event(stream), 30)
@@ -447,6 +584,42 @@ async def test_every_state_of_whole_random_games_holds_only_cards_the_seat_may_s
         assert kinds >= 2
         closed = "open" not in json.dumps(rules)  # (B1 asked for; D3 closed is Bura's base)
         assert (face_down > 0) == closed, face_down  # hidden cards were there to leak
+
+
+def assert_the_groups_table(watched: dict[str, Any], states: dict[int, dict[str, Any]]) -> None:
+    """An onlooker's state is the group's view of the seats' states: no hand, nothing to
+    do, the same plays with only the face-up cards everyone sees, the same counts."""
+    assert watched["watching"] and watched["me"] is None
+    assert watched["hand"] == [] and watched["actions"] == [] and watched["selected"] == []
+    seat = states[0]
+    for key in ("version", "turn", "deadline", "stock", "trump", "tally", "notes", "deal"):
+        assert watched[key] == seat[key], key
+    assert [row["cards"] for row in watched["seats"]] == [row["cards"] for row in seat["seats"]]
+
+    def as_everyone_sees(plays: list[dict[str, Any]]) -> list[tuple[int, str, int, int]]:
+        # (seat, role, face-up cards, face-down cards): a seat's own face-down discard,
+        # listed to it, lies face down for everyone else
+        return [
+            (p["seat"], p["role"], 0, len(p["cards"]))
+            if p["mine_closed"]
+            else (p["seat"], p["role"], len(p["cards"]), p["closed"])
+            for p in plays
+        ]
+
+    def open_cards(plays: list[dict[str, Any]]) -> set[str]:
+        return {c for p in plays if not p["mine_closed"] for c in p["cards"]}
+
+    assert as_everyone_sees(watched["table"]) == as_everyone_sees(seat["table"])
+    assert open_cards(watched["table"]) == open_cards(seat["table"])
+    if seat["last_trick"] is None:
+        assert watched["last_trick"] is None
+    else:
+        last, seen = watched["last_trick"], seat["last_trick"]
+        assert last["taker"] == seen["taker"]
+        assert as_everyone_sees(last["plays"]) == as_everyone_sees(seen["plays"])
+        assert open_cards(last["plays"]) == open_cards(seen["plays"])
+    for play in watched["table"] + (watched["last_trick"] or {"plays": []})["plays"]:
+        assert not play["mine_closed"]
 
 
 # --- live ------------------------------------------------------------------------------

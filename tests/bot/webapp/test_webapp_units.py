@@ -5,8 +5,10 @@ parses."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -16,12 +18,16 @@ from bot.games import bot_game
 from bot.games.bura.app import bura_actions
 from bot.games.burkozel.app import burkozel_actions
 from bot.i18n import catalog_keys, texts
+from bot.views.render import app_link
 from bot.webapp.auth import (
     AuthError,
     check_init_data,
     check_token,
+    game_of_start,
     issue_token,
     session_key,
+    start_key,
+    table_start,
 )
 from bot.webapp.live import Hub
 from engine import Card
@@ -30,7 +36,7 @@ from tests.bot.webapp.test_webapp_api import TOKEN, sign_init_data
 
 
 def _env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:
-    for key in ("BOT_TOKEN", "WEBAPP_URL", "WEBAPP_LISTEN", "WEBAPP_MAX_AGE"):
+    for key in ("BOT_TOKEN", "WEBAPP_URL", "WEBAPP_LISTEN", "WEBAPP_MAX_AGE", "WEBAPP_LINK"):
         monkeypatch.delenv(key, raising=False)
     env = tmp_path / ".env"
     env.write_text("BOT_TOKEN=42:secret-token\n" + text)
@@ -194,3 +200,86 @@ def test_the_page_texts_are_in_both_catalogues() -> None:
     for language in ("ru", "en"):
         keys = {k for k in catalog_keys(language) if k.startswith("webapp.")}
         assert "webapp.open_table" in keys and "webapp.error.expired_token" in keys
+
+
+def test_a_start_parameter_names_its_game_and_any_change_is_refused() -> None:
+    """The group's link carries ``g<game>_<mac>`` (Telegram: at most 64 characters of
+    A-Z a-z 0-9 _ -); a parameter altered anywhere, made for another game, cut short or
+    signed with another bot's key names no game."""
+    key = start_key(TOKEN)
+    assert key != session_key(TOKEN) and TOKEN.encode() not in key
+    for game_id in (1, 7, 2**63 - 1):
+        param = table_start(key, game_id)
+        assert re.fullmatch(r"[A-Za-z0-9_-]{1,64}", param), param
+        assert game_of_start(key, param) == game_id
+    param = table_start(key, 7)
+    forged = [
+        table_start(key, 8).replace("g8_", "g7_"),  # another game's mac
+        "g8" + param[2:],  # another game, this mac
+        param[:-1],
+        param + "A",
+        table_start(start_key("1:other-token"), 7),
+        "g07" + param[2:],
+        "g-7" + param[2:],
+        "",
+        "x" * 65,
+        "g7_" + "A" * 24,
+    ]
+    for i in range(3, len(param)):  # each character of the mac changed
+        swapped = "B" if param[i] == "A" else "A"
+        forged.append(param[:i] + swapped + param[i + 1 :])
+    for bad in forged:
+        with pytest.raises(AuthError, match="bad_start"):
+            game_of_start(key, bad)
+
+
+def test_an_onlookers_token_is_not_a_players_and_cannot_be_made_one() -> None:
+    key = session_key(TOKEN)
+    watching = check_token(key, issue_token(key, 10, 7, 1000.0, watching=True), now=0)
+    assert watching.watching and (watching.user_id, watching.game_id) == (10, 7)
+    assert not check_token(key, issue_token(key, 10, 7, 1000.0), now=0).watching
+    mac = issue_token(key, 10, 7, 1000.0, watching=True).partition(".")[2]
+    for forged_body in (b"10.7.1000", b"10.7.1000.x", b"10.7.1000.w.w"):
+        forged = base64.urlsafe_b64encode(forged_body).rstrip(b"=").decode() + "." + mac
+        with pytest.raises(AuthError, match="bad_token"):
+            check_token(key, forged, now=0)
+
+
+def test_a_launch_by_the_groups_link_carries_its_start_parameter() -> None:
+    init = sign_init_data(TOKEN, 42, auth_date=5000, start_param="g7_abc")
+    assert check_init_data(TOKEN, init, max_age=100, now=5050).start_param == "g7_abc"
+    plain_launch = sign_init_data(TOKEN, 42, auth_date=5000)
+    assert check_init_data(TOKEN, plain_launch, max_age=100, now=5050).start_param is None
+    # (signed by Telegram: a start parameter added afterwards breaks the signature)
+    with pytest.raises(AuthError, match="bad_init_data"):
+        check_init_data(TOKEN, plain_launch + "&start_param=g8_x", max_age=100, now=5050)
+
+
+def test_the_table_link_setting_is_main_or_a_short_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("WEBAPP_LINK", raising=False)
+    assert load_settings(_env(tmp_path, monkeypatch, "")).webapp_link is None
+    for value, read in (("main", "main"), (" cards_table ", "cards_table"), ("", None)):
+        settings = load_settings(_env(tmp_path, monkeypatch, f"WEBAPP_LINK={value}\n"))
+        assert settings.webapp_link == read
+    for bad in ("https://t.me/bot/app", "a", "table app", "x" * 31, "таблица"):
+        with pytest.raises(ConfigError) as refused:
+            load_settings(_env(tmp_path, monkeypatch, f"WEBAPP_LINK={bad}\n"))
+        message = str(refused.value)
+        assert message.startswith("WEBAPP_LINK is invalid") and "\n" not in message
+    assert app_link("cards_bot", "main", "g7_x") == "https://t.me/cards_bot?startapp=g7_x"
+    assert app_link("cards_bot", "table", "g7_x") == "https://t.me/cards_bot/table?startapp=g7_x"
+
+
+async def test_an_onlooker_connection_only_listens() -> None:
+    """An onlooker's live connection is woken by moves like a player's, but makes nobody
+    "in the app" (which spares a seated player's hand edits and pings)."""
+    hub = Hub(grace=0.01)
+    with hub.connection(5, 10, 3, present=False) as changed:
+        assert hub.connections == 1 and not hub.in_app(5, 10)
+        hub.changed(5)
+        assert changed.is_set()
+    assert hub.connections == 0
+    await asyncio.sleep(0.05)
+    assert not hub.in_app(5, 10)

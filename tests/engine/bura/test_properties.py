@@ -14,6 +14,7 @@ from engine.bura.rules import SWITCHES, BuraRules
 from engine.bura.series import BuraSeries
 from engine.cards import DECK, Card, parse_cards
 from engine.errors import IllegalMoveError
+from engine.game import PUBLIC
 from tests.support.bura import all_actions, assert_view_private, cards_in_play
 
 decks = st.permutations(DECK).map(tuple)
@@ -46,7 +47,7 @@ def test_cards_conserved_views_private_refusals_change_nothing(
     deal = BuraDeal.start(players, deck, data.draw(st.integers(0, players - 1)), rules)
     while True:
         assert sorted(cards_in_play(deal)) == list(DECK)
-        for seat in range(players):
+        for seat in [*range(players), PUBLIC]:
             assert_view_private(deal, seat)
         if deal.finished:
             break
@@ -97,6 +98,6 @@ def test_replay_is_deterministic_and_a_record_round_trips(
 def test_a_view_never_shows_another_seats_closed_discard_by_example() -> None:
     deal = BuraDeal.start(3, parse_cards(c.code() for c in DECK), 0, BuraRules(molodka="off"))
     while not deal.finished:
-        for seat in range(3):
+        for seat in (0, 1, 2, PUBLIC):
             assert_view_private(deal, seat)
         deal.apply(all_actions(deal)[-1])

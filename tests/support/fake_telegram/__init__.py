@@ -20,6 +20,7 @@ from .entities import (
     PendingCallback,
 )
 from .limits import Faults, FloodViolation, InjectedFault, OneOffFault, RateLimits
+from .miniapps import MiniAppLaunch
 from .server import METHODS, FakeTelegram, InvalidRequest, RequestRecord
 from .text import MAX_CALLBACK_DATA_BYTES, MAX_TEXT_LENGTH, ApiError
 from .users import FakeUser
@@ -42,6 +43,7 @@ __all__ = [
     "InjectedFault",
     "InvalidRequest",
     "MessageVersion",
+    "MiniAppLaunch",
     "OneOffFault",
     "PendingCallback",
     "RateLimits",

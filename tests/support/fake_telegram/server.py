@@ -117,6 +117,10 @@ class FakeTelegram(World, FaultInjection, BotMethods):
         self.faults = Faults(seed=0)
         self.callback_answer_timeout = 15.0
         self.validate_updates = True
+        # The Mini Apps the owner set up in @BotFather (miniapps.py): the Main Mini App's
+        # URL, and named apps' URLs by short name.
+        self.main_mini_app: str | None = None
+        self.mini_apps: dict[str, str] = {}
 
         self.users: dict[int, FakeUser] = {}
         self.chats: dict[int, FakeChat] = {}

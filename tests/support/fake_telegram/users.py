@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlparse
 
 from .entities import FakeChat, FakeMessage, ForumTopic, PendingCallback
+from .miniapps import MiniAppLaunch, launch, mini_app_of
 
 if TYPE_CHECKING:
     from .server import FakeTelegram
@@ -142,6 +143,28 @@ class FakeUser:
         if button.url is None:
             raise AssertionError(f"button {button.text!r} has no URL")
         return await self.open_link(button.url)
+
+    def open_mini_app(self, link: str, chat: FakeChat | None = None) -> MiniAppLaunch:
+        """Tap a direct link to the bot's Mini App (``t.me/<bot>?startapp=…`` or
+        ``t.me/<bot>/<short name>?startapp=…``) in ``chat``: the app the owner registered
+        in @BotFather opens, handed its signed launch data. AssertionError when the link
+        is not one, or names an app the bot has not."""
+        found = mini_app_of(link, self.fake.bot_username)
+        if found is None:
+            raise AssertionError(f"{link!r} is no direct link to @{self.fake.bot_username}'s app")
+        name, start = found
+        registered = self.fake.main_mini_app if name is None else self.fake.mini_apps.get(name)
+        if registered is None:
+            raise AssertionError(f"@{self.fake.bot_username} has no Mini App {name or '(main)'}")
+        return launch(self.fake.token, registered, self, start, chat)
+
+    def open_app_button(self, message: FakeMessage, text: str | None = None) -> MiniAppLaunch:
+        """Tap a URL button that opens the bot's Mini App, in the message's chat."""
+        self._check_can_see(message)
+        button = message.find_button(text=text)
+        if button.url is None:
+            raise AssertionError(f"button {button.text!r} has no URL")
+        return self.open_mini_app(button.url, message.chat)
 
     def block_bot(self) -> None:
         self.fake.block(self)
