@@ -149,6 +149,7 @@ PICKS: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {
 """Positions of every way to pick ``k`` of ``n`` cards, in ``itertools.combinations`` order."""
 
 _LEAD_PICKS: dict[int, tuple[tuple[int, ...], ...]] = {}
+_LIMIT_DIGIT = 2 * (SUIT_SIZE + 1)  # a lead limit (at most a suit's cards) and same_rank
 
 
 def lead_picks(
@@ -160,8 +161,10 @@ def lead_picks(
     that pattern: card ``i`` of the stand-in is of the suit of ``hand[i]``, its rank the
     position in ``hand`` of the first card of ``hand[i]``'s rank."""
     n = len(hand)
-    # The key: limit, same_rank, n and then each suit (base SUITS) and each rank class.
-    key = (limit * 2 + same_rank) * (SUIT_SIZE + 1) + n
+    # The key, most significant first: n, each suit (base SUITS), each rank class (base
+    # SUIT_SIZE), then limit and same_rank in one last digit. With n leading and every
+    # digit below it of a width fixed by n, no two patterns share a key.
+    key = n
     for c in hand:
         key = key * SUITS + SUIT_OF[c.index]
     if same_rank:
@@ -170,6 +173,7 @@ def lead_picks(
                 if other.rank is c.rank:
                     key = key * SUIT_SIZE + i
                     break
+    key = key * _LIMIT_DIGIT + limit * 2 + same_rank
     picks = _LEAD_PICKS.get(key)
     if picks is None:
         suits = [SUIT_OF[c.index] for c in hand]
