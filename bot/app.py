@@ -37,6 +37,7 @@ from bot.config import Settings, split_listen
 from bot.delivery.attachments import Attachments
 from bot.delivery.worker import DeliveryWorker, Limits
 from bot.handlers import build_router
+from bot.handlers.solo import SOLO_COMMANDS
 from bot.handlers.stats import STATS_GROUP_COMMANDS, STATS_PRIVATE_COMMANDS
 from bot.i18n import LANGUAGES, texts
 from bot.middlewares.chat_order import ChatQueues
@@ -60,7 +61,7 @@ GROUP_COMMANDS = (
     "help",
     *STATS_GROUP_COMMANDS,
 )
-PRIVATE_COMMANDS = ("start", "rules", "help", *STATS_PRIVATE_COMMANDS)
+PRIVATE_COMMANDS = ("start", *SOLO_COMMANDS, "rules", "help", *STATS_PRIVATE_COMMANDS)
 TICK_SECONDS = 0.5
 ALLOWED_UPDATES = ["message", "callback_query"]
 # Telegram re-delivers an unanswered update for up to a day; ids are kept a bit longer.

@@ -1,0 +1,79 @@
+"""The menu of a game against computers in the private chat: rules (any preset of
+either game), how many computer players and how strong, and «Play»."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.chat_settings import presets
+from bot.i18n import Texts
+from bot.views.callbacks import SoloCb
+from bot.views.render import Keyboard, button, keyboard
+from engine.game import COMPUTER_LEVELS
+
+
+@dataclass(frozen=True)
+class SoloChoice:
+    preset: str = "classic_burkozel"
+    computers: int = 3
+    level: str = "normal"
+
+    def data(self, action: str = "set", **changed: object) -> str:
+        values = {"preset": self.preset, "computers": self.computers, "level": self.level}
+        values.update(changed)
+        return SoloCb(action=action, **values).pack()  # type: ignore[arg-type]
+
+    @property
+    def valid(self) -> bool:
+        return (
+            self.preset in presets() and 1 <= self.computers <= 3 and self.level in COMPUTER_LEVELS
+        )
+
+
+def choice_for_game(game: str | None) -> SoloChoice:
+    """The menu's first choice: the classic rules of the game named (``/newgame bura``)."""
+    classic = f"classic_{game}"
+    return SoloChoice(preset=classic) if classic in presets() else SoloChoice()
+
+
+def menu_text(t: Texts, choice: SoloChoice) -> str:
+    return "\n".join(
+        [
+            t("solo.title"),
+            "",
+            t("solo.rules", preset=t(f"preset.{choice.preset}")),
+            t(
+                "solo.opponents",
+                n=choice.computers,
+                level=t(f"computer.{choice.level}"),
+            ),
+            "",
+            t("solo.hint"),
+        ]
+    )
+
+
+def menu_keyboard(t: Texts, choice: SoloChoice) -> Keyboard:
+    def mark(chosen: bool, text: str) -> str:
+        return f"• {text}" if chosen else text
+
+    rules = [
+        button(mark(p == choice.preset, t(f"preset.{p}")), choice.data(preset=p)) for p in presets()
+    ]
+    rows = [rules[i : i + 2] for i in range(0, len(rules), 2)]
+    rows.append(
+        [button(mark(n == choice.computers, "🤖" * n), choice.data(computers=n)) for n in (1, 2, 3)]
+    )
+    rows.append(
+        [
+            button(mark(level == choice.level, t(f"computer.{level}")), choice.data(level=level))
+            for level in COMPUTER_LEVELS
+        ]
+    )
+    rows.append([button(t("solo.play"), choice.data("go"))])
+    return keyboard(rows)
+
+
+def greeting_keyboard(t: Texts) -> Keyboard:
+    """The greeting's «Play the computer»: opens the menu below it."""
+    return keyboard([[button(t("solo.open"), SoloChoice().data("menu"))]])
