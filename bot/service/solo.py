@@ -31,9 +31,12 @@ class SoloFlow(LobbyFlow):
             raise UserError("error.forged")
         try:
             settings = apply_preset(ChatSettings(), preset)
-            fits_seats(settings.rules(), 1 + computers)  # B5: pairs need four
-        except SettingsError as exc:
-            raise UserError(exc.key, players=1 + computers) from None
+        except SettingsError:
+            raise UserError("error.forged") from None
+        try:
+            fits_seats(settings.rules(), 1 + computers)
+        except SettingsError:
+            raise UserError("solo.pairs_need_three") from None  # B5: two against two
         chat_id = user.id  # a private chat's id is its user's
         await self.storage.upsert_chat(chat_id, user.name)
         await self.storage.set_chat_language(chat_id, language)

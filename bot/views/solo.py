@@ -36,6 +36,12 @@ def choice_for_game(game: str | None) -> SoloChoice:
     return SoloChoice(preset=classic) if classic in presets() else SoloChoice()
 
 
+def _fitting(preset: str) -> dict[str, object]:
+    """A preset's button; choosing pairs (B5, two against two) seats three computers."""
+    pairs = presets()[preset][1].get("teams") == "pairs"
+    return {"preset": preset, "computers": 3} if pairs else {"preset": preset}
+
+
 def menu_text(t: Texts, choice: SoloChoice) -> str:
     return "\n".join(
         [
@@ -58,7 +64,8 @@ def menu_keyboard(t: Texts, choice: SoloChoice) -> Keyboard:
         return f"• {text}" if chosen else text
 
     rules = [
-        button(mark(p == choice.preset, t(f"preset.{p}")), choice.data(preset=p)) for p in presets()
+        button(mark(p == choice.preset, t(f"preset.{p}")), choice.data(**_fitting(p)))
+        for p in presets()
     ]
     rows = [rules[i : i + 2] for i in range(0, len(rules), 2)]
     rows.append(
