@@ -211,12 +211,25 @@ class RecordsMixin:
             write=False,
         )
         where = f"records of user {user_id}"
-        return [
-            PlayerRecord(
-                str(row[0]), *(_int(where, v or 0) for v in row[2:]), with_computers=bool(row[1])
+        records = []
+        for row in rows:
+            sums = [_int(where, v or 0) for v in row[2:]]
+            records.append(
+                PlayerRecord(
+                    str(row[0]),
+                    series_played=sums[0],
+                    series_won=sums[1],
+                    deals=sums[2],
+                    points=sums[3],
+                    penalties=sums[4],
+                    best_deal=sums[5],
+                    declarations_true=sums[6],
+                    declarations_false=sums[7],
+                    combinations=sums[8],
+                    with_computers=bool(row[1]),
+                )
             )
-            for row in rows
-        ]
+        return records
 
     async def ratings(self, chat_id: int, game: str | None = None) -> list[Rating]:
         """The chat's ratings, best first (by mu - 3 sigma)."""

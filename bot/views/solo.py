@@ -18,10 +18,21 @@ class SoloChoice:
     computers: int = 3
     level: str = "normal"
 
-    def data(self, action: str = "set", **changed: object) -> str:
-        values = {"preset": self.preset, "computers": self.computers, "level": self.level}
-        values.update(changed)
-        return SoloCb(action=action, **values).pack()  # type: ignore[arg-type]
+    def data(
+        self,
+        action: str = "set",
+        *,
+        preset: str | None = None,
+        computers: int | None = None,
+        level: str | None = None,
+    ) -> str:
+        """A button's data: this choice with one part changed."""
+        return SoloCb(
+            preset=preset or self.preset,
+            computers=computers or self.computers,
+            level=level or self.level,
+            action=action,
+        ).pack()
 
     @property
     def valid(self) -> bool:
@@ -36,10 +47,9 @@ def choice_for_game(game: str | None) -> SoloChoice:
     return SoloChoice(preset=classic) if classic in presets() else SoloChoice()
 
 
-def _fitting(preset: str) -> dict[str, object]:
-    """A preset's button; choosing pairs (B5, two against two) seats three computers."""
-    pairs = presets()[preset][1].get("teams") == "pairs"
-    return {"preset": preset, "computers": 3} if pairs else {"preset": preset}
+def _pairs(preset: str) -> bool:
+    """Pairs (B5) play two against two: choosing them seats three computers."""
+    return presets()[preset][1].get("teams") == "pairs"
 
 
 def menu_text(t: Texts, choice: SoloChoice) -> str:
@@ -64,7 +74,10 @@ def menu_keyboard(t: Texts, choice: SoloChoice) -> Keyboard:
         return f"• {text}" if chosen else text
 
     rules = [
-        button(mark(p == choice.preset, t(f"preset.{p}")), choice.data(**_fitting(p)))
+        button(
+            mark(p == choice.preset, t(f"preset.{p}")),
+            choice.data(preset=p, computers=3 if _pairs(p) else None),
+        )
         for p in presets()
     ]
     rows = [rules[i : i + 2] for i in range(0, len(rules), 2)]

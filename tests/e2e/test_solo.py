@@ -10,17 +10,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import json
 import random
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 from PIL import Image
 
 from engine.registry import replay_json
 from storage import Storage
 from tests.e2e.harness import new_fake, running_bot
+from tests.e2e.test_webapp_api import AppPlayer, free_port
 from tests.support.fake_telegram import FakeMessage, FakeTelegram, FakeUser
 
 NAME = "Al <&> 🂡 ice"
@@ -356,3 +360,63 @@ async def player_games(db: Path) -> list[Any]:
         return [g for g in [await storage.get_game(1)] if g is not None]
     finally:
         await storage.close()
+
+
+async def test_the_mini_app_opens_from_the_private_game_and_then_moves_cost_the_chat_nothing(
+    tmp_path: Path,
+) -> None:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    db = tmp_path / "bot.sqlite3"
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        user = fake.add_user(NAME, language_code="en")
+        player = Player(fake, user, db)
+        async with (
+            bot(fake, db, webapp_url=base, webapp_listen=f"127.0.0.1:{port}"),
+            aiohttp.ClientSession() as http,
+        ):
+            menu = await open_menu(fake, user)
+            await play(player, menu)
+            opener = next(b.raw for row in menu.buttons for b in row if "web_app" in b.raw)
+            assert opener["text"] == "🃏 Open table"
+            assert opener["web_app"]["url"] == f"{base}/webapp/?game={player.game_id}"
+            app = AppPlayer(http, base, fake, user)
+            await app.open(player.game_id)
+            await asyncio.sleep(0.3)  # what was queued before the app opened goes out
+            since = len(fake.requests)
+            rng = random.Random(4)
+            moves = 0
+            while moves < 6 and not app.latest["finished"]:
+                state = app.latest
+                if state["turn"] == state["me"] and state["actions"]:
+                    answer = await app.act(rng.choice(state["actions"]))
+                    assert answer["version"] > state["version"]
+                    moves += 1
+                await fake.wait_for(
+                    lambda v=state["version"]: app.latest["version"] > v,
+                    timeout=30,
+                    description="the live state after the next move",
+                )
+            # The computers' moves and the player's: the app shows them, the chat is left
+            # alone while the app is open.
+            assert [
+                r
+                for r in fake.requests[since:]
+                if r.method in OPERATIONS and str(r.params.get("chat_id")) == str(user.id)
+            ] == []
+            version = app.latest["version"]
+            await app.close()
+            # Back in the chat: its game message is brought up to date.
+            await fake.wait_for(
+                lambda: drawn_at(menu) >= version or not menu.buttons,
+                timeout=30,
+                description="the game's message brought up to date",
+            )
+        assert fake.invalid_requests == []
+
+
+def drawn_at(message: FakeMessage) -> int:
+    """The game version a game message's keyboard was drawn for (0: none)."""
+    found = re.search(r'"t:\d+:(\d+):', json.dumps(message.reply_markup))
+    return int(found.group(1)) if found else 0
