@@ -50,9 +50,8 @@ async def help_(message: Message, service: GameService) -> None:
 async def rules(message: Message, service: GameService) -> None:
     """The rules actually in force: the open game's own, else the chat's defaults."""
     t = await chat_texts(service, message)
-    live = None
-    if message.chat.type != "private":
-        live = await service.open_live(message.chat.id, thread_of(message))
+    # In a private chat: its game against computers, if one is open.
+    live = await service.open_live(message.chat.id, thread_of(message))
     in_force = None
     if live is not None:
         with contextlib.suppress(EngineError):
