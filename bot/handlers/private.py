@@ -71,8 +71,9 @@ async def group_only(message: Message, service: GameService) -> None:
 
 
 async def settings_here(message: Message, service: GameService) -> None:
-    """A private chat has no games and speaks its user's Telegram language, so its
-    /settings and /language say where a game's settings are instead."""
+    """A private chat speaks its user's Telegram language and its games against
+    computers are chosen in their own menu (/newgame), so its /settings and /language
+    say where a group's settings are instead."""
     t = await chat_texts(service, message)
     await reply(service, message, t("settings.private"))
 

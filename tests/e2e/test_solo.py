@@ -86,6 +86,8 @@ async def open_menu(fake: FakeTelegram, user: FakeUser) -> FakeMessage:
         description="the greeting with its button",
     )
     assert isinstance(greeting, FakeMessage)
+    # A new user's first minute: the game right here, and /newgame in a group with friends.
+    assert greeting.text.count("/newgame") >= 2 and len(greeting.buttons) == 1
     answer = await (await user.tap(greeting, index=(0, 0))).wait()
     assert not answer.show_alert
     menu = await fake.wait_for(
