@@ -38,6 +38,7 @@ from bot.config import Settings, split_listen
 from bot.delivery.attachments import Attachments
 from bot.delivery.worker import DeliveryWorker, Limits
 from bot.handlers import build_router
+from bot.handlers.solo import SOLO_COMMANDS
 from bot.handlers.stats import STATS_GROUP_COMMANDS, STATS_PRIVATE_COMMANDS
 from bot.i18n import LANGUAGES, texts
 from bot.middlewares.chat_order import ChatQueues
@@ -64,7 +65,7 @@ GROUP_COMMANDS = (
     "help",
     *STATS_GROUP_COMMANDS,
 )
-PRIVATE_COMMANDS = ("start", "rules", "help", *STATS_PRIVATE_COMMANDS)
+PRIVATE_COMMANDS = ("start", *SOLO_COMMANDS, "rules", "help", *STATS_PRIVATE_COMMANDS)
 TICK_SECONDS = 0.5
 # my_chat_member: the bot removed from a group or added back (bot/service/presence.py).
 ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]

@@ -1,8 +1,8 @@
 """Skill ratings with openskill's Plackett-Luce model.
 
 Each finished series is one match: teams (single seats, or B5 pairs) ranked by their
-series result, ties allowed. A computer player is rated under its level (``ai:hard``),
-so a chat can see how people fare against it.
+series result, ties allowed. /top ranks people's games: storage rates no series with a
+computer player (a computer would be keyed by its level, ``ai:hard``).
 """
 
 from __future__ import annotations

@@ -182,12 +182,14 @@ class Backend(Protocol):
     # --- series results and ratings (rows written by commit(series_end=...)) ------
 
     async def player_records(self, user_id: int, chat_id: int | None) -> list[PlayerRecord]:
-        """The user's record per game, in one chat or (None) over all chats; series a
+        """The user's record per game, in one chat or (None) over all chats, series with
+        a computer player apart from people's (``PlayerRecord.with_computers``); series a
         chat finished before its reset do not count."""
         ...
 
     async def ratings(self, chat_id: int, game: str | None = None) -> list[Rating]:
-        """The chat's ratings, best ordinal first."""
+        """The chat's ratings, best ordinal first: people's, from series without
+        computer players (those are not rated)."""
         ...
 
     async def recent_series(self, chat_id: int, limit: int = 10) -> list[SeriesSummary]:

@@ -277,6 +277,7 @@ class PlayerRecord:
     declarations_true: int
     declarations_false: int
     combinations: int
+    with_computers: bool = False  # series with a computer player, kept apart from people's
 
 
 @dataclass(frozen=True)

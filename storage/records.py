@@ -43,6 +43,12 @@ _SUMS = (
     " SUM(ss.combinations)"
 )
 
+# A series with a computer seat: /stats keeps it apart from games between people.
+_WITH_COMPUTERS = (
+    "CASE WHEN EXISTS (SELECT 1 FROM series_seats b"
+    " WHERE b.game_id = s.game_id AND b.bot_level IS NOT NULL) THEN 1 ELSE 0 END"
+)
+
 
 def finishing_series(game_id: int, change: GameChange, old_status: str) -> SeriesEnd | None:
     """The series result ``change`` records: only with status 'finished' (else
@@ -89,6 +95,8 @@ def record_series(game_id: int, chat_id: int, end: SeriesEnd, now: float) -> Job
     )
     if len({r.team for r in end.seats}) < 2:
         return  # nothing to rate against
+    if any(r.bot_level is not None for r in end.seats):
+        return  # /top ranks people's games only: a series with computers is not rated
     current: dict[str, Rating] = {}
     for r in end.seats:
         rows = yield Step(
@@ -194,20 +202,42 @@ class RecordsMixin:
             params.append(chat_id)
         rows = await self._run_job(
             query(
-                f"SELECT s.game, {_SUMS} FROM series_seats ss"
+                f"SELECT s.game, {_WITH_COMPUTERS} AS computers, {_SUMS} FROM series_seats ss"
                 " JOIN series s ON s.game_id = ss.game_id"
                 " LEFT JOIN chats c ON c.id = s.chat_id"
-                f" WHERE {where} GROUP BY s.game ORDER BY s.game",
+                f" WHERE {where} GROUP BY s.game, computers ORDER BY s.game, computers",
                 params,
             ),
             write=False,
         )
         where = f"records of user {user_id}"
-        return [PlayerRecord(str(row[0]), *(_int(where, v or 0) for v in row[1:])) for row in rows]
+        records = []
+        for row in rows:
+            sums = [_int(where, v or 0) for v in row[2:]]
+            records.append(
+                PlayerRecord(
+                    str(row[0]),
+                    series_played=sums[0],
+                    series_won=sums[1],
+                    deals=sums[2],
+                    points=sums[3],
+                    penalties=sums[4],
+                    best_deal=sums[5],
+                    declarations_true=sums[6],
+                    declarations_false=sums[7],
+                    combinations=sums[8],
+                    with_computers=bool(row[1]),
+                )
+            )
+        return records
 
     async def ratings(self, chat_id: int, game: str | None = None) -> list[Rating]:
         """The chat's ratings, best first (by mu - 3 sigma)."""
-        sql = "SELECT game, player, name, mu, sigma, series FROM ratings WHERE chat_id = ?"
+        # Computers' rows rated before series with computers stopped being rated.
+        sql = (
+            "SELECT game, player, name, mu, sigma, series FROM ratings"
+            " WHERE chat_id = ? AND player NOT LIKE 'ai:%'"
+        )
         params: list[object] = [chat_id]
         if game is not None:
             sql += " AND game = ?"

@@ -187,6 +187,18 @@ class BotGame(Protocol):
         ...
 
 
+def private_screen(table: str, hand: str) -> str:
+    """The table and the hand as one message, for a game in the player's private chat
+    (one message a second there: one edit a move). Both games draw their texts in
+    paragraphs: the table's first two are its title (trump, stakes) and the seats with
+    their counts and totals; the hand's first is its title, and the rest are the cards on
+    the table as this player sees them (their own closed discards too, B1), what they may
+    do, and their cards."""
+    head = table.split("\n\n")[:2]
+    body = hand.split("\n\n")[1:]
+    return "\n\n".join([*head, *body])
+
+
 class ForgedAction(ValueError):
     """A button's action that no honest keyboard draws (an unknown kind...)."""
 

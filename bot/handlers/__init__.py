@@ -2,12 +2,13 @@
 
 from aiogram import Router
 
-from bot.handlers import errors, group, lobby, play, private, settings, stats
+from bot.handlers import errors, group, lobby, play, private, settings, solo, stats
 
 
 def build_router() -> Router:
     root = Router(name=__name__)
     root.include_routers(
+        solo.make_router(),
         private.make_router(),
         group.make_router(),
         lobby.make_router(),

@@ -1,4 +1,5 @@
-"""The DM side and the commands that work anywhere: /start, /help, /rules."""
+"""The DM side and the commands that work anywhere: /start, /help, /rules. (A game in
+the private chat: bot/handlers/solo.py.)"""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from bot.i18n import LANGUAGES, texts
 from bot.service import GameService, UserError
 from bot.views.callbacks import LangCb
 from bot.views.settings import rules_lines
+from bot.views.solo import greeting_keyboard
 from engine import EngineError
 
 
@@ -33,7 +35,10 @@ async def start(message: Message, command: CommandObject, service: GameService) 
     assert message.from_user is not None
     answers = await service.user_started(user_info(message.from_user), command.args)
     t = personal_texts(message.from_user, service.default_language)
-    await reply(service, message, "\n".join(t(key) for key in answers))
+    # A new user's first minute: what the bot is, a game right here, and how to play
+    # with friends.
+    markup = greeting_keyboard(t) if "start.welcome" in answers else None
+    await reply(service, message, "\n".join(t(key) for key in answers), markup=markup)
 
 
 async def help_(message: Message, service: GameService) -> None:
@@ -45,9 +50,8 @@ async def help_(message: Message, service: GameService) -> None:
 async def rules(message: Message, service: GameService) -> None:
     """The rules actually in force: the open game's own, else the chat's defaults."""
     t = await chat_texts(service, message)
-    live = None
-    if message.chat.type != "private":
-        live = await service.open_live(message.chat.id, thread_of(message))
+    # In a private chat: its game against computers, if one is open.
+    live = await service.open_live(message.chat.id, thread_of(message))
     in_force = None
     if live is not None:
         with contextlib.suppress(EngineError):
@@ -67,8 +71,9 @@ async def group_only(message: Message, service: GameService) -> None:
 
 
 async def settings_here(message: Message, service: GameService) -> None:
-    """A private chat has no games and speaks its user's Telegram language, so its
-    /settings and /language say where a game's settings are instead."""
+    """A private chat speaks its user's Telegram language and its games against
+    computers are chosen in their own menu (/newgame), so its /settings and /language
+    say where a group's settings are instead."""
     t = await chat_texts(service, message)
     await reply(service, message, t("settings.private"))
 
@@ -117,7 +122,7 @@ def make_router() -> Router:
     )
     router.message.register(
         group_only,
-        Command("newgame", "join", "addbot", "leave", "cancel", "score"),
+        Command("join", "addbot", "leave"),
         F.chat.type == "private",
     )
     router.callback_query.register(choose_language, LangCb.filter())

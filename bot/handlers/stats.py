@@ -34,7 +34,7 @@ from bot.views.stats import HISTORY_LIMIT, export_filename, history_text, stats_
 from storage import OutboxOp
 
 STATS_GROUP_COMMANDS = ("stats", "top", "history", "export", "notify", "resetstats", "settings")
-STATS_PRIVATE_COMMANDS = ("stats",)
+STATS_PRIVATE_COMMANDS = ("stats", "history", "export")
 ANONYMOUS_ADMIN = 1087968824  # "GroupAnonymousBot": a message sent as the group itself
 
 
@@ -143,7 +143,7 @@ async def history_button(
     # another chat's record).
     if game is None:
         raise UserError("error.forged")
-    if message.chat.type == "private":
+    if message.chat.type == "private" and game.chat_id != message.chat.id:
         if await status_in(bot, game.chat_id, query.from_user.id) not in MEMBERS:
             raise UserError("error.forged")
         thread, title = None, await group_title(service, game.chat_id)
@@ -258,13 +258,14 @@ def make_router() -> Router:
     router.message.register(stats_in_group, Command("stats"), group)
     router.message.register(stats_in_private, Command("stats"), private)
     router.message.register(top, Command("top"), group)
-    router.message.register(history, Command("history"), group)
-    router.message.register(export, Command("export"), group)
+    # A private chat has its games against computers: their history and records.
+    router.message.register(history, Command("history"))
+    router.message.register(export, Command("export"))
     router.message.register(reset_stats, Command("resetstats"), group)
     router.message.register(notify, Command("notify"), group)
     router.message.register(
         group_only,
-        Command("top", "history", "export", "resetstats", "notify"),
+        Command("top", "resetstats", "notify"),
         private,
     )
     router.callback_query.register(history_button, HistoryCb.filter())

@@ -4,7 +4,7 @@ that became a supergroup, a chat's language."""
 from __future__ import annotations
 
 from bot.chat_settings import ChatSettings
-from bot.service.core import UserError, UserInfo
+from bot.service.core import UserError, UserInfo, in_private_chat
 from bot.service.lobby import LobbyFlow
 from bot.views import render
 
@@ -45,7 +45,7 @@ class ChatFlow(LobbyFlow):
             async with self.lock(game.id):
                 live = await self._load(game.id)
                 seat = live.seat_of(user_id)
-                if seat is None:
+                if seat is None or in_private_chat(live.game):  # nobody else to tell there
                     continue
                 text = live.t(
                     "dm.unreachable",

@@ -14,12 +14,13 @@ import logging
 import random
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bot import metrics
 from bot.chat_settings import ChatSettings
 from bot.chat_settings import load as load_settings
+from bot.delivery.attachments import is_attachment
 from bot.delivery.chatter import ChatterLimit
 from bot.games import BotGame, bot_game
 from bot.games.base import PICK
@@ -148,6 +149,42 @@ def out_of_group(deadline: Deadline | None) -> bool:
 
 def _markup(markup: render.Keyboard | None) -> dict[str, Any] | None:
     return markup
+
+
+def in_private_chat(game: Game) -> bool:
+    """A game against computers in its player's private chat (a private chat's id is
+    the user's, positive; groups' ids are negative)."""
+    return game.chat_id > 0
+
+
+def one_message(game: Game, ops: tuple[OutboxOp, ...]) -> tuple[OutboxOp, ...]:
+    """A private chat takes about one message a second, so a change there costs at most
+    one operation: its one game message (the ``hand:`` role, carrying the table and the
+    hand) with the change's notes (a «Стоп!», a player marked away) above. Pings are
+    dropped (the player is looking at that message, which shows the turn and the
+    clock), and so are the group's table and lobby, which that message shows. Only a
+    picture or a document (the series result) goes as a message of its own."""
+    screen: OutboxOp | None = None
+    notes: list[str] = []
+    kept: list[OutboxOp] = []
+    for op in ops:
+        role = op.role or ""
+        if op.chat_id != game.chat_id or is_attachment(op.payload):
+            kept.append(op)
+        elif role.startswith("hand:"):
+            screen = op
+        elif op.method == "send" and not role and not op.payload.get("reply_markup"):
+            notes.append(str(op.payload["text"]))
+        elif not role:
+            kept.append(op)  # a question with buttons of its own (a /cancel)
+    if screen is None:
+        return tuple(kept) + tuple(
+            OutboxOp(game.chat_id, "send", {"text": note}, game.id) for note in notes
+        )
+    if notes:
+        text = "\n\n".join([*notes, str(screen.payload["text"])])
+        screen = replace(screen, payload={**screen.payload, "text": text})
+    return (*kept, screen)
 
 
 class ServiceCore:
@@ -383,6 +420,8 @@ class ServiceCore:
         return game
 
     async def _commit(self, live: LiveGame, change: GameChange) -> Game:
+        if in_private_chat(live.game):
+            change = replace(change, outbox=one_message(live.game, change.outbox))
         try:
             game = await self.storage.commit(live.game.id, live.game.version, change)
         except StaleVersionError:

@@ -19,6 +19,7 @@ from bot.service.core import (
     NeedsStart,
     UserError,
     UserInfo,
+    in_private_chat,
 )
 from bot.service.lobby_watch import tell_lobby_watchers
 from bot.service.table import TableFlow, table_role
@@ -154,6 +155,8 @@ class LobbyFlow(TableFlow):
             )
         except GameExistsError:
             raise UserError("newgame.already_open") from None
+        if in_private_chat(game):  # against computers alone: no lobby to wait in
+            return await self.start(game.id, user.id)
         await self._repost_lobby(game.id)
         await tell_lobby_watchers(self, game)
         return game

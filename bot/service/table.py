@@ -8,8 +8,15 @@ from dataclasses import replace
 from typing import Any
 
 from bot.chat_settings import NO_TIMER_REMINDER
-from bot.games.base import PICK, ForgedAction
-from bot.service.core import PING_AFTER_IDLE, LiveGame, ServiceCore, UserError, out_of_group
+from bot.games.base import PICK, ForgedAction, private_screen
+from bot.service.core import (
+    PING_AFTER_IDLE,
+    LiveGame,
+    ServiceCore,
+    UserError,
+    in_private_chat,
+    out_of_group,
+)
 from bot.views import render
 from bot.views.picture import with_series_picture
 from bot.views.stats import series_end_of
@@ -39,6 +46,8 @@ class TableFlow(ServiceCore):
         text = ui.hand_text(
             t, game, live.chat_title, live.series, seat.seat, turn_seconds=seconds, picking=picking
         )
+        if in_private_chat(game):
+            text = self._private_screen(live, game, text)
         selection = live.selections.get(seat.user_id, [])
         markup = ui.hand_keyboard(t, game, live.series, seat.seat, selection, picking)
         if self.webapp_url is not None:
@@ -56,6 +65,18 @@ class TableFlow(ServiceCore):
             return None
         link = self.table_link(live.game.id)
         return render.keyboard([[{"text": live.t("webapp.table_button"), "url": link}]])
+
+    @staticmethod
+    def _private_screen(live: LiveGame, game: Game, hand: str) -> str:
+        """A game in the private chat shows the table and the hand in one message
+        (``one_message``); while the first round of a deal is played, the deal before's
+        result stays above it (a computer's lead would otherwise replace it at once)."""
+        assert live.series is not None
+        ui, t, series = live.ui, live.t, live.series
+        text = private_screen(ui.table_text(t, game, series, turn_seconds=None), hand)
+        if len(series.deals) > 1 and ui.moment(series.deals[-1]) < len(game.seats):
+            text = ui.deal_end_text(t, game, series, len(series.deals) - 2) + "\n\n" + text
+        return text
 
     def _hand_ops(self, live: LiveGame, only: set[int] | None = None) -> list[OutboxOp]:
         """Every hand (or the seats in ``only``) redrawn, for a commit (so drawn for the
@@ -120,14 +141,15 @@ class TableFlow(ServiceCore):
             # Everyone at the table follows it in the Mini App: the group's table is
             # edited once a trick (when it is taken), not on every play (issue 29).
             table = False
-        if table:  # False: a deal just ended; its table shows the result (``_deal_record``)
+        private = in_private_chat(live.game)  # one message: the hand shows the table
+        if table and not private:  # False: a deal ended; its table shows the result
             seconds = self._seconds_left(live)
             text = ui.table_text(live.t, live.game, live.series, turn_seconds=seconds)
             ops.append(
                 self.group_edit(live, table_role(live.series), text, self.table_keyboard(live))
             )
         only = None
-        if keep is not None and last_mover is not None and ui.trick_open(deal):
+        if keep is not None and last_mover is not None and ui.trick_open(deal) and not private:
             only = keep | {last_mover} | set(ui.actors(deal))
         ops += self._hand_ops(live, only)
         turn = ui.turn(deal)
@@ -175,6 +197,10 @@ class TableFlow(ServiceCore):
             final = record + "\n\n" + final
         markup = self.table_keyboard(live)  # (the page shows the results too)
         ops.append(self.group_edit(live, table_role(live.series), final, markup))
+
+        if in_private_chat(live.game):  # its one message shows how it ended
+            return [self.dm_edit(live, live.game.chat_id, final, None)]
+        ops.append(self.group_edit(live, table_role(live.series), final))
         for seat in live.game.seats:
             if seat.user_id is not None:
                 text = render.hand_over_text(t, live.chat_title, status)
@@ -232,7 +258,9 @@ class TableFlow(ServiceCore):
             ui, t = live.ui, live.t
             index = len(series.deals) - 1
             points, penalties = ui.deal_rows(series)
-            ops = [self.group_send(live, ui.deal_end_text(t, live.game, series, index))]
+            ops = []
+            if not in_private_chat(live.game):  # there the next deal's screen says it
+                ops.append(self.group_send(live, ui.deal_end_text(t, live.game, series, index)))
             nxt = series.start_deal(shuffled_deck(rng=self.rng))
             deadline = self._deadline_for(live)
             live.game = replace(live.game, deadline=deadline)

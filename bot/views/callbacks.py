@@ -88,3 +88,14 @@ ALL_FACTORIES: tuple[type[CallbackData], ...] = (
     LangCb,
     SettingsCb,
 )
+
+
+class SoloCb(CallbackData, prefix="so"):
+    """The choice of a game against computers in the private chat: the whole choice so
+    far, so the menu keeps no state (``action``: menu = show it as a new message, set =
+    redraw it with this choice, go = play). Checked before anything is created."""
+
+    preset: str
+    computers: int
+    level: str
+    action: str

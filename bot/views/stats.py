@@ -96,7 +96,11 @@ def stats_text(t: Texts, name: str, records: Sequence[PlayerRecord], *, everywhe
         deals = max(1, r.deals)
         lines += [
             "",
-            f"<b>{game_name(t, r.game)}</b>",
+            t(
+                "stats.game",
+                game=game_name(t, r.game),
+                company=t("stats.with_computers" if r.with_computers else "stats.with_people"),
+            ),
             t("stats.series", won=r.series_won, played=r.series_played),
             t(
                 "stats.deals",

@@ -81,11 +81,12 @@ async def test_a_finished_series_brings_one_picture_stats_rating_history_and_exp
             )
             assert "Burkozel" in dm.text
 
+            # /stats keeps a series against a computer apart; /top ranks people's games only.
+            assert "Burkozel, against computers" in stats.text
+            assert "against computers" in dm.text
             await alice.send(group, "/top")
             top = await last_reply(fake, group, "Leaderboard")
-            assert "Not rated yet:" in top.text and "Alice <&> 🂡 (1/3)" in top.text
-            assert "computer (easy) (1/3)" in top.text
-            assert "openskill" in top.text
+            assert "Nobody is rated yet" in top.text and "Alice" not in top.text
 
             await alice.send(group, "/history")
             history = await last_reply(fake, group, "The last 1 series")
@@ -202,14 +203,14 @@ async def test_resetstats_is_for_admins_with_a_confirmation_and_notify_toggles(
             question = await last_reply(fake, group, "Reset this chat's ratings")
             answer = await (await bob.tap(question, "🗑 Yes, reset")).wait()
             assert answer.show_alert and "administrators" in answer.text
-            await alice.send(group, "/top")
-            assert "Alice" in (await last_reply(fake, group, "Leaderboard")).text
+            await alice.send(group, "/stats")
+            assert "Series won" in (await last_reply(fake, group, "in this chat")).text
             await (await alice.tap(question, "🗑 Yes, reset")).wait()
             await last_reply(fake, group, "start again")
-            await alice.send(group, "/top")
+            await alice.send(group, "/stats")
             await fake.wait_for(
-                lambda: "Nobody is rated yet" in group.bot_messages()[-1].text,
-                description="an empty leaderboard",
+                lambda: "No finished series yet" in group.bot_messages()[-1].text,
+                description="stats started again",
             )
             await alice.send(group, "/history")  # records are kept
             await last_reply(fake, group, "The last 1 series")

@@ -147,15 +147,28 @@ async def test_b5_pairs_are_rated_as_teams_from_the_rule_set(db: Backend) -> Non
     await check_against_stored_records(db, [(game_id, seats, True)])
 
 
-async def test_computer_players_are_rated_under_their_level(db: Backend) -> None:
-    seats = (ANN, HARD)
-    game_id = await play_series(db, seats, engine_deals(2, 5))
+async def test_a_series_with_a_computer_is_kept_apart_in_records_and_not_rated(
+    db: Backend,
+) -> None:
+    """/stats keeps games against computers apart from people's; /top ranks people's
+    games only, so a series with a computer player rates nobody."""
+    people = await play_series(db, (ANN, BOB), engine_deals(2, 4))
+    await play_series(db, (ANN, HARD), engine_deals(2, 5))
+    await play_series(db, (ANN, HARD), engine_deals(2, 6), chat=11)  # in Ann's private chat
     ratings = {r.player: r for r in await db.ratings(CHAT)}
-    assert set(ratings) == {"u11", "ai:hard"}
-    assert ratings["ai:hard"].series == 1
-    await check_against_stored_records(db, [(game_id, seats, False)])
-    # A computer has no personal record.
-    assert await db.player_records(11, CHAT) != []
+    assert set(ratings) == {"u11", "u12"} and ratings["u11"].series == 1
+    assert await db.ratings(11) == []
+    with_people, with_computers = await db.player_records(11, CHAT)
+    assert (with_people.with_computers, with_computers.with_computers) == (False, True)
+    assert (with_people.series_played, with_computers.series_played) == (1, 1)
+    everywhere = await db.player_records(11, None)
+    assert [(r.with_computers, r.series_played) for r in everywhere] == [(False, 1), (True, 2)]
+    # Bob played people only; the people's record is the one series with Bob.
+    (bob,) = await db.player_records(12, CHAT)
+    assert not bob.with_computers
+    tallies = await db.tallies(people)
+    assert with_people.deals == len(tallies)
+    assert with_people.penalties == sum(t.penalties[0] for t in tallies)
 
 
 async def check_against_stored_records(
