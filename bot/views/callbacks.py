@@ -80,16 +80,6 @@ class SettingsCb(CallbackData, prefix="st"):
     value: str = ""
 
 
-ALL_FACTORIES: tuple[type[CallbackData], ...] = (
-    LobbyCb,
-    CardCb,
-    PlayCb,
-    CancelCb,
-    LangCb,
-    SettingsCb,
-)
-
-
 class SoloCb(CallbackData, prefix="so"):
     """The choice of a game against computers in the private chat: the whole choice so
     far, so the menu keeps no state (``action``: menu = show it as a new message, set =
@@ -99,3 +89,14 @@ class SoloCb(CallbackData, prefix="so"):
     computers: int
     level: str
     action: str
+
+
+ALL_FACTORIES: tuple[type[CallbackData], ...] = (
+    LobbyCb,
+    CardCb,
+    PlayCb,
+    CancelCb,
+    LangCb,
+    SettingsCb,
+    SoloCb,
+)
