@@ -194,7 +194,11 @@ async def test_one_persons_flood_of_taps_is_shed_and_the_others_taps_go_on(
             lobby = await open_game(fake, group, [alice], start=False)
             await eve.start_bot()
             await bob.start_bot()
-            await fake.wait_for(lambda: not fake.pending_updates)
+            # Joining needs the bot to know it may write to them: its greeting says so.
+            await fake.wait_for(
+                lambda: eve.dm.bot_messages() and bob.dm.bot_messages(),
+                description="the greetings to Eve and Bob",
+            )
             join = next(
                 b.callback_data for row in lobby.buttons for b in row if b.text == "✋ Join"
             )

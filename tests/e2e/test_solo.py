@@ -206,7 +206,16 @@ async def whole_series(
             # computers' too) one edit, each tap that is not a move (a card selected, a
             # refusal's redraw, ▶️ Play) one at most, and the series one picture.
             human = sum(1 for d in record["deals"] for m in d["moves"] if m.get("seat") == 0)
-            assert spent <= logged + (player.taps - human) + 1, (spent, logged, player.taps)
+            assert spent <= logged + (player.taps - human) + 1, (
+                spent,
+                logged,
+                player.taps,
+                [
+                    (r.method, r.status, (r.params.get("text") or "")[:40])
+                    for r in fake.requests
+                    if r.method in OPERATIONS and str(r.params.get("chat_id")) == str(user.id)
+                ][-40:],
+            )
             assert Image.open(io.BytesIO(result.photo)).format == "PNG"
             assert NAME in result.text  # the caption, unescaped by Telegram
             report = replay_json(record)
