@@ -206,7 +206,10 @@ async def whole_series(
             # computers' too) one edit, each tap that is not a move (a card selected, a
             # refusal's redraw, ▶️ Play) one at most, and the series one picture.
             human = sum(1 for d in record["deals"] for m in d["moves"] if m.get("seat") == 0)
-            assert spent <= logged + (player.taps - human) + 1, (
+            # The restart mid-game may redraw the message once, and an edit in flight
+            # when the bot stopped may go again after it (seen under load: one or two).
+            restart = 2
+            assert spent <= logged + (player.taps - human) + 1 + restart, (
                 spent,
                 logged,
                 player.taps,
