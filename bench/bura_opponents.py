@@ -22,13 +22,13 @@ from engine.bura.actions import Action
 from engine.bura.ai.players import (
     BuraGreedyPlayer,
     BuraPlayer,
+    after_option,
     canonical,
     decision_rng,
     optional,
     rollout,
     utility,
 )
-from engine.bura.ai.policy import Situation, greedy
 from engine.bura.ai.world import sample_world
 from engine.bura.rules import BuraRules
 from engine.bura.view import BuraView
@@ -64,16 +64,9 @@ class PlainMonteCarlo:
                 break
             world = sample_world(view, self.rules, rng, temperature=UNIFORM, trump_weight=1.0)
             for i, option in enumerate(options):
-                deal = world.copy()
-                if option is None:  # the rightful leader acts instead
-                    turn = deal.turn
-                    assert turn is not None
-                    choice = greedy(Situation.of_deal(deal, turn), deal.legal_actions(turn))
-                    assert choice is not None
-                    deal.push(choice)
-                else:
-                    deal.push(option)
-                edge = utility(rollout(deal), view.seat, self.rules, view.players)
+                edge = utility(
+                    rollout(after_option(world, option)), view.seat, self.rules, view.players
+                )
                 totals[i] += (edge > 0) - (edge < 0) + 0.25 * edge
             done += 1
         return options[max(range(len(options)), key=lambda i: totals[i])]

@@ -141,6 +141,21 @@ def utility(result: BuraDealResult, seat: int, rules: BuraRules, players: int) -
     return add[seat] - others
 
 
+def after_option(world: BuraDeal, option: Action | None) -> BuraDeal:
+    """A copy of ``world`` with ``option`` played; ``None`` (a «Стоп!» let pass, D7): the
+    rightful leader acts instead, as the greedy rule would."""
+    deal = world.copy()
+    if option is None:
+        turn = deal.turn
+        assert turn is not None
+        choice = greedy(Situation.of_deal(deal, turn), deal.legal_actions(turn))
+        assert choice is not None
+        deal.push(choice)
+    else:
+        deal.push(option)
+    return deal
+
+
 def rollout(
     deal: BuraDeal, sure_seat: int | None = None, guesses: Mapping[int, float] | None = None
 ) -> BuraDealResult:
@@ -259,15 +274,7 @@ class BuraStrongPlayer:
                 self.last_lean,
             )
             for i, option in enumerate(options):
-                deal = world.copy()
-                if option is None:  # the rightful leader acts instead
-                    turn = deal.turn
-                    assert turn is not None
-                    leader_choice = greedy(Situation.of_deal(deal, turn), deal.legal_actions(turn))
-                    assert leader_choice is not None
-                    deal.push(leader_choice)
-                else:
-                    deal.push(option)
+                deal = after_option(world, option)
                 edge = utility(rollout(deal, sure, guesses), view.seat, self.rules, view.players)
                 totals[i] += (edge > 0) - (edge < 0) + self.edge_weight * edge
         # Ties go to ending the deal now (a declaration): a playout's later win is less
