@@ -7,9 +7,10 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from storage.errors import GameNotFoundError
+from storage.games import games_from_rows
 from storage.models import DealStart, DealTally, Game, LoggedMove, UserStats
 from storage.postgres.instances import PgInstances
-from storage.postgres.writes import Conn, game_from_rows
+from storage.postgres.writes import Conn
 from storage.records import game_record
 from storage.rows import (
     GAME_COLUMNS,
@@ -67,7 +68,7 @@ class PgHistory(PgInstances):
             )
         if not rows:
             return None
-        (game,) = game_from_rows(row[:-3] for row in rows)
+        (game,) = games_from_rows(row[:-3] for row in rows)
         versions, deals, moves = rows[0][-3:]
         if not only_moves_since(version, list(versions or ()), game):
             return None

@@ -8,16 +8,14 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, TypeVar
 
-from storage.errors import StorageError
-from storage.models import OUTBOX_METHODS, MessageRef, OutboxOp, SentOp
+from storage.models import MessageRef, OutboxOp, SentOp
 from storage.postgres.instances import PgInstances
-from storage.postgres.writes import Conn, Params, outbox_insert, rows_touched, sql
+from storage.postgres.writes import Conn, Params, outbox_insert, rows_touched
 from storage.rows import (
     OUTBOX_COLUMNS,
     OUTBOX_SUPERSEDED,
     OUTBOX_TABLES_RESENT,
     OutboxItem,
-    dumps,
     message_row,
     outbox_row,
 )
@@ -183,22 +181,3 @@ class PgOutbox(PgInstances):
         async with self._conn() as conn:
             value = await conn.fetchval("SELECT MIN(created_at) FROM outbox")
         return None if value is None else float(value)
-
-    async def _write_outbox(
-        self, conn: Conn, ops: Iterable[OutboxOp], now: float, game_id: int | None = None
-    ) -> None:
-        rows = []
-        for op in ops:
-            if op.method not in OUTBOX_METHODS:
-                raise StorageError(f"unknown outbox method {op.method!r}")
-            game = op.game_id if op.game_id is not None else game_id
-            row = (op.chat_id, op.method, dumps(op.payload), game, op.role, op.milestone)
-            rows.append((*row, now, now))
-        if rows:
-            await conn.executemany(
-                sql(
-                    "INSERT INTO outbox (chat_id, method, payload, game_id, role, milestone,"
-                    " not_before, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-                ),
-                rows,
-            )

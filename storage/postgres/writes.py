@@ -20,9 +20,10 @@ from typing import Any, TypeVar
 import asyncpg
 
 from storage.errors import StorageError
+from storage.games import games_from_rows
 from storage.jobs import Job, Step
 from storage.models import _UNSET, OUTBOX_METHODS, Deadline, Game, GameChange, OutboxOp, Seat
-from storage.rows import GAME_COLUMNS, SEAT_COLUMNS, deadline_params, dumps, game_row, seat_row
+from storage.rows import GAME_COLUMNS, SEAT_COLUMNS, deadline_params, dumps
 from storage.updates import DuplicateUpdateError, UpdateClaim
 
 Conn = Any  # asyncpg.Connection / pool proxy; asyncpg ships no usable generic types
@@ -212,7 +213,7 @@ async def commit_one(
         return None
     if claim is not None:
         claim.claimed = True
-    return game_from_rows(rows)[0]
+    return games_from_rows(rows)[0]
 
 
 def _seat_arrays(seats: Sequence[Seat]) -> list[list[Any]]:
@@ -224,26 +225,6 @@ def _seat_arrays(seats: Sequence[Seat]) -> list[list[Any]]:
         [int(s.away) for s in seats],
         [s.autoplayed for s in seats],
     ]
-
-
-def game_from_rows(rows: Iterable[Sequence[Any]]) -> list[Game]:
-    """Games from rows of game columns then seat columns (NULLs: no seat), ordered by
-    game id then seat."""
-    width = GAME_COLUMNS.count(",") + 1
-    games: list[Game] = []
-    current: list[Any] = []
-    seats: list[Seat] = []
-    for row in rows:
-        values = list(row)
-        if current and values[0] != current[0]:
-            games.append(game_row(current, tuple(seats)))
-            seats = []
-        current = values[:width]
-        if values[width] is not None:
-            seats.append(seat_row(values[width:]))
-    if current:
-        games.append(game_row(current, tuple(seats)))
-    return games
 
 
 async def run_job(conn: Conn, job: Job[_T]) -> _T:

@@ -33,7 +33,7 @@ from storage.models import (
 )
 from storage.records import RecordsMixin, migrate_records
 from storage.sqlite.chats import SqliteChats
-from storage.sqlite.games import SqliteGames, fetch_all, run_job
+from storage.sqlite.games import SqliteGames, run_job
 from storage.sqlite.history import SqliteHistory
 from storage.sqlite.migrations import SCHEMA_VERSION, migrate, refuse_newer, schema_version
 from storage.sqlite.outbox import SqliteOutbox
@@ -292,14 +292,16 @@ class Storage(SqliteChats, SqliteGames, SqliteHistory, SqliteOutbox, RecordsMixi
 
     async def ping(self) -> bool:
         try:
-            await self._read(lambda conn: fetch_all(conn, "SELECT 1"))
+            await self._read(lambda conn: conn.execute("SELECT 1").fetchall())
         except Exception:
             return False
         return True
 
     async def update_seen(self, update_id: int) -> bool:
         rows = await self._read(
-            lambda conn: fetch_all(conn, "SELECT 1 FROM updates WHERE update_id = ?", (update_id,))
+            lambda conn: conn.execute(
+                "SELECT 1 FROM updates WHERE update_id = ?", (update_id,)
+            ).fetchall()
         )
         return bool(rows)
 

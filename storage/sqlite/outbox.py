@@ -9,14 +9,14 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from storage.errors import StorageError
-from storage.models import OUTBOX_METHODS, MessageRef, OutboxOp, SentOp
+from storage.games import write_outbox
+from storage.jobs import Job
+from storage.models import MessageRef, OutboxOp, SentOp
 from storage.rows import (
     OUTBOX_COLUMNS,
     OUTBOX_SUPERSEDED,
     OUTBOX_TABLES_RESENT,
     OutboxItem,
-    dumps,
     message_row,
     outbox_row,
 )
@@ -32,6 +32,8 @@ class SqliteOutbox:
         async def _read(self, body: Callable[[sqlite3.Connection], _T]) -> _T: ...
 
         async def _write(self, body: Callable[[sqlite3.Connection], _T]) -> _T: ...
+
+        async def _run_job(self, job: Job[_T], *, write: bool) -> _T: ...
 
     # --- messages the games own ----------------------------------------------
 
@@ -86,10 +88,7 @@ class SqliteOutbox:
     # --- outbox --------------------------------------------------------------
 
     async def enqueue(self, ops: tuple[OutboxOp, ...]) -> None:
-        def body(conn: sqlite3.Connection) -> None:
-            self._write_outbox(conn, ops, time.time())
-
-        await self._write(body)
+        await self._run_job(write_outbox(ops, time.time()), write=True)
 
     async def pending(self, now: float, limit: int = 100) -> list[OutboxItem]:
         def body(conn: sqlite3.Connection) -> list[Any]:
@@ -228,33 +227,3 @@ class SqliteOutbox:
             lambda conn: conn.execute("SELECT MIN(created_at) FROM outbox").fetchall()
         )
         return None if rows[0][0] is None else float(rows[0][0])
-
-    def _write_outbox(
-        self,
-        conn: sqlite3.Connection,
-        ops: Iterable[OutboxOp],
-        now: float,
-        game_id: int | None = None,
-    ) -> None:
-        rows = []
-        for op in ops:
-            if op.method not in OUTBOX_METHODS:
-                raise StorageError(f"unknown outbox method {op.method!r}")
-            rows.append(
-                (
-                    op.chat_id,
-                    op.method,
-                    dumps(op.payload),
-                    op.game_id if op.game_id is not None else game_id,
-                    op.role,
-                    op.milestone,
-                    now,
-                    now,
-                )
-            )
-        if rows:
-            conn.executemany(
-                "INSERT INTO outbox (chat_id, method, payload, game_id, role, milestone,"
-                " not_before, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
