@@ -1,4 +1,4 @@
-"""Benchmark the computer players with duplicate matches (issue 6). Prints; never asserts.
+"""Benchmark the computer players with duplicate matches. Prints; never asserts.
 
 Every deck is played once per rotation of the line-up (2 players: twice, seats
 swapped), so the luck of the cards cancels out. To make the two games of a pair
@@ -23,14 +23,14 @@ peek[:K[:S]] (hard seeing all, or K, cards of each other hand; with S, only once
 most S cards are left in the stock) and oracle (every card, the stock's order too, one
 greedy playout per move).
 
-    .venv/bin/python bench/ai.py --only mc --stock both --pairs 300   # issue 13 goal
+    .venv/bin/python bench/ai.py --only mc --stock both --pairs 300   # hard against plain Monte Carlo
     .venv/bin/python bench/ai.py --only styles --pairs 100 --stock both
 
 ``--deck-offset N`` plays decks N, N+1, ...: tune on decks the reported runs (from 0)
 do not use.
 
 ``--game bura``, given first, runs Bura's duplicate matches instead (``bench/ai_bura.py``;
-the options after it are that script's), e.g. the issue 10 goal, hard vs greedy:
+the options after it are that script's), e.g. hard vs greedy:
 
     .venv/bin/python bench/ai.py --game bura --pairs 300
 """
@@ -303,7 +303,7 @@ SUITES: dict[str, list[tuple[str, str, int]]] = {
     "table3": [("hard", "greedy", 3), ("greedy", "random", 3)],
     "budget": [("hard:20", "greedy", 2), ("hard:60", "greedy", 2), ("hard:150", "greedy", 2)],
     "levels": [("easy", "random", 2), ("normal", "easy", 2), ("hard", "normal", 2)],
-    # Issue 13: hard against a plain Monte Carlo search at about the same mean time per
+    # Hard against a plain Monte Carlo search at about the same mean time per
     # move (check the printed means), and every level against every opponent style.
     "mc": [("hard", f"mc:{MC_WORLDS}", 2)],
     "styles": [(level, style, 2) for level in LEVELS for style in STYLES],

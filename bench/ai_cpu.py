@@ -1,4 +1,4 @@
-"""CPU time per decision of several player specs on the same positions (issue 13).
+"""CPU time per decision of several player specs on the same positions.
 
     .venv/bin/python bench/ai_cpu.py hard mc:300 hard+infer=1.0 --deals 4
 

@@ -1,4 +1,4 @@
-"""Where two players' games on the same deck part (issue 13): the first different move.
+"""Where two players' games on the same deck part: the first different move.
 
     .venv/bin/python bench/ai_diverge.py hard mc:300 1001,1006,1007
 

@@ -40,7 +40,7 @@ Figures:
 - CPU ms/update: this process's CPU time (every thread) in the timed window per answered
   update, and CPU % of one core; the fake server is in-process, so it counts for both
   bots. On a shared machine this is steadier than updates/s.
-Targets (issue 5): at least half the minimal bot's updates/s, p95 < 100 ms, < 100 KB per
+Targets: at least half the minimal bot's updates/s, p95 < 100 ms, < 100 KB per
 active game. Nothing is asserted; the figures are printed.
 """
 

@@ -1,4 +1,4 @@
-"""Benchmark-only opponents (issue 13): styles of play other than our greedy policy, and a
+"""Benchmark-only opponents: styles of play other than our greedy policy, and a
 plain determinized Monte Carlo baseline. None of these is a shipped level.
 
 The computer players must be strong against people, who do not play like our greedy
@@ -18,7 +18,7 @@ policy; these opponents let ``bench/ai.py`` measure every level against several 
 
 Every opponent decides from the seat's view and the legal moves only, except two
 measuring sticks that are not players: they are handed the real deal, to show what
-the hidden cards are worth (bench/RESULTS-ai.md, issue 13 seventh pass):
+the hidden cards are worth (bench/RESULTS-ai.md):
 
 - ``peek`` / ``peek:K`` / ``peek:K:S``: the ``hard`` level seeing all (or K) cards of
   each other hand (with S: only once at most S cards are left in the stock); it still
@@ -113,7 +113,7 @@ def playout_values(world: Sim, moves: Sequence[Move], seat: int) -> list[float]:
 
 
 class PlainMonteCarlo:
-    """Plain determinized Monte Carlo with greedy rollouts (the baseline of issue 13)."""
+    """Plain determinized Monte Carlo with greedy rollouts (the baseline hard is measured against)."""
 
     def __init__(self, seed: int = 0, worlds: int = 100, time_limit: float | None = None) -> None:
         self.seed = seed

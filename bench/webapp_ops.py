@@ -1,4 +1,4 @@
-"""Telegram operations per move with players in the Mini App (issue 29).
+"""Telegram operations per move with players in the Mini App.
 
 Usage: .venv/bin/python bench/webapp_ops.py [--moves M] [--players 2 4] [--spectators 0 50]
 
@@ -220,7 +220,7 @@ async def ops_per_move(
                         ).pack()
                         await (await user.tap_raw(anchor, data)).wait()
                 await wait(drained, "drained")
-                # Every open app has heard of the move (a second at most, issue 29).
+                # Every open app has heard of the move (a second at most).
                 await wait(lambda v=version, f=following: all(p.version > v for p in f), "live", 5)
                 applied += 1
                 for record in fake.requests[start:]:

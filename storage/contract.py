@@ -323,7 +323,7 @@ class Backend(Protocol):
         callback: Callable[[int], None],
         presence: Callable[[int, int, bool], None] | None = None,
     ) -> None:
-        """The Mini App (issue 29): call ``callback(game_id)`` whenever any instance
+        """The Mini App: call ``callback(game_id)`` whenever any instance
         commits a new version of a game (PostgreSQL: NOTIFY from the move's transaction;
         SQLite: nothing, the one process tells itself), and ``presence(game_id, user_id,
         present)`` for what any instance tells with :meth:`notify_presence`."""

@@ -309,7 +309,7 @@ class GameChange:
     deadline: Deadline | Any | None = _UNSET
     lobby_expires_at: float | Any | None = _UNSET
     winners: tuple[int, ...] | None = None
-    # A lobby's rules changed by its creator before Start (issue 12); a series never
+    # A lobby's rules changed by its creator before Start; a series never
     # changes its rules once dealt.
     rules: dict[str, Any] | None = None
     outbox: tuple[OutboxOp, ...] = ()

@@ -1,4 +1,4 @@
-"""Finished series, ratings, chat switches and lobby watchers (issue 14), and a game's
+"""Finished series, ratings, chat switches and lobby watchers, and a game's
 record, for both backends.
 
 Each operation is a job (storage/jobs.py): the SQL, the row decoding and the rating step

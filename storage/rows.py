@@ -178,7 +178,7 @@ def game_row(row: Sequence[Any], seats: tuple[Seat, ...]) -> Game:
 class OutboxItem:
     """A pending outbox row. Its payload is decoded on first use: the sender looks at
     every pending row to choose what may go now and sends few of them, so decoding each
-    row's text and keyboard up front cost it more than all the updates (issue 9)."""
+    row's text and keyboard up front cost it more than all the updates."""
 
     id: int
     chat_id: int

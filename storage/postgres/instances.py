@@ -188,7 +188,7 @@ class PgInstances:
         presence: Callable[[int, int, bool], None] | None = None,
     ) -> None:
         """Call ``callback(game_id)`` whenever any instance commits a change of a game's
-        version (the Mini App's live connections, issue 29), and ``presence(game_id,
+        version (the Mini App's live connections), and ``presence(game_id,
         user_id, present)`` for what any instance tells with :meth:`notify_presence`. Its
         own connection, opened again (with a wake-up of every game: moves may have been
         missed) if it drops."""

@@ -17,7 +17,7 @@ from storage.errors import NewerDatabaseError
 
 OUTBOX_CHANNEL: Final = "burkozel_outbox"
 # A game's id, NOTIFYed by the transaction that changes its version (the Mini App's live
-# connections on every instance hear of a move made through any one, issue 29).
+# connections on every instance hear of a move made through any one).
 GAMES_CHANNEL: Final = "burkozel_games"
 # "game:user:1|0": a player opened or left a game in the Mini App (no trigger: NOTIFYed by
 # the instance holding the connection).
@@ -194,8 +194,8 @@ PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         )
         """,
     ),
-    # 2: series results, ratings, per-chat picture switch and stats reset, lobby watchers
-    # (issue 14), as SQLite's migration 2.
+    # 2: series results, ratings, per-chat picture switch and stats reset, lobby watchers,
+    # as SQLite's migration 2.
     (
         "ALTER TABLE chats ADD COLUMN pictures INTEGER NOT NULL DEFAULT 1",
         # /resetstats: series finished before this moment no longer count in the chat's
@@ -271,7 +271,7 @@ PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         END $$
         """,
     ),
-    # 4: nothing an instance keeps in memory may serve a stale game (issue 15). The game
+    # 4: nothing an instance keeps in memory may serve a stale game. The game
     # lock returns, besides the version, what a cached game depends on outside its own row:
     # its chat (a stamp bumped by every change of the title, language or settings, and the
     # chat id, which a supergroup migration changes without a new version), the cards
@@ -362,7 +362,7 @@ PG_MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     ),
     # 8: (PostgreSQL only: SQLite has one process, which tells itself) a game's new
     # version NOTIFYed at COMMIT by the transaction that made it, with the game's id:
-    # the Mini App's live connections on every instance hear of every move (issue 29).
+    # the Mini App's live connections on every instance hear of every move.
     (
         f"""
         CREATE FUNCTION game_notify() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -163,8 +163,8 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         "CREATE INDEX outbox_due ON outbox (not_before)",
         "CREATE INDEX outbox_by_game_role ON outbox (game_id, role) WHERE game_id IS NOT NULL",
     ),
-    # 2: series results, ratings, per-chat picture switch and stats reset, lobby watchers
-    # (issue 14). Plain SQL that PostgreSQL also accepts.
+    # 2: series results, ratings, per-chat picture switch and stats reset, lobby watchers.
+    # Plain SQL that PostgreSQL also accepts.
     (
         "ALTER TABLE chats ADD COLUMN pictures INTEGER NOT NULL DEFAULT 1",
         # /resetstats: series finished before this moment no longer count in the chat's
@@ -252,7 +252,7 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
     ("ALTER TABLE outbox ADD COLUMN milestone TEXT",),
     # 7: the operations Telegram took in the last minute or so (sends, edits, deletes), by
     # chat: a restarted sender rebuilds its per-chat and bot-wide pacing from them, since
-    # Telegram's windows outlive the process (issue 27). Rows older than a minute are
+    # Telegram's windows outlive the process. Rows older than a minute are
     # pruned by the sender; an existing database starts with none.
     (
         """

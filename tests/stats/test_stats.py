@@ -1,4 +1,4 @@
-"""Stats and ratings (issue 14): per-seat results, places, teams, and the stored stats
+"""Stats and ratings: per-seat results, places, teams, and the stored stats
 and openskill ratings after scripted series, checked against values the test computes
 itself from the stored records (tallies and seats), not through the code under test.
 

@@ -36,7 +36,7 @@ async def snapshot(db: Backend, game_ids: list[int]) -> list[object]:
         shown += [await db.game_messages(game_id), await db.chat_stats(game.chat_id)]
     shown += [await db.pending(now=10**12, limit=10_000), await db.get_chat(-5)]
     shown.append(await db.get_user(100))
-    # Issue 14's records: series, their seats, ratings, the chat switches.
+    # The records: series, their seats, ratings, the chat switches.
     for chat in (-5, -6, -8):
         shown += [await db.recent_series(chat), await db.ratings(chat)]
         shown += [await db.chat_pictures(chat), await db.player_records(100, chat)]

@@ -624,7 +624,7 @@ async def test_r8_an_edit_with_a_milestone_is_replaced_only_by_one_showing_it_to
     db: Backend,
 ) -> None:
     """A hand showing a finished trick (milestone "1.3") is not coalesced into the next
-    lead's edit, which no longer shows it (issue 27: plays never reached a player)."""
+    lead's edit, which no longer shows it (else plays never reached a player)."""
     game = await db.create_game(-5, None, {}, 11, SEATS, None)
     hand = "hand:11"
     await db.enqueue(
@@ -784,7 +784,7 @@ async def test_a_cancelled_commit_leaves_no_transaction_open(db: Backend) -> Non
 
 
 async def test_a_lobby_changes_its_rules_and_a_started_game_refuses_to(db: Backend) -> None:
-    """Issue 12: the lobby's creator may change the rules before Start; a series never."""
+    """The lobby's creator may change the rules before Start; a series never."""
     game = await db.create_game(-5, None, {}, 11, SEATS, None)
     game = await db.commit(game.id, 0, GameChange(rules={"teams": "pairs"}))
     assert game.rules == {"teams": "pairs"} and (await db.get_game(game.id)) == game

@@ -46,7 +46,7 @@ def test_show_move_in_a_record_replays_with_outcome() -> None:
 
 
 def test_replay_names_the_seat_whose_moscow_beat_the_shown_bura() -> None:
-    """Issue 27 item 5: the record's move says who showed (seat 1's бура); the replay
+    """The record's move says who showed (seat 1's бура); the replay
     says whose combination won the deal (seat 2's Москва, C2), and only where one did."""
     moscow = ["AS", "AD", "AH", "AC"]
     record = to_record(shown_series([["7S", "8D", "9D", "9H"], ["KC", "QC", "JC", "10C"], moscow]))

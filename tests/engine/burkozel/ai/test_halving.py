@@ -1,4 +1,4 @@
-"""Successive halving over the root moves (``StrongPlayer(halving=True)``, issue 13):
+"""Successive halving over the root moves (``StrongPlayer(halving=True)``):
 the same number of playouts as the plain search, spent mostly on the close moves."""
 
 from __future__ import annotations

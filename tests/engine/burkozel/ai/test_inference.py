@@ -1,4 +1,4 @@
-"""Inference from the other seats' open answers (engine/burkozel/ai/belief.py, issue 13): soft
+"""Inference from the other seats' open answers (engine/burkozel/ai/belief.py): soft
 weights on sampled worlds that assume no particular style of play (R7: a seat may
 discard even when it could beat)."""
 

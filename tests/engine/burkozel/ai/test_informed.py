@@ -1,5 +1,5 @@
 """The strong player's rollout policy (engine/burkozel/ai/informed.py): legal, and it plays the
-sampled world's open cards better than our greedy policy (issue 13)."""
+sampled world's open cards better than our greedy policy."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Computer players (issue 6): legal, seeded, blind to hidden cards, and ordered in strength."""
+"""Computer players: legal, seeded, blind to hidden cards, and ordered in strength."""
 
 from __future__ import annotations
 

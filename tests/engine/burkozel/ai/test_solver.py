@@ -1,5 +1,5 @@
 """The two-player endgame (stock empty, R10/R11) is solved exactly: minimax, not a best
-reply to our own greedy policy (issue 13).
+reply to our own greedy policy.
 
 The reference here is an independent brute force over the real rules
 (``engine.burkozel.deal.Deal``: copy, push, legal moves), scoring a finished deal
@@ -131,7 +131,7 @@ def test_r11_hard_plays_a_minimax_move_with_the_stock_empty(index: int) -> None:
 
 
 def test_r13_endgame_secures_the_tie_instead_of_hoping_for_a_greedy_reply() -> None:
-    """Issue 13's deal: clubs trump, 35-35; K♣ loses 39-81 to a perfect reply, 10♥ ties."""
+    """A deal where greedy errs: clubs trump, 35-35; K♣ loses 39-81 to a perfect reply, 10♥ ties."""
     c = {code: Card.parse(code).index for code in ["6S", "AS", "10H", "KC", "9H", "AD", "QC", "AC"]}
     sim = object.__new__(Sim)
     sim.n = 2
