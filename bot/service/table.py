@@ -74,7 +74,7 @@ class TableFlow(ServiceCore):
         assert live.series is not None
         ui, t, series = live.ui, live.t, live.series
         text = private_screen(ui.table_text(t, game, series, turn_seconds=None), hand)
-        if len(series.deals) > 1 and ui.moment(series.deals[-1]) < len(game.seats):
+        if len(series.deals) > 1 and ui.actions_played(series.deals[-1]) < len(game.seats):
             text = ui.deal_end_text(t, game, series, len(series.deals) - 2) + "\n\n" + text
         return text
 
@@ -228,7 +228,7 @@ class TableFlow(ServiceCore):
         if turn is None:
             return None
         now = self.clock()
-        moment = (len(series.deals), ui.moment(deal))
+        moment = (len(series.deals), ui.actions_played(deal))
         for seat in ui.actors(deal):
             optional = seat != turn and game.seats[seat].bot_level is not None
             if optional and (*moment, seat) not in live.declined:
@@ -326,7 +326,7 @@ class TableFlow(ServiceCore):
                     return True
                 if card in chosen:
                     chosen.remove(card)
-                elif ui.fits(deal, seat.seat, [*chosen, card]):
+                elif ui.could_play_together(deal, seat.seat, [*chosen, card]):
                     chosen.append(card)
                 else:  # a fast tapper's third card for a two-card answer, two suits in a lead
                     raise UserError("error.does_not_fit")

@@ -107,7 +107,7 @@ class TimerFlow(TableFlow):
             await self._apply(live, action, seat, autoplayed=False)
             return
         deal = series.deals[-1]
-        live.declined.add((len(series.deals), ui.moment(deal), seat))
+        live.declined.add((len(series.deals), ui.actions_played(deal), seat))
         fixed = self._deadline_for(live)
         live.game = replace(live.game, deadline=fixed)
         await self._commit(live, GameChange(deadline=fixed))

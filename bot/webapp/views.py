@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.games.base import Json, codes
+from bot.games.base import codes
 from bot.i18n import plain
+from bot.json import Json
 from bot.service.core import LiveGame
 from engine import Card
 from engine.game import PUBLIC
