@@ -40,7 +40,7 @@ def unregister(name: str, catalogues: Path) -> None:
     remove_catalogues(catalogues)
 
 
-def bot_game(rules: Mapping[str, Any]) -> BotGame:
+def bot_game(rules: Mapping[str, object]) -> BotGame:
     """The game a stored rule set is for (``engine.registry.game_of_rules``)."""
     return GAMES[game_of_rules(rules)]
 

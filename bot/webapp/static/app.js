@@ -765,22 +765,6 @@
     tick();
   }
 
-  // An action's name without its cards («Ходить A♠ 10♥» → «Ходить»), for a disabled
-  // button standing for every action of its kind.
-  function bareLabel(label) {
-    return label
-      .replace(/(10|[2-9JQKA])[\u2660\u2665\u2666\u2663]\uFE0E?[\u2605*]?/g, "")
-      .replace(/[\s:,\u2014-]+$/, "")
-      .replace(/\s{2,}/g, " ")
-      .trim();
-  }
-
-  var MAIN_ORDER = "lbos";
-  function rank(kind) {
-    var at = MAIN_ORDER.indexOf(kind);
-    return at < 0 ? MAIN_ORDER.length : at;
-  }
-
   function renderActions() {
     var box = clear(document.getElementById("actions"));
     var actions = (state && state.actions) || [];
@@ -806,10 +790,10 @@
         for (var i = 0; i < list.length; i++) {
           if (sameSet(list[i].cards, selection)) action = list[i];
         }
-        button.textContent = action ? action.label : bareLabel(first.label) || first.label;
+        button.textContent = action ? action.label : first.short;
         // Telegram's MainButton takes the likeliest of the matching plays (a beat
-        // rather than a discard of the same cards).
-        if (action && (!main || rank(action.kind) < rank(main.kind))) main = action;
+        // rather than a discard of the same cards): the server ranks them.
+        if (action && (!main || action.rank < main.rank)) main = action;
       } else {
         action = first;
         button.textContent = first.label;
