@@ -141,7 +141,7 @@ class GameSide(ABC, Generic[SeriesT, DealT, ActionT]):
         it is an outbox milestone (``OutboxOp.milestone``): the next lead's edit, which
         no longer shows it, cannot replace it unseen (R8: every play reaches everyone)."""
 
-    def holds(self, deal: DealT, seat: int, card: Card) -> bool:
+    def in_hand(self, deal: DealT, seat: int, card: Card) -> bool:
         return card in deal.hand(seat)
 
     @abstractmethod

@@ -383,9 +383,9 @@ class WebApp:
         if not game.state_version <= version <= game.version:
             raise Refused("stale", language)
         deal = live.series.deals[-1]
-        if seat.seat not in live.ui.actors(deal):
+        if seat.seat not in live.game_side.actors(deal):
             raise Refused("not_your_turn", language)
-        if not all(live.ui.holds(deal, seat.seat, c) for c in cards):
+        if not all(live.game_side.in_hand(deal, seat.seat, c) for c in cards):
             raise Refused("not_your_card", language)
         codes = ".".join(c.code() for c in cards)
         try:
