@@ -77,7 +77,7 @@ from pydantic import SecretStr  # noqa: E402
 from bot.app import App  # noqa: E402
 from bot.config import Settings  # noqa: E402
 from bot.delivery.worker import Limits  # noqa: E402
-from bot.games.burkozel.game import card_taps  # noqa: E402
+from bot.games.burkozel.keyboard import card_taps  # noqa: E402
 from bot.views.callbacks import CardCb, LobbyCb, PlayCb  # noqa: E402
 from engine.burkozel.ai import make_player  # noqa: E402
 from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser  # noqa: E402

@@ -34,7 +34,7 @@ from typing import Any
 import aiohttp
 import asyncpg
 
-from bot.games.burkozel.game import card_taps
+from bot.games.burkozel.keyboard import card_taps
 from bot.views.callbacks import CardCb, LobbyCb, PlayCb
 from engine import burkozel
 from storage import open_storage

@@ -56,7 +56,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.games.burkozel.game import card_taps  # noqa: E402
+from bot.games.burkozel.keyboard import card_taps  # noqa: E402
 from bot.views.callbacks import CardCb, LobbyCb, PlayCb  # noqa: E402
 from engine import burkozel  # noqa: E402
 from storage import Backend, open_storage  # noqa: E402

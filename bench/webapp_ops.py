@@ -41,7 +41,7 @@ from pydantic import SecretStr  # noqa: E402
 from bench.bot import OP_KINDS, TOKEN, UNPACED, op_kind  # noqa: E402
 from bot.app import App  # noqa: E402
 from bot.config import Settings  # noqa: E402
-from bot.games.burkozel.game import card_taps  # noqa: E402
+from bot.games.burkozel.keyboard import card_taps  # noqa: E402
 from bot.views.callbacks import CardCb, LobbyCb, PlayCb  # noqa: E402
 from engine.burkozel.ai import make_player  # noqa: E402
 from tests.bot.webapp.test_webapp_api import sign_init_data  # noqa: E402

@@ -285,11 +285,11 @@ class App:
             await role.step()  # a lone instance is the sender before it serves anything
             # What is loaded by now (aiogram's and pydantic's models and schemas, the
             # routers) lives as long as the process: kept out of the cyclic collector's
-            # full passes, which otherwise walk it all again and again (issue 9: CPU).
+            # full passes, which otherwise walk it all again and again (CPU per update).
             gc.collect()
             gc.freeze()
             tasks = [asyncio.create_task(role.run(), name="sender-role")]
-            # The Mini App (issue 29): its page and API on the same server; moves any
+            # The Mini App: its page and API on the same server; moves any
             # instance makes reach its live connections (PostgreSQL: LISTEN/NOTIFY).
             service.webapp_url = settings.webapp_url
             webapp = WebApp(

@@ -27,7 +27,8 @@ class Settings(BaseSettings):
     default_language: Literal["ru", "en"] = "ru"
     turn_timeout_seconds: float = Field(default=90, ge=2, le=86400)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
-    # Auto-played turns in a row after which a player is marked away (issue 5).
+    # Auto-played turns in a row after which a player is marked away (and then stood in
+    # for at once, so the others do not wait out their timer every turn).
     away_after_autoplays: int = Field(default=2, ge=1, le=20)
     # A lobby nobody starts is closed after this many seconds.
     lobby_timeout_seconds: float = Field(default=3600, ge=10)
@@ -44,7 +45,7 @@ class Settings(BaseSettings):
     webhook_secret: SecretStr | None = None
     # host:port for /healthz and /metrics in polling mode (webhook mode serves them itself).
     metrics_listen: str | None = None
-    # The Mini App (issue 29, docs/webapp-api.md): the public https base where this
+    # The Mini App (docs/webapp-api.md): the public https base where this
     # process's web server is reachable (unset: no «Open table» button); where it listens
     # in polling mode (webhook mode serves it on WEBHOOK_LISTEN); how old a launch's
     # signed initData may be.

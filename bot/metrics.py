@@ -47,7 +47,7 @@ TAP_SECONDS: Final = Histogram(
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5),
 )
 
-# The Mini App (issue 29, bot/webapp).
+# The Mini App (bot/webapp).
 WEBAPP_CONNECTIONS: Final = Gauge(
     "burkozel_webapp_connections", "Open Mini App live connections (SSE)"
 )

@@ -1,7 +1,7 @@
 """Each game's bot side, found by the stored rules: ``bot_game(game.rules)``.
 
-A game's package (``bot/games/<game>/``: its buttons, its texts, its table and hand
-drawing) implements :class:`bot.games.base.BotGame` and is registered here, beside its
+A game's package (``bot/games/<game>/``: its screens, keyboard, codec, texts and
+adapter) implements :class:`bot.games.base.GameSide` and is registered here, beside its
 engine side in ``engine.registry``; nothing else in the bot names a game.
 """
 
@@ -9,13 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
-from bot.games.base import BotGame
+from bot.games.base import GameSide
 from bot.games.bura.game import BURA
 from bot.games.burkozel.game import BURKOZEL
 from bot.i18n import add_catalogues, remove_catalogues
 from engine.registry import game_of_rules
+
+BotGame: TypeAlias = GameSide[Any, Any, Any]
+"""A registered game, whichever it is. The flows hold its series, deals and actions
+without looking inside and hand them back to the same game; Python's types cannot say
+"that game's own types" across the flows' calls, so the registry forgets them here, the
+one place the seam does (``tests/test_layout.py``)."""
 
 GAMES: dict[str, BotGame] = {}
 
@@ -34,7 +40,7 @@ def unregister(name: str, catalogues: Path) -> None:
     remove_catalogues(catalogues)
 
 
-def bot_game(rules: Mapping[str, Any]) -> BotGame:
+def bot_game(rules: Mapping[str, object]) -> BotGame:
     """The game a stored rule set is for (``engine.registry.game_of_rules``)."""
     return GAMES[game_of_rules(rules)]
 

@@ -1,190 +1,253 @@
-"""The one interface of each game's bot side: its buttons, the actions its taps parse
-to, its texts and its table and hand drawing. The flows (``bot.service``) only talk to
-:class:`BotGame`, so a third game is added as a module and one registry line.
+"""The one seam between a game and the bot: :class:`GameSide`, typed with the game's own
+series, deal and action. The flows (``bot.service``) only talk to it, so a third game is
+added as a package and one registry line (``bot.games``).
 
 The engine's game interface (``engine.game``) says who may act (``actors``: several
 seats at once in Bura, or a C3/C4 stopper in Burkozel), what is legal and how an action
 applies; this one adds what a player sees and taps. A game's actions are the engine's
-own values; buttons carry them as ``kind`` + card codes (``bot.views.callbacks.PlayCb``), and
-the game module alone knows what its kinds mean (Burkozel: lead/beat/discard; Bura adds
-declare, «Стоп!», show, даве...).
+own values; buttons and the Mini App carry them as a kind letter and card codes, and the
+game's codec (``bot/games/<game>/codec.py``) alone knows what its letters mean.
+
+What every game does the same way is written here once; a game's side writes only its
+own: its screens (``screens.py``), its keyboard (``keyboard.py``), its codec, and its
+adapter (the computer's choice, the stand-in's, the move that comes by itself).
 """
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from bot.i18n import Html, Texts
-from bot.views.render import Keyboard
-from engine import Card, Suit
+from bot.json import Json
+from bot.views.render import Keyboard, series_end_text
+from engine import Card
+from engine.game import SeriesResultLike
 from storage import Game, PlayerRecord
-
-Json = dict[str, Any]
 
 
 def codes(cards: Sequence[Card]) -> list[str]:
     return [c.code() for c in cards]
 
 
-# An engine series, deal and action of the game at hand (each game has its own types;
-# the flows pass them back to the same game module without looking inside).
-Series = Any
-Deal = Any
-Action = Any
+class SeatAction(Protocol):
+    """What the seam needs of an engine action: whose it is, and its record form."""
+
+    @property
+    def seat(self) -> int: ...
+
+    def to_json(self) -> Json: ...
+
+
+ActionT = TypeVar("ActionT", bound=SeatAction)
+
+
+class TurnDeal(Protocol):
+    """What the seam needs of an engine deal (``engine.game.DealState`` and its turn)."""
+
+    @property
+    def turn(self) -> int | None:
+        """The seat whose turn runs the timer (the others in ``actors`` may act, never
+        must); None once the deal is over."""
+        ...
+
+    @property
+    def history(self) -> Sequence[SeatAction]: ...
+
+    def actors(self) -> tuple[int, ...]: ...
+
+    def hand(self, seat: int) -> tuple[Card, ...]: ...
+
+
+DealT = TypeVar("DealT", bound=TurnDeal)
+
+
+class DealSeries(Protocol):
+    """What the seam needs of an engine series: its result so far."""
+
+    def result(self) -> SeriesResultLike: ...
+
+
+SeriesT = TypeVar("SeriesT", bound=DealSeries)
 
 
 @dataclass(frozen=True, slots=True)
-class ByItself:
+class ByItself(Generic[ActionT]):
     """The move made for a person whose turn it is unless they make another first: Bura's
     draw after a trick (D4), which only a declaration (D5) comes before. ``at_once``:
     nothing else can be right as far as that seat knows, so it is made without a pause
     (and that tells them nothing they did not know). The same engine move a tap makes."""
 
-    action: Action
+    action: ActionT
     at_once: bool
 
 
-class BotGame(Protocol):
-    name: str  # the engine's game name (``engine.registry``, ``game_of_rules``)
+class GameSide(ABC, Generic[SeriesT, DealT, ActionT]):
+    """A game's bot side. ``name`` is the engine's game name (``engine.registry``,
+    ``game_of_rules``); ``min_players`` and ``max_players`` its table's sizes."""
+
+    name: str
+    min_players: int
+    max_players: int
 
     # --- the rules and the engine -------------------------------------------------
-    def new_series(self, players: int, rules: Mapping[str, Any], first_dealer: int) -> Series:
+    def new_series(self, players: int, rules: Mapping[str, object], first_dealer: int) -> SeriesT:
         """A series under the stored rules (which may name the game: ``{"game": ...}``)."""
-        ...
+        switches = {k: v for k, v in rules.items() if k != "game"}
+        return self.start_series(players, switches, first_dealer)
 
-    def from_record(self, record: dict[str, Any]) -> Series: ...
+    @abstractmethod
+    def start_series(
+        self, players: int, switches: Mapping[str, object], first_dealer: int
+    ) -> SeriesT:
+        """A series under the game's own rule switches."""
 
-    def record(self, series: Series) -> dict[str, Any]: ...
+    @abstractmethod
+    def from_record(self, record: Json) -> SeriesT: ...
 
-    def deal_rows(self, series: Series) -> tuple[list[Sequence[int]], list[Sequence[int]]]:
+    @abstractmethod
+    def record(self, series: SeriesT) -> Json: ...
+
+    @abstractmethod
+    def deal_rows(self, series: SeriesT) -> tuple[list[Sequence[int]], list[Sequence[int]]]:
         """Each finished deal's trick points and its addition to the tally."""
-        ...
 
-    def winners(self, series: Series) -> tuple[int, ...]: ...
+    def winners(self, series: SeriesT) -> tuple[int, ...]:
+        return series.result().winners
 
     # --- who acts, and with what ------------------------------------------------
-    def turn(self, deal: Deal) -> int | None:
+    def turn(self, deal: DealT) -> int | None:
         """The seat whose turn runs the timer (the others in ``actors`` may act, never must)."""
-        ...
+        return deal.turn
 
-    def actors(self, deal: Deal) -> tuple[int, ...]: ...
+    def actors(self, deal: DealT) -> tuple[int, ...]:
+        return deal.actors()
 
-    def moment(self, deal: Deal) -> int:
-        """A number that changes with every action of the deal."""
-        ...
+    def actions_played(self, deal: DealT) -> int:
+        """How many actions the deal has seen: it changes with every one."""
+        return len(deal.history)
 
-    def trick_open(self, deal: Deal) -> bool:
+    @abstractmethod
+    def trick_open(self, deal: DealT) -> bool:
         """Cards of a trick not yet taken lie on the table (a hand that is not redrawn
         then shows an older trick; the group table shows every card, R8)."""
-        ...
 
-    def trick_shown(self, series: Series) -> str | None:
+    @abstractmethod
+    def trick_shown(self, series: SeriesT) -> str | None:
         """The finished trick the screens show while no trick is open, named by its deal
         and number (None: a trick is open, or none has been taken). A hand's edit showing
         it is an outbox milestone (``OutboxOp.milestone``): the next lead's edit, which
         no longer shows it, cannot replace it unseen (R8: every play reaches everyone)."""
-        ...
 
-    def holds(self, deal: Deal, seat: int, card: Card) -> bool: ...
+    def in_hand(self, deal: DealT, seat: int, card: Card) -> bool:
+        return card in deal.hand(seat)
 
-    def fits(self, deal: Deal, seat: int, cards: Sequence[Card]) -> bool:
+    @abstractmethod
+    def could_play_together(self, deal: DealT, seat: int, cards: Sequence[Card]) -> bool:
         """Some legal play of ``seat``'s cards on its turn holds all of ``cards`` (True when
         it is not the seat's turn: nothing to judge a selection by)."""
-        ...
 
-    def one_tap(self, deal: Deal, seat: int, card: Card) -> Action | None:
+    @abstractmethod
+    def one_tap(self, deal: DealT, seat: int, card: Card) -> ActionT | None:
         """The action a tap on ``card`` takes at once (``tap_play``); None: the tap selects."""
-        ...
 
-    def offers_pick(self, deal: Deal, seat: int) -> bool:
+    def offers_pick(self, deal: DealT, seat: int) -> bool:
         """The hand shows ``PICK`` to choose what one tap cannot reach (``pick_offered``)."""
-        ...
+        return False
 
-    def parse_action(self, deal: Deal, seat: int, kind: str, cards: tuple[Card, ...]) -> Action:
+    @abstractmethod
+    def parse_action(self, deal: DealT, seat: int, kind: str, cards: tuple[Card, ...]) -> ActionT:
         """A button's action; ``ValueError`` if it is forged or not legal now."""
-        ...
 
-    def action_json(self, action: Action) -> dict[str, Any]: ...
+    def action_json(self, action: ActionT) -> Json:
+        return action.to_json()
 
-    def computer_action(self, level: str, seed: int, series: Series, seat: int) -> Action | None:
+    @abstractmethod
+    def computer_action(self, level: str, seed: int, series: SeriesT, seat: int) -> ActionT | None:
         """A computer player's choice for ``seat`` (``None``: it lets an optional chance
         pass). Blocking: the flows run it in a thread."""
-        ...
 
-    def stand_in_action(self, series: Series, seat: int) -> Action:
+    @abstractmethod
+    def stand_in_action(self, series: SeriesT, seat: int) -> ActionT:
         """A cheap action for a human who let the timer run out (never an optional call)."""
-        ...
 
-    def by_itself(self, series: Series) -> ByItself | None:
+    def by_itself(self, series: SeriesT) -> ByItself[ActionT] | None:
         """The move that comes by itself if the seat whose turn it is taps nothing (no
         tap is asked for it); None: the turn waits for the player (or their timer)."""
-        ...
+        return None
 
     # --- what players see --------------------------------------------------------
-    def lobby_title(self, t: Texts) -> str: ...
+    def lobby_title(self, t: Texts) -> str:
+        return t("lobby.title_game", game=t(f"game.{self.name}"))
 
     def lobby_seat_lines(self, t: Texts, game: Game) -> list[Html]:
         """The lobby's seats as the rules arrange them (B5: two pairs); [] for one line
         per seat."""
-        ...
+        return []
 
     def lobby_hint(self, t: Texts, game: Game) -> str:
         """What is needed to start (how many players)."""
-        ...
+        return t("lobby.hint", min=self.min_players, max=self.max_players)
 
-    def score_lines(self, t: Texts, game: Game, series: Series) -> list[Html]:
-        """Lines /score adds under the seats' totals (B5: each pair's pooled total)."""
-        ...
+    def score_lines(self, t: Texts, game: Game, series: SeriesT) -> list[Html]:
+        """Lines /score and the series' end add under the seats' totals (B5: each
+        pair's pooled total)."""
+        return []
 
+    @abstractmethod
     def table_text(
-        self, t: Texts, game: Game, series: Series, *, turn_seconds: int | None
+        self, t: Texts, game: Game, series: SeriesT, *, turn_seconds: int | None
     ) -> str: ...
 
+    @abstractmethod
     def hand_text(
         self,
         t: Texts,
         game: Game,
         chat_title: str,
-        series: Series,
+        series: SeriesT,
         seat: int,
         *,
         turn_seconds: int | None,
         picking: bool = False,
     ) -> str:
         """``picking``: the player asked to choose cards (``PICK``), so taps select."""
-        ...
 
+    @abstractmethod
     def hand_keyboard(
         self,
         t: Texts,
         game: Game,
-        series: Series,
+        series: SeriesT,
         seat: int,
         selection: Sequence[Card],
         picking: bool = False,
     ) -> Keyboard | None: ...
 
-    def deal_end_text(self, t: Texts, game: Game, series: Series, index: int) -> str:
+    @abstractmethod
+    def deal_end_text(self, t: Texts, game: Game, series: SeriesT, index: int) -> str:
         """The result of deal ``index`` (0-based), said in words."""
-        ...
 
-    def move_notes(self, t: Texts, game: Game, series: Series, action: Action) -> list[str]:
+    def move_notes(self, t: Texts, game: Game, series: SeriesT, action: ActionT) -> list[str]:
         """Group messages an action calls for beyond the table's redraw (a «Стоп!»...)."""
-        ...
+        return []
 
-    def series_end_text(self, t: Texts, game: Game, series: Series) -> str: ...
+    def series_end_text(self, t: Texts, game: Game, series: SeriesT) -> str:
+        outcome = series.result()
+        extra = self.score_lines(t, game, series)
+        return series_end_text(t, game, outcome.totals, outcome.winners, extra)
 
-    def app_state(self, out: Json, t: Texts, series: Series, me: int, playing: bool) -> bool:
+    @abstractmethod
+    def app_state(self, out: Json, t: Texts, series: SeriesT, me: int, playing: bool) -> bool:
         """Fill the game's part of seat ``me``'s Mini App state (docs/webapp-api.md:
         turn, trump, stock, seats' counts, table, last trick, hand, legal actions) from
         that seat's view alone; False: the app shows only the tally (played by text)."""
-        ...
 
     def stats_lines(self, t: Texts, stats: PlayerRecord) -> list[Html]:
         """Lines /stats adds for this game (Bura: declarations true and false, D5)."""
-        ...
+        return []
 
 
 def private_screen(table: str, hand: str) -> str:
@@ -203,108 +266,6 @@ class ForgedAction(ValueError):
     """A button's action that no honest keyboard draws (an unknown kind...)."""
 
 
-# --- one tap or a choice -----------------------------------------------------------
-#
-# Issue 9: every Telegram operation counts, and most moves are one card. A tap on a card
-# plays that card at once: a lead of it alone, or an answer that beats with it where it
-# can and is discarded where it cannot. Whatever one tap cannot reach (several cards, a
-# card discarded that could beat) is one button away: ``PICK`` switches the hand to
-# choosing, where taps select and buttons confirm, and back.
-
 PICK = "+"
 """The card code of the «➕ Several cards» / «🗑 Discard, don't beat» / «↩ Back» button
-(``CardCb``): never a card's code."""
-
-P = TypeVar("P")
-
-
-def tap_play(plays: Sequence[P], card: Card) -> P | None:
-    """The play a tap on ``card`` makes among ``plays`` (the seat's card plays on its turn,
-    each with ``cards`` and, for answers, ``beat``): ``card`` alone, beating if it can."""
-    alone = [p for p in plays if tuple(getattr(p, "cards", ())) == (card,)]
-    beats = [p for p in alone if getattr(p, "beat", None) is True]
-    chosen = beats or alone
-    return chosen[0] if chosen else None
-
-
-LISTED_MOST = 4
-"""At most this many leads, or beats, of several cards are listed as buttons of their
-own (R6/D2 leads from 3 cards of one suit make 4); a hand with more chooses them card by
-card after «➕ Several cards»."""
-LISTED_DISCARDS = 6
-"""At most this many discards of several cards are listed (any 2 of a 4-card hand)."""
-
-
-def listed_plays(plays: Sequence[P], trump: Suit | None = None) -> list[P]:
-    """The plays of several cards the hand offers as buttons of their own, one tap each
-    instead of choosing the cards and confirming (issue 9: no redraw while choosing):
-    the leads of several cards (R6, D2) when at most ``LISTED_MOST``; for an answer of
-    several cards (R7) the beats when at most ``LISTED_MOST``, then the discards, the
-    cheapest first (fewest ``trump`` cards, then fewest points), when at most
-    ``LISTED_DISCARDS``."""
-    several = [p for p in plays if len(getattr(p, "cards", ())) > 1]
-    leads = [p for p in several if getattr(p, "beat", None) is None]
-    beats = [p for p in several if getattr(p, "beat", None) is True]
-    discards = [p for p in several if getattr(p, "beat", None) is False]
-    return (
-        (sorted(leads, key=_fewest_first) if len(leads) <= LISTED_MOST else [])
-        + (sorted(beats, key=_fewest_first) if len(beats) <= LISTED_MOST else [])
-        + (
-            sorted(discards, key=lambda p: _cheapest_first(p, trump))
-            if len(discards) <= LISTED_DISCARDS
-            else []
-        )
-    )
-
-
-def _fewest_first(play: Any) -> tuple[int, tuple[Card, ...]]:
-    return len(play.cards), tuple(sorted(play.cards))
-
-
-def _cheapest_first(play: Any, trump: Suit | None) -> tuple[int, int, tuple[Card, ...]]:
-    trumps = sum(c.suit is trump for c in play.cards)
-    return trumps, sum(c.points for c in play.cards), tuple(sorted(play.cards))
-
-
-def pick_offered(plays: Sequence[P], hand: Sequence[Card]) -> bool:
-    """Some card plays on one tap, and some play is out of reach of one tap on a card or
-    on a listed play (the hand then shows ``PICK``; when no card plays on one tap, taps
-    select anyway)."""
-    reach = [p for p in (tap_play(plays, card) for card in hand) if p is not None]
-    if not reach:
-        return False
-    reach += listed_plays(plays)
-    return any(p not in reach for p in plays)
-
-
-def turn_hint(
-    t: Texts,
-    *,
-    lead: bool,
-    most: int,
-    count: int,
-    picking: bool,
-    offered: bool,
-    listed: bool = False,
-) -> str:
-    """The hand's line saying what a tap does now: ``most`` cards may be led, ``count``
-    answered; ``offered``: the hand shows ``PICK`` (``pick_offered``); ``listed``: it
-    lists plays of several cards as buttons (``listed_plays``)."""
-    if lead:
-        if picking:
-            return t("hand.pick_lead", max=most)
-        if listed:
-            return t("hand.tap_lead_listed")
-        return t("hand.tap_lead_several" if offered else "hand.tap_lead", max=most)
-    if picking or count > 1:
-        if listed and not picking:
-            return t("hand.your_answer_listed", count=count)
-        return t("hand.your_answer", count=count)
-    return t("hand.tap_answer_discard" if offered else "hand.tap_answer")
-
-
-def pick_button(t: Texts, *, lead: bool, picking: bool) -> str:
-    """The label of the ``PICK`` button."""
-    if picking:
-        return t("hand.pick_back")
-    return t("hand.pick_several" if lead else "hand.pick_discard")
+(``CardCb``): never a card's code (``bot.games.taps``)."""

@@ -77,7 +77,7 @@ async def score(message: Message, service: GameService) -> None:
         totals = live.series.totals
         lines: list[str] = [t("score.series", deals=len(live.series.results))]
         lines += [f"{render.seat_name(s)}: {totals[s.seat]}" for s in live.game.seats]
-        lines += live.ui.score_lines(t, live.game, live.series)
+        lines += live.game_side.score_lines(t, live.game, live.series)
     else:
         stats = await service.storage.chat_stats(message.chat.id)
         if not stats:

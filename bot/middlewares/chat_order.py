@@ -7,8 +7,8 @@ chats run side by side, at most ``running`` at once, taking turns (a chat with a
 backlog goes to the back of the line after each of its updates), so one chat's flood
 cannot hold up another chat's tap.
 
-What is held is bounded (issue 27: 5,000 junk updates were 5,000 tasks and 50-75 MB
-that stayed). Polling fetches no more while ``capacity`` updates are held: the rest
+What is held is bounded (unbounded, 5,000 junk updates were once 5,000 tasks and
+50-75 MB that stayed). Polling fetches no more while ``capacity`` updates are held: the rest
 waits at Telegram, not in memory. Telegram hands out updates in the order they came,
 so polling cannot skip past a flooding chat to reach the others, only hold its updates
 or drop them: a chat may hold up to ``per_chat`` (half the room, so the other chats

@@ -55,7 +55,7 @@ PING_AFTER_IDLE = 30.0
 # while the table cannot be seen. Their deadline names this seat (no seat at all) and is
 # due when a game ends for good (bot/delivery/worker.py OUT_OF_GROUP_HELD says when).
 OUT_OF_GROUP = -1
-# Seconds a move that comes by itself (``BotGame.by_itself``: Bura's draw after a trick)
+# Seconds a move that comes by itself (``GameSide.by_itself``: Bura's draw after a trick)
 # waits for the player's other choice (a declaration, D5), timer or no timer.
 BY_ITSELF_AFTER = 5.0
 
@@ -112,7 +112,7 @@ class UserInfo:
 @dataclass
 class LiveGame:
     game: Game
-    series: Any  # the engine series of ``ui``'s game, None in the lobby
+    series: Any  # the engine series of ``game_side``'s game, None in the lobby
     chat_title: str
     language: str
     # The chat's table customs (turn timer, stand-in); its rules are the game's own.
@@ -134,7 +134,7 @@ class LiveGame:
         return texts(self.language)
 
     @property
-    def ui(self) -> BotGame:
+    def game_side(self) -> BotGame:
         """The game's bot side, as its stored rules name it."""
         return bot_game(self.game.rules)
 
@@ -325,7 +325,7 @@ class ServiceCore:
         game, moves = found
         if game.status != "playing" or game.version != version or game.rules != live.game.rules:
             return False
-        engine_game = game_named(live.ui.name)
+        engine_game = game_named(live.game_side.name)
         deals: list[DealStart] = []
 
         async def next_deal() -> bool:

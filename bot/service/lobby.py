@@ -111,7 +111,7 @@ class LobbyFlow(TableFlow):
         return self.group_edit(
             live,
             "lobby",
-            lobby_text(t, live.game, live.ui, lobby_rules_line(t, live.game.rules)),
+            lobby_text(t, live.game, live.game_side, lobby_rules_line(t, live.game.rules)),
             render.lobby_keyboard(t, live.game, self.bot_username),
         )
 
@@ -231,7 +231,7 @@ class LobbyFlow(TableFlow):
             if game_of_rules(live.game.rules) not in GAMES:
                 raise UserError("lobby.game_not_ready")
             dealer = self.rng.randrange(players)
-            series = live.ui.new_series(players, live.game.rules, dealer)
+            series = live.game_side.new_series(players, live.game.rules, dealer)
             deal = series.start_deal(shuffled_deck(rng=self.rng))  # R3
             live.series = series
             live.game = replace(live.game, deadline=self._deadline_for(live))

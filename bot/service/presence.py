@@ -53,7 +53,9 @@ class PresenceFlow(TableFlow):
                 role = table_role(live.series)
                 if not await self._table_sent_soon(live, role):
                     seconds = self._seconds_left(live)
-                    text = live.ui.table_text(live.t, live.game, live.series, turn_seconds=seconds)
+                    text = live.game_side.table_text(
+                        live.t, live.game, live.series, turn_seconds=seconds
+                    )
                     payload = self._group(live, {"text": text})
                     ops.append(OutboxOp(chat_id, "send", payload, game.id, role))
                 ops += self._hand_ops(live)

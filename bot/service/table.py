@@ -1,6 +1,6 @@
 """The table flow: taps on cards and action buttons, applying an action, and what the
 group and each hand are shown after it. Every game-specific step goes through the
-game's bot side (``live.ui``, :class:`bot.games.base.BotGame`)."""
+game's bot side (``live.game_side``, :class:`bot.games.base.GameSide`)."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class TableFlow(ServiceCore):
         (``live.game.version + 1``), or the new keyboard would be stale at once."""
         assert live.series is not None and seat.user_id is not None
         game = live.game if version is None else replace(live.game, version=version)
-        ui = live.ui
+        ui = live.game_side
         deal = live.series.deals[-1]
         t = live.t
         seconds = self._seconds_left(live) if ui.turn(deal) == seat.seat else None
@@ -72,9 +72,9 @@ class TableFlow(ServiceCore):
         (``one_message``); while the first round of a deal is played, the deal before's
         result stays above it (a computer's lead would otherwise replace it at once)."""
         assert live.series is not None
-        ui, t, series = live.ui, live.t, live.series
+        ui, t, series = live.game_side, live.t, live.series
         text = private_screen(ui.table_text(t, game, series, turn_seconds=None), hand)
-        if len(series.deals) > 1 and ui.moment(series.deals[-1]) < len(game.seats):
+        if len(series.deals) > 1 and ui.actions_played(series.deals[-1]) < len(game.seats):
             text = ui.deal_end_text(t, game, series, len(series.deals) - 2) + "\n\n" + text
         return text
 
@@ -134,7 +134,7 @@ class TableFlow(ServiceCore):
         other hands catch up when the trick is taken (and show it until the next lead),
         and a tap on their older keyboard redraws it. That saves n - 2 edits per play."""
         assert live.series is not None
-        ui = live.ui
+        ui = live.game_side
         deal = live.series.deals[-1]
         ops: list[OutboxOp] = []
         if table and ui.trick_open(deal) and self._all_in_app(live):
@@ -223,12 +223,12 @@ class TableFlow(ServiceCore):
         deal = None if series is None else series.current
         if deal is None:
             return None
-        ui = live.ui
+        ui = live.game_side
         turn = ui.turn(deal)
         if turn is None:
             return None
         now = self.clock()
-        moment = (len(series.deals), ui.moment(deal))
+        moment = (len(series.deals), ui.actions_played(deal))
         for seat in ui.actors(deal):
             optional = seat != turn and game.seats[seat].bot_level is not None
             if optional and (*moment, seat) not in live.declined:
@@ -255,7 +255,7 @@ class TableFlow(ServiceCore):
             and series.deals[-1].finished
             and not series.finished
         ):
-            ui, t = live.ui, live.t
+            ui, t = live.game_side, live.t
             index = len(series.deals) - 1
             points, penalties = ui.deal_rows(series)
             ops = []
@@ -300,7 +300,7 @@ class TableFlow(ServiceCore):
         async with self.lock(game_id, tapper=user_id):
             live, seat = await self._playing(game_id, user_id, version)
             assert live.series is not None
-            ui = live.ui
+            ui = live.game_side
             deal = live.series.deals[-1]
             live.last_tap[user_id] = self.clock()
             chosen = live.selections.setdefault(user_id, [])
@@ -317,7 +317,7 @@ class TableFlow(ServiceCore):
                     card = Card.parse(code)
                 except CardCodeError:
                     raise UserError("error.forged") from None
-                if not ui.holds(deal, seat.seat, card):
+                if not ui.in_hand(deal, seat.seat, card):
                     raise UserError("error.not_your_card")
                 picking = user_id in live.picking
                 action = None if chosen or picking else ui.one_tap(deal, seat.seat, card)
@@ -326,7 +326,7 @@ class TableFlow(ServiceCore):
                     return True
                 if card in chosen:
                     chosen.remove(card)
-                elif ui.fits(deal, seat.seat, [*chosen, card]):
+                elif ui.could_play_together(deal, seat.seat, [*chosen, card]):
                     chosen.append(card)
                 else:  # a fast tapper's third card for a two-card answer, two suits in a lead
                     raise UserError("error.does_not_fit")
@@ -343,7 +343,7 @@ class TableFlow(ServiceCore):
         async with self.lock(game_id, tapper=user_id):
             live, seat = await self._playing(game_id, user_id, version)
             assert live.series is not None
-            ui = live.ui
+            ui = live.game_side
             deal = live.series.deals[-1]
             if seat.seat not in ui.actors(deal):
                 raise UserError("error.not_your_turn")
@@ -363,10 +363,10 @@ class TableFlow(ServiceCore):
     # --- applying an action --------------------------------------------------------
 
     def _at_once(self, live: LiveGame) -> tuple[Any, int] | None:
-        """The move that comes by itself at once for a person (``BotGame.by_itself``),
+        """The move that comes by itself at once for a person (``GameSide.by_itself``),
         and their seat; a computer makes its own choice."""
         assert live.series is not None
-        ui = live.ui
+        ui = live.game_side
         coming = ui.by_itself(live.series)
         turn = ui.turn(live.series.deals[-1])
         if coming is None or not coming.at_once or turn is None:
@@ -382,11 +382,11 @@ class TableFlow(ServiceCore):
         autoplayed: bool,
         by_itself: bool = False,
     ) -> Game:
-        """``by_itself``: the move came by itself (``BotGame.by_itself``), nobody's tap nor
+        """``by_itself``: the move came by itself (``GameSide.by_itself``), nobody's tap nor
         a stand-in's: the mover's away count stays as it was."""
         series = live.series
         assert series is not None
-        ui = live.ui
+        ui = live.game_side
         deal = series.deals[-1]
         deal_index = len(series.deals) - 1
         game = live.game

@@ -12,7 +12,7 @@ from bot.service.core import LiveGame, UserError, out_of_group
 from bot.service.table import TableFlow
 from storage import Deadline, GameChange
 
-# Action keys (``BotGame.action_json``) that are a player's own call, never taken for a
+# Action keys (``GameSide.action_json``) that are a player's own call, never taken for a
 # human by auto-play: a show (C1/C2, D6/D8), an out-of-turn lead, a declaration, даве.
 OWN_CALLS = frozenset({"show", "stop", "declare", "dave"})
 
@@ -43,7 +43,7 @@ class TimerFlow(TableFlow):
                     # in their private chats (the group is told if the bot is ever back).
                     await self._close(live, "abandoned", reason="out_of_group")
                 return
-            ui = live.ui
+            ui = live.game_side
             deal = series.current
             now = self.clock()
             if deal is None or deadline.seat not in ui.actors(deal):
@@ -98,7 +98,7 @@ class TimerFlow(TableFlow):
         pass, which is remembered for this moment so the turn's own timer runs next."""
         series = live.series
         assert series is not None
-        ui = live.ui
+        ui = live.game_side
         level = live.game.seats[seat].bot_level
         assert level is not None
         seed = live.game.id * 100_003 + live.game.version
@@ -107,7 +107,7 @@ class TimerFlow(TableFlow):
             await self._apply(live, action, seat, autoplayed=False)
             return
         deal = series.deals[-1]
-        live.declined.add((len(series.deals), ui.moment(deal), seat))
+        live.declined.add((len(series.deals), ui.actions_played(deal), seat))
         fixed = self._deadline_for(live)
         live.game = replace(live.game, deadline=fixed)
         await self._commit(live, GameChange(deadline=fixed))

@@ -18,7 +18,7 @@ from storage import Game, Seat
 
 TRUMP_MARK = "★"
 # An inline keyboard as the JSON Telegram takes: plain dicts, built for every hand on
-# every move, are several times cheaper than aiogram's pydantic models (issue 9: CPU).
+# every move, are several times cheaper than aiogram's pydantic models (CPU per tap).
 Keyboard = dict[str, Any]
 
 

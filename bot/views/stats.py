@@ -9,16 +9,13 @@ import datetime as dt
 import logging
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bot.games import GAMES
+from bot.games import GAMES, BotGame
 from bot.i18n import Html, Texts, html, html_join
 from stats.ratings import SHOWN_AFTER
 from stats.summary import series_end
 from storage import Game, PlayerRecord, Rating, SeatResult, SeriesEnd, SeriesSummary
-
-if TYPE_CHECKING:
-    from bot.games.base import BotGame
 
 log = logging.getLogger(__name__)
 

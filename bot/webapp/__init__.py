@@ -1,2 +1,2 @@
-"""The Mini App (issue 29): a picture of the table in the private chat, live, played
+"""The Mini App: a picture of the table in the private chat, live, played
 through the same service path as the text buttons. See docs/webapp-api.md."""

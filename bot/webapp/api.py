@@ -113,6 +113,13 @@ def page_texts(language: str) -> dict[str, str]:
     }
 
 
+@cache
+def texts_module() -> str:
+    """``export const TEXTS = {"en": {...}, "ru": {...}};``: ``page_texts`` of each language."""
+    every = {language: page_texts(language) for language in sorted(LANGUAGES)}
+    return f"export const TEXTS = {json.dumps(every, ensure_ascii=False, sort_keys=True)};\n"
+
+
 def _language(language: str | None) -> str:
     return language if language in LANGUAGES else DEFAULT_LANGUAGE
 
@@ -178,6 +185,7 @@ class WebApp:
         r.add_get(PREFIX, self._to_index)
         r.add_get(PREFIX + "/", self.index)
         r.add_get(PREFIX + "/static/{name:.+}", self.static)
+        r.add_get(PREFIX + "/texts.js", self.texts_module)
         r.add_post(PREFIX + "/api/session", self._guarded(self.session))
         r.add_get(PREFIX + "/api/state", self._guarded(self.state))
         r.add_post(PREFIX + "/api/action", self._guarded(self.action))
@@ -198,6 +206,15 @@ class WebApp:
         if not page.is_file():
             return web.Response(text=PLACEHOLDER, content_type="text/html", headers=headers)
         return web.FileResponse(page, headers=headers)
+
+    async def texts_module(self, _: web.Request) -> web.StreamResponse:
+        """The page's words in every language, as the module ``static/words.js`` imports:
+        the bot's own texts, so the page keeps no copy of them."""
+        return web.Response(
+            text=texts_module(),
+            content_type="text/javascript",
+            headers={"Cache-Control": "no-cache"},
+        )
 
     async def static(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
@@ -366,9 +383,9 @@ class WebApp:
         if not game.state_version <= version <= game.version:
             raise Refused("stale", language)
         deal = live.series.deals[-1]
-        if seat.seat not in live.ui.actors(deal):
+        if seat.seat not in live.game_side.actors(deal):
             raise Refused("not_your_turn", language)
-        if not all(live.ui.holds(deal, seat.seat, c) for c in cards):
+        if not all(live.game_side.in_hand(deal, seat.seat, c) for c in cards):
             raise Refused("not_your_card", language)
         codes = ".".join(c.code() for c in cards)
         try:

@@ -1,8 +1,8 @@
 """The Mini App's state JSON of one seat (docs/webapp-api.md), built only from that
-seat's engine view (each game fills its part: ``BotGame.app_state``): never another hand, another
+seat's engine view (each game fills its part: ``GameSide.app_state``): never another hand, another
 seat's closed discard (B1, D3) or the stock's order. The actions listed are the seat's
 legal actions, in the same ``kind`` + cards encoding the text buttons carry
-(``bot.views.callbacks.PlayCb``, parsed back by ``BotGame.parse_action``).
+(``bot.views.callbacks.PlayCb``, parsed back by ``GameSide.parse_action``).
 
 An onlooker (``watching_state``) gets the public seat's view, what the group's table
 shows: no hand, no face of a closed discard, no points the group cannot count."""
@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.games.base import Json, codes
+from bot.games.base import codes
 from bot.i18n import plain
+from bot.json import Json
 from bot.service.core import LiveGame
 from engine import Card
 from engine.game import PUBLIC
@@ -60,7 +61,7 @@ def state(live: LiveGame, me: int, *, selected: Sequence[Card] = ()) -> Json:
     game = live.game
     out: Json = {
         "game": game.id,
-        "kind": live.ui.name,
+        "kind": live.game_side.name,
         "version": game.version,
         "status": game.status,
         "finished": game.status != "playing",
@@ -90,7 +91,7 @@ def state(live: LiveGame, me: int, *, selected: Sequence[Card] = ()) -> Json:
         row["score"] = totals[row["seat"]]
     out["tally"] = {"deal": len(series.deals), "totals": totals, "teams": None}
     playing = game.status == "playing"
-    if not live.ui.app_state(out, live.t, series, me, playing):
+    if not live.game_side.app_state(out, live.t, series, me, playing):
         return out  # a game the Mini App cannot draw: its tally only, played by text
     deadline = game.deadline  # (a negative seat: stopped while the bot is out of the group)
     if playing and out["turn"] is not None and deadline is not None and deadline.seat >= 0:
@@ -110,7 +111,7 @@ def _notes(live: LiveGame) -> list[str]:
     notes: list[str] = []
     if series is None:
         return notes
-    ui, t, game = live.ui, live.t, live.game
+    ui, t, game = live.game_side, live.t, live.game
     deal = series.deals[-1]
     finished = [i for i, d in enumerate(series.deals) if d.finished]
     if finished and (deal.finished or deal.trick_number == 0):

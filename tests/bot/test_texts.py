@@ -17,9 +17,11 @@ import pytest
 
 from bot.chat_settings import ChatSettings, apply_preset, presets
 from bot.games import GAMES, bot_game
-from bot.games.base import listed_plays
-from bot.games.burkozel import game as burkozel_screens
-from bot.games.burkozel.game import BURKOZEL, card_plays
+from bot.games.burkozel import keyboard as burkozel_keyboard
+from bot.games.burkozel import screens as burkozel_screens
+from bot.games.burkozel.game import BURKOZEL
+from bot.games.burkozel.keyboard import card_plays
+from bot.games.taps import listed_plays
 from bot.i18n import LANGUAGES, catalog_keys, plain, texts
 from bot.views import render
 from bot.views.lobby import lobby_text
@@ -163,7 +165,7 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
         assert seat is not None
         view = deal.view(seat)
         for card in view.hand:
-            move = burkozel_screens.one_tap_move(deal, seat, card)
+            move = burkozel_keyboard.one_tap_move(deal, seat, card)
             if not view.table:
                 assert move == Move(seat, (card,)), (card, view.hand)
             elif len(view.table[0].cards) == 1:
@@ -173,7 +175,7 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
                 assert move is None  # several cards to answer with: always a choice
             for other in range(players):
                 if other != seat:
-                    assert burkozel_screens.one_tap_move(deal, other, card) is None
+                    assert burkozel_keyboard.one_tap_move(deal, other, card) is None
             checked += 1
         listed = {(tuple(sorted(m.cards)), m.beat) for m in listed_plays(card_plays(deal, seat))}
         if not view.table:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.delivery.chatter import ChatterLimit
+from bot.games.bura.codec import kind_of
 from bot.games.bura.game import BURA
 from engine.bura import from_record
 from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
@@ -38,21 +39,6 @@ class Decks:
             cards[:] = self.decks.pop(0)
         else:
             self.rng.shuffle(cards)
-
-
-def kind_of(action: Action) -> str:
-    if isinstance(action, Lead):
-        return "s" if action.stop else "l"
-    if isinstance(action, Answer):
-        return "b" if action.beat else "d"
-    if isinstance(action, Declare):
-        return "v" if action.declare else "n"
-    if isinstance(action, Show):
-        return "B" if action.kind == "bura" else "M"
-    if isinstance(action, Dave):
-        return "D"
-    assert isinstance(action, DaveReply)
-    return "a" if action.accept else "f"
 
 
 class Stale(Exception):

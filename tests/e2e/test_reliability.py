@@ -18,7 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bot.app import App
-from bot.games.burkozel import game as burkozel_screens
+from bot.games.burkozel import keyboard as burkozel_keyboard
+from bot.games.burkozel import screens as burkozel_screens
 from bot.i18n import texts
 from bot.service.table import table_role
 from bot.views import render
@@ -135,7 +136,7 @@ async def assert_final_state(
             previous=burkozel_screens.previous_trick(series),
         )
         assert plain(hand.text) == plain(want), f"{seat.name}'s hand is not current"
-        keyboard = burkozel_screens.hand_keyboard(t, game, deal, seat.seat, [])
+        keyboard = burkozel_keyboard.hand_keyboard(t, game, deal, seat.seat, [])
         assert [[(b.text, b.callback_data) for b in row] for row in hand.buttons] == [
             [(b["text"], b["callback_data"]) for b in row] for row in keyboard["inline_keyboard"]
         ]
@@ -462,7 +463,7 @@ async def select_for_action(
                 b
                 for b in cards
                 if b.callback_data is not None
-                and burkozel_screens.one_tap_move(
+                and burkozel_keyboard.one_tap_move(
                     deal, seat.seat, Card.parse(b.callback_data.split(":")[3])
                 )
                 is None

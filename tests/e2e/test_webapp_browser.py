@@ -633,6 +633,23 @@ async def test_a_forged_or_expired_launch_shows_why_and_no_table(tmp_path: Path)
             await page.context.close()
 
 
+async def test_a_page_opened_without_launch_data_says_how_to_open_it(tmp_path: Path) -> None:
+    """Before any session the page has the bot's own words (the module /webapp/texts.js,
+    no copy of them in the page): opened outside Telegram, it says where the table opens."""
+    async with chromium() as browser, a_table(tmp_path, ["Anna", "Boris"]) as table:
+        message = app_message(table.users[0], table.group)
+        assert message is not None
+        url = web_app_url(message)
+        assert url is not None
+        page = await open_app(browser, url.split("?")[0])
+        shown = page.locator("#message")
+        await shown.wait_for(state="visible")
+        text = await shown.inner_text()
+        assert text in {plain(texts(language)("webapp.no_launch")) for language in ("en", "ru")}
+        assert await page.locator("[data-card]").count() == 0
+        await page.context.close()
+
+
 # --- the table opened from the group ----------------------------------------------------
 
 

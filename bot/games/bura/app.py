@@ -1,22 +1,24 @@
 """Bura in the Mini App: its part of a seat's state JSON (docs/webapp-api.md), built
 only from that seat's view (``BuraDeal.view``: never another hand nor, D3, another
-seat's closed discard; an onlooker's, ``PUBLIC``, neither), and its legal actions in the kinds the text buttons carry."""
+seat's closed discard; an onlooker's, ``PUBLIC``, neither), and its legal actions in the kinds the text buttons carry (``codec``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from bot.games.base import Json, codes
+from bot.games.base import codes
+from bot.games.bura import codec
+from bot.games.bura.keyboard import action_label, label_key, played_cards
+from bot.games.labels import without_cards
 from bot.i18n import Texts, plain
-from bot.views.render import cards_text
+from bot.json import Json
 from engine import Card
-from engine.bura.actions import Answer, Dave, DaveReply, Declare, Lead, Show
+from engine.bura.actions import Answer, Lead
 from engine.bura.deal import BuraDeal
+from engine.bura.series import BuraSeries
 from engine.bura.view import BuraView, SeenPlay
 from engine.game import PUBLIC
 
 
-def app_state(out: Json, t: Texts, series: Any, me: int, playing: bool) -> bool:
+def app_state(out: Json, t: Texts, series: BuraSeries, me: int, playing: bool) -> bool:
     _bura(out, t, series.deals[-1], me, playing)
     return True
 
@@ -77,39 +79,21 @@ def _bura_play(play: SeenPlay, me: int, mine: set[Card]) -> Json:
 
 def bura_actions(t: Texts, deal: BuraDeal, me: int) -> list[Json]:
     """Every legal action of ``me`` now (D2-D8), as the text hand offers them, in the
-    kinds ``BuraBot.parse_action`` reads: l/b/d/s with cards; v/n/B/M/D/a/f without."""
+    codec's kinds (``bot.games.bura.codec``: leads and answers with cards, the calls
+    without), each with its place among the main button's choices and its label without
+    cards (for a button standing for every play of its kind)."""
     actions: list[Json] = []
-    closed = deal.rules.discards == "closed"
     for action in deal.legal_actions(me):
-        if isinstance(action, Lead | Answer):
-            chosen = tuple(sorted(action.cards))
-            shown = cards_text(chosen, deal.trump)
-            if isinstance(action, Lead):
-                kind = "s" if action.stop else "l"
-                key = "bura.act_stop" if action.stop else "hand.act_lead"
-            elif action.beat:
-                kind, key = "b", "hand.act_beat"
-            else:
-                kind = "d"
-                key = "bura.act_discard_closed" if closed else "hand.act_discard"
-            label = t(key, cards=shown)
-            actions.append({"kind": kind, "label": plain(label), "cards": codes(chosen)})
-            continue
-        if isinstance(action, Declare):
-            if action.declare:
-                kind, label = "v", t("bura.act_declare")
-            else:
-                key = "bura.act_pass_last" if deal.last_trick_taken() else "bura.act_draw"
-                kind, label = "n", t(key)
-        elif isinstance(action, Show):
-            kind = "B" if action.kind == "bura" else "M"
-            label = t(f"bura.act_show_{action.kind}")
-        elif isinstance(action, Dave):
-            kind, label = "D", t("bura.act_dave")
-        elif isinstance(action, DaveReply):
-            key = "bura.act_accept" if action.accept else "bura.act_fold"
-            kind, label = ("a" if action.accept else "f"), t(key, n=deal.stakes * 2)
-        else:  # pragma: no cover - a new engine action the app does not know yet
-            continue
-        actions.append({"kind": kind, "label": plain(label), "cards": None})
+        kind = codec.kind_of(action)
+        label = plain(action_label(t, deal, action))
+        played = isinstance(action, Lead | Answer)
+        actions.append(
+            {
+                "kind": kind,
+                "label": label,
+                "short": without_cards(t, label_key(deal, action)) if played else label,
+                "rank": codec.main_rank(kind),
+                "cards": codes(played_cards(action)) if played else None,
+            }
+        )
     return actions

@@ -1,21 +1,23 @@
 """Burkozel in the Mini App: its part of a seat's state JSON (docs/webapp-api.md), built
 only from that seat's view (``Deal.view``: never another hand nor, B1, another seat's
 closed discard; an onlooker's, ``PUBLIC``, neither hand nor closed discard), and its
-legal moves in the kinds the text buttons carry."""
+legal moves in the kinds the text buttons carry (``codec``)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from bot.games.base import Json, codes
-from bot.games.burkozel import house
+from bot.games.base import codes
+from bot.games.burkozel import codec, house
+from bot.games.burkozel.keyboard import PLAY_LABELS
+from bot.games.labels import without_cards
 from bot.i18n import Texts, plain
+from bot.json import Json
 from bot.views.render import cards_text
-from engine.burkozel.actions import Move, Play
+from engine.burkozel import Deal, Series
+from engine.burkozel.actions import Play
 from engine.game import PUBLIC
 
 
-def app_state(out: Json, t: Texts, series: Any, me: int, playing: bool) -> bool:
+def app_state(out: Json, t: Texts, series: Series, me: int, playing: bool) -> bool:
     totals = out["tally"]["totals"]
     if house.pairs(series.rules):  # B5
         out["tally"]["teams"] = [totals[0] + totals[2], totals[1] + totals[3]]
@@ -35,7 +37,7 @@ def _play_json(play: Play, me: int, closed_rule: bool, role: str | None = None) 
     }
 
 
-def _burkozel(out: Json, t: Texts, series: Any, deal: Any, me: int, playing: bool) -> None:
+def _burkozel(out: Json, t: Texts, series: Series, deal: Deal, me: int, playing: bool) -> None:
     view = deal.view(me)  # (PUBLIC: the group's view, no hand and no closed discard)
     closed_rule = view.rules.discards == "closed" and not view.finished
     out["turn"] = view.turn if playing else None
@@ -66,28 +68,32 @@ def _burkozel(out: Json, t: Texts, series: Any, deal: Any, me: int, playing: boo
         out["actions"] = burkozel_actions(t, deal, me)
 
 
-def burkozel_actions(t: Texts, deal: Any, me: int) -> list[Json]:
+def burkozel_actions(t: Texts, deal: Deal, me: int) -> list[Json]:
     """Every legal move of ``me`` now (R6, R7; B6 shows C1/C2 and leads out of turn
-    C3/C4), as the text hand offers them: kinds l/b/d/o/s (``BurkozelBot.parse_action``)."""
+    C3/C4), as the text hand offers them, in the codec's kinds (``bot.games.burkozel
+    .codec``), each with its place among the main button's choices and its label without
+    cards (for a button standing for every play of its kind)."""
     if me not in deal.actors():
         return []
     actions: list[Json] = []
-    moves: list[Move] = deal.legal_moves(me)
-    for move in moves:
+    for move in deal.legal_moves(me):
+        kind = codec.kind_of(move)
         if move.show is not None:
-            actions.append(
-                {"kind": "s", "label": plain(t(f"house.show_{move.show}")), "cards": None}
-            )
+            label = plain(t(f"house.show_{move.show}"))
+            actions.append(_action(kind, label, label, None))
             continue
         chosen = tuple(sorted(move.cards))
-        shown = cards_text(chosen, deal.trump)
-        if move.stop:
-            kind, label = "o", t("house.stop", cards=shown)
-        elif move.beat is None:
-            kind, label = "l", t("hand.act_lead", cards=shown)
-        elif move.beat:
-            kind, label = "b", t("hand.act_beat", cards=shown)
-        else:
-            kind, label = "d", t("hand.act_discard", cards=shown)
-        actions.append({"kind": kind, "label": plain(label), "cards": codes(chosen)})
+        key = "house.stop" if move.stop else PLAY_LABELS[move.beat]
+        label = plain(t(key, cards=cards_text(chosen, deal.trump)))
+        actions.append(_action(kind, label, without_cards(t, key), codes(chosen)))
     return actions
+
+
+def _action(kind: str, label: str, short: str, cards: list[str] | None) -> Json:
+    return {
+        "kind": kind,
+        "label": label,
+        "short": short,
+        "rank": codec.main_rank(kind),
+        "cards": cards,
+    }

@@ -120,7 +120,7 @@ def reachable(ui: Any, series: Any, seat: int, action: Any) -> bool:
         for card in cards:
             if not (chosen or picking) and ui.one_tap(deal, seat, card) is not None:
                 break  # this tap would play the card at once
-            if not ui.fits(deal, seat, [*chosen, card]):
+            if not ui.could_play_together(deal, seat, [*chosen, card]):
                 break
             chosen.append(card)
         else:

@@ -117,7 +117,7 @@ async def test_c1_the_show_bura_button_a_holder_sees_shows_it(tmp_path: Path) ->
         await service.play(game.id, alice.id, game.version, "b", "7H")  # Alice takes
         live = await service._load(game.id)
         assert live.series is not None
-        markup = live.ui.hand_keyboard(live.t, live.game, live.series, 0, [])
+        markup = live.game_side.hand_keyboard(live.t, live.game, live.series, 0, [])
         assert markup is not None
         (data,) = [
             b["callback_data"]

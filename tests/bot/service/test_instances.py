@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from bot.chat_settings import ChatSettings
-from bot.games.burkozel.game import BEAT_OF_KIND, BURKOZEL
+from bot.games.burkozel.codec import kind_of
+from bot.games.burkozel.game import BURKOZEL
 from bot.i18n import texts
 from bot.service import GameService, UserError, UserInfo
 from engine import burkozel
@@ -25,7 +26,6 @@ from storage import Backend, Game, GameChange, OutboxItem, open_storage
 from tests.bot.service.test_cache import ALICE, BOB, FixedDeck
 from tests.support.burkozel import build_deck
 
-KIND_OF_BEAT = {v: k for k, v in BEAT_OF_KIND.items() if k != "o"}
 ANN = UserInfo(1, "Ann")
 
 
@@ -71,7 +71,7 @@ async def test_instances_taking_turns_keep_the_game_as_stored(pg_url: str) -> No
             user = stored.seats[deal.turn].user_id
             assert user is not None
             codes = ".".join(c.code() for c in sorted(move.cards))
-            await service.play(game.id, user, stored.version, KIND_OF_BEAT[move.beat], codes)
+            await service.play(game.id, user, stored.version, kind_of(move), codes)
             live = service._live.get(game.id)
             if live is not None and live is cached:
                 caught_up += 1  # moved on in place, not rebuilt
@@ -154,7 +154,7 @@ class Table:
         move = self.rng.choice(deal.legal_moves())
         codes = ".".join(c.code() for c in sorted(move.cards))
         version = stored.version if drawn_at is None else drawn_at
-        await service.play(self.game_id, user, version, KIND_OF_BEAT[move.beat], codes)
+        await service.play(self.game_id, user, version, kind_of(move), codes)
         return user
 
     async def drain(self) -> list[OutboxItem]:

@@ -335,7 +335,7 @@ async def test_onlookers_cost_no_telegram_operation_and_spare_no_hand(tmp_path: 
                 version = (await table.snapshot())[0]
                 live = await table.service.live(table.game.id)
                 assert live.series is not None
-                seat = live.ui.actors(live.series.deals[-1])[0]
+                seat = live.game_side.actors(live.series.deals[-1])[0]
                 user_id = seat_user(table, seat)
                 action = seat_state(live, seat)["actions"][0]
                 outbox = await db.outbox_size()
@@ -476,7 +476,7 @@ def hidden_cards(service: GameService, game_id: int, seat: int) -> set[str]:
     hidden: set[str] = set()
     if deal.finished:
         return hidden
-    if live.ui.name == "bura":
+    if live.game_side.name == "bura":
         for other, hand in enumerate(deal.hands):
             if other != seat:
                 hidden |= {c.code() for c in hand}

@@ -155,7 +155,7 @@ def _norm(action_json: dict[str, object]) -> str:
 
 @pytest.mark.parametrize("name", ["burkozel", "bura"])
 def test_every_listed_action_parses_back_as_the_text_buttons_do(name: str) -> None:
-    """The kinds and cards the state lists go through ``BotGame.parse_action`` (the text
+    """The kinds and cards the state lists go through ``GameSide.parse_action`` (the text
     buttons' parser) as exactly the seat's legal actions, in both games (B6 shows and
     leads out of turn; Bura's «Стоп!», declarations, shows, даве)."""
     t = texts("en")

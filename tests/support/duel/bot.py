@@ -1,13 +1,13 @@
-"""Duel's bot side (``bot.games.base.BotGame``): a tap on a card plays it; the group
+"""Duel's bot side (``bot.games.base.GameSide``): a tap on a card plays it; the group
 table lists the seats, the table and the last trick; each hand its cards."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
-from bot.games.base import ByItself, ForgedAction, Json
-from bot.i18n import Html, Texts
+from bot.games.base import ForgedAction, GameSide
+from bot.i18n import Texts
+from bot.json import Json
 from bot.views.callbacks import card_data
 from bot.views.render import (
     Keyboard,
@@ -16,11 +16,10 @@ from bot.views.render import (
     cards_text,
     keyboard,
     seat_name,
-    series_end_text,
     time_limit,
 )
 from engine import Card
-from storage import Game, PlayerRecord
+from storage import Game
 from tests.support.duel.game import DuelDeal, DuelRules, DuelSeries, Play, from_record, to_record
 
 
@@ -39,33 +38,23 @@ def _table_lines(t: Texts, game: Game, deal: DuelDeal) -> list[str]:
     return lines
 
 
-class DuelBot:
+class DuelSide(GameSide[DuelSeries, DuelDeal, Play]):
     name = "duel"
+    min_players = max_players = 2
 
-    def new_series(self, players: int, rules: Mapping[str, Any], first_dealer: int) -> DuelSeries:
-        switches = {k: v for k, v in rules.items() if k != "game"}
+    def start_series(
+        self, players: int, switches: Mapping[str, object], first_dealer: int
+    ) -> DuelSeries:
         return DuelSeries(players, DuelRules.from_dict(switches), first_dealer)
 
-    def from_record(self, record: dict[str, Any]) -> DuelSeries:
+    def from_record(self, record: Json) -> DuelSeries:
         return from_record(record)
 
-    def record(self, series: DuelSeries) -> dict[str, Any]:
+    def record(self, series: DuelSeries) -> Json:
         return to_record(series)
 
     def deal_rows(self, series: DuelSeries) -> tuple[list[Sequence[int]], list[Sequence[int]]]:
         return [r.points for r in series.results], [r.penalties for r in series.results]
-
-    def winners(self, series: DuelSeries) -> tuple[int, ...]:
-        return series.result().winners
-
-    def turn(self, deal: DuelDeal) -> int | None:
-        return deal.turn
-
-    def actors(self, deal: DuelDeal) -> tuple[int, ...]:
-        return deal.actors()
-
-    def moment(self, deal: DuelDeal) -> int:
-        return len(deal.history)
 
     def trick_open(self, deal: DuelDeal) -> bool:
         return bool(deal.table)
@@ -76,18 +65,12 @@ class DuelBot:
             return None
         return f"{len(series.deals)}.{sum(deal.tricks)}"
 
-    def holds(self, deal: DuelDeal, seat: int, card: Card) -> bool:
-        return card in deal.hands[seat]
-
-    def fits(self, deal: DuelDeal, seat: int, cards: Sequence[Card]) -> bool:
+    def could_play_together(self, deal: DuelDeal, seat: int, cards: Sequence[Card]) -> bool:
         return len(cards) <= 1
 
     def one_tap(self, deal: DuelDeal, seat: int, card: Card) -> Play | None:
         play = Play(seat, card)
         return play if play in deal.legal_actions(seat) else None
-
-    def offers_pick(self, deal: DuelDeal, seat: int) -> bool:
-        return False
 
     def parse_action(self, deal: DuelDeal, seat: int, kind: str, cards: tuple[Card, ...]) -> Play:
         if kind != "p" or len(cards) != 1:
@@ -97,17 +80,11 @@ class DuelBot:
             raise ForgedAction(kind)
         return play
 
-    def action_json(self, action: Play) -> dict[str, Any]:
-        return action.to_json()
-
     def computer_action(self, level: str, seed: int, series: DuelSeries, seat: int) -> Play:
         return self.stand_in_action(series, seat)
 
     def stand_in_action(self, series: DuelSeries, seat: int) -> Play:
         return min(series.deals[-1].legal_actions(seat), key=lambda p: p.card.rank)
-
-    def by_itself(self, series: DuelSeries) -> ByItself | None:
-        return None
 
     def table_text(
         self, t: Texts, game: Game, series: DuelSeries, *, turn_seconds: int | None
@@ -180,29 +157,8 @@ class DuelBot:
         loser = result.penalties.index(1)
         return t("duel.deal_end", deal=index + 1, name=seat_name(game.seats[loser]))
 
-    def move_notes(self, t: Texts, game: Game, series: DuelSeries, action: Play) -> list[str]:
-        return []
-
-    def series_end_text(self, t: Texts, game: Game, series: DuelSeries) -> str:
-        return series_end_text(t, game, series.totals, series.result().winners)
-
     def app_state(self, out: Json, t: Texts, series: DuelSeries, me: int, playing: bool) -> bool:
         return False  # the Mini App shows Duel's tally only; it is played by text
 
-    def stats_lines(self, t: Texts, stats: PlayerRecord) -> list[Html]:
-        return []
 
-    def lobby_title(self, t: Texts) -> str:
-        return t("lobby.title_game", game=t("game.duel"))
-
-    def lobby_seat_lines(self, t: Texts, game: Game) -> list[Html]:
-        return []
-
-    def lobby_hint(self, t: Texts, game: Game) -> str:
-        return t("lobby.hint", min=2, max=2)
-
-    def score_lines(self, t: Texts, game: Game, series: DuelSeries) -> list[Html]:
-        return []
-
-
-DUEL_BOT = DuelBot()
+DUEL_BOT = DuelSide()

@@ -14,12 +14,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.games.bura.game import (
-    BURA,
-    declaration_may_win,
-    hand_keyboard,
-    hand_text,
-)
+from bot.games.bura.game import BURA, declaration_may_win
+from bot.games.bura.keyboard import hand_keyboard
+from bot.games.bura.screens import hand_text
 from bot.i18n import plain, texts
 from bot.service import GameService
 from bot.service.core import BY_ITSELF_AFTER

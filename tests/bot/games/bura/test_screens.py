@@ -4,7 +4,8 @@ it; a closed discard (D3) stays face down to all but its owner; no points (D3)."
 
 from __future__ import annotations
 
-from bot.games.bura.game import BURA, hand_text, table_text
+from bot.games.bura.game import BURA
+from bot.games.bura.screens import hand_text, table_text
 from bot.i18n import plain, texts
 from engine.bura.actions import Declare, Show
 from engine.bura.rules import BuraRules

@@ -10,7 +10,9 @@ from dataclasses import replace
 import pytest
 
 from bot.games.base import ForgedAction
-from bot.games.burkozel.game import BURKOZEL, hand_keyboard, hand_text, table_text
+from bot.games.burkozel.game import BURKOZEL
+from bot.games.burkozel.keyboard import hand_keyboard
+from bot.games.burkozel.screens import hand_text, table_text
 from bot.i18n import plain, texts
 from bot.views.lobby import lobby_text
 from engine import parse_cards, shuffled_deck
