@@ -20,7 +20,8 @@ requests open, so a request that finds no room simply waits, and Telegram sends 
 meanwhile.
 
 Before any of that, ``screen`` may take an update off the line altogether (tap_screen.py:
-a tap answered at once, or shed), so that it neither waits nor takes room.
+a tap answered at once, or shed; message_screen.py: one person's flood of messages
+shed), so that it neither waits nor takes room.
 """
 
 from __future__ import annotations

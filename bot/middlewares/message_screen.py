@@ -1,0 +1,97 @@
+"""One person's flood of messages shed before it takes room in the updates held.
+
+Polling fetches no more while the process holds its most updates (chat_order.py), and
+Telegram hands updates out in the order they came: whatever fills that room holds back
+every update behind it, a seated player's tap included. Taps are screened and shed by
+tap_screen.py; messages (private texts, commands in groups) were not, and strangers
+sending texts and commands as fast as a script can filled the room: the players' taps
+were read tens of seconds late, though answered at once once read.
+
+So each person may write ``BURST`` messages at once, then one every ``1 / RATE``
+seconds, counted across every chat (a flood split between a private chat and a group is
+one flood). While the process holds ``PRESSED`` updates or more, what a person writes
+beyond that is dropped here: no answer (an answer would cost the bot's sending rate,
+shared by every chat) and no place in any queue. Below that nothing is shed: a quiet bot
+has room for someone typing fast, and only a flood brings it near its limit.
+
+A person loses nothing they mean: a /start, anyone's first message (their bucket is
+full), a few commands in a row in a game's group all fit the burst; a lobby's Join is a
+tap, counted apart (tap_screen.py). Service messages (a group upgraded to a supergroup,
+members added) are Telegram's, not the person's, and are never shed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Final
+
+from aiogram.enums import ContentType
+from aiogram.types import Update
+
+from bot import metrics
+from bot.middlewares.tap_screen import TokenBuckets
+
+log = logging.getLogger(__name__)
+
+# Typing, nobody keeps up a message every two seconds for long; a burst of five covers
+# a few commands sent in a row (/start, /rules, /newgame) or a handful forwarded at once.
+BURST: Final = 5
+RATE: Final = 0.5
+# Updates held (chat_order.py: at most 1,024) from which on a flood is shed: a quiet
+# bot holds a handful.
+PRESSED: Final = 128
+
+# What a person writes (everything else a message can be is Telegram's own notice).
+WRITTEN: Final = frozenset(
+    {
+        ContentType.TEXT,
+        ContentType.AUDIO,
+        ContentType.ANIMATION,
+        ContentType.DOCUMENT,
+        ContentType.GAME,
+        ContentType.LIVE_PHOTO,
+        ContentType.PHOTO,
+        ContentType.STICKER,
+        ContentType.VIDEO,
+        ContentType.VIDEO_NOTE,
+        ContentType.VOICE,
+        ContentType.CHECKLIST,
+        ContentType.CONTACT,
+        ContentType.VENUE,
+        ContentType.LOCATION,
+        ContentType.POLL,
+        ContentType.DICE,
+        ContentType.STORY,
+        ContentType.PAID_MEDIA,
+        ContentType.UNKNOWN,
+    }
+)
+
+
+class MessageScreen:
+    """``await screen(update)``: True if the update was a message shed here (dropped,
+    not queued); False: queue it as usual."""
+
+    def __init__(self, held: Callable[[], int], buckets: TokenBuckets | None = None) -> None:
+        self.held = held  # updates the process holds now
+        self.buckets = buckets or TokenBuckets(burst=BURST, rate=RATE)
+        self._shedding: set[int] = set()  # writers whose latest message was shed
+
+    async def __call__(self, update: Update) -> bool:
+        message = update.message
+        if message is None or message.content_type not in WRITTEN:
+            return False
+        # (An anonymous admin or a channel writes as a chat, under a user id they share.)
+        sender = message.sender_chat or message.from_user or message.chat
+        writer = sender.id
+        # (Counted even when nothing is shed: a flood that began in a quiet moment is
+        # shed as soon as it presses.)
+        if self.buckets.take(writer) or self.held() < PRESSED:
+            self._shedding.discard(writer)
+            return False
+        if writer not in self._shedding:
+            self._shedding.add(writer)
+            log.info("user %s writes faster than a person: shedding their messages", writer)
+        metrics.MESSAGES_SHED.inc()
+        return True
