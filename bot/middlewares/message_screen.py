@@ -14,10 +14,16 @@ beyond that is dropped here: no answer (an answer would cost the bot's sending r
 shared by every chat) and no place in any queue. Below that nothing is shed: a quiet bot
 has room for someone typing fast, and only a flood brings it near its limit.
 
-A person loses nothing they mean: a /start, anyone's first message (their bucket is
-full), a few commands in a row in a game's group all fit the burst; a lobby's Join is a
-tap, counted apart (tap_screen.py). Service messages (a group upgraded to a supergroup,
-members added) are Telegram's, not the person's, and are never shed.
+A rate per person does not bound many people: 200 strangers within their rate filled
+the room all the same (bench/junk.py). So while the process holds ``CROWDED`` or more,
+each person's first message in a while (their bucket full: nothing written for
+``BURST / RATE`` seconds) goes through and the rest of what they write is shed.
+
+A person loses nothing they mean: a /start, anyone's first message in a while (their
+bucket is full) go through even when crowded, and a few commands in a row in a game's
+group fit the burst; a lobby's Join is a tap, counted apart (tap_screen.py). Service
+messages (a group upgraded to a supergroup, members added) are Telegram's, not the
+person's, and are never shed.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ RATE: Final = 0.5
 # Updates held (chat_order.py: at most 1,024) from which on a flood is shed: a quiet
 # bot holds a handful.
 PRESSED: Final = 128
+CROWDED: Final = 768  # three quarters of the room: the last resort before polling stops
 
 # What a person writes (everything else a message can be is Telegram's own notice).
 WRITTEN: Final = frozenset(
@@ -87,7 +94,9 @@ class MessageScreen:
         writer = sender.id
         # (Counted even when nothing is shed: a flood that began in a quiet moment is
         # shed as soon as it presses.)
-        if self.buckets.take(writer) or self.held() < PRESSED:
+        held = self.held()
+        need = self.buckets.burst if held >= CROWDED else 1
+        if self.buckets.take(writer, need) or held < PRESSED:
             self._shedding.discard(writer)
             return False
         if writer not in self._shedding:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aiogram.types import Chat, Message, Update, User
 
-from bot.middlewares.message_screen import BURST, PRESSED, RATE, MessageScreen
+from bot.middlewares.message_screen import BURST, CROWDED, PRESSED, RATE, MessageScreen
 from bot.middlewares.tap_screen import TokenBuckets
 
 FLOODER, NEWCOMER, PLAYER = 21, 22, 23
@@ -77,3 +77,19 @@ async def test_telegrams_own_notices_and_other_updates_are_never_shed() -> None:
     upgraded = message(100, FLOODER, None, chat=GROUP, migrate_to_chat_id=-1002)
     assert await screen(upgraded) is False
     assert await screen(Update(update_id=101)) is False
+
+
+async def test_when_crowded_each_persons_first_message_in_a_while_still_gets_through() -> None:
+    """Two hundred strangers, each within their rate, fill the room as one flooder would:
+    when crowded, each person gets their first message in a while through (a newcomer's
+    /start, a player's command), and what else they write is shed."""
+    clock = Clock()
+    screen = screen_at(clock, held=CROWDED)
+    strangers = range(1000, 1200)
+    assert all([await screen(message(s, s, "/start")) is False for s in strangers])
+    assert all([await screen(message(s + 1000, s, "/help")) is True for s in strangers])
+    assert await screen(message(5000, NEWCOMER, "/start")) is False
+    assert await screen(message(5001, PLAYER, "/score", chat=GROUP)) is False
+    assert await screen(message(5002, PLAYER, "/score", chat=GROUP)) is True
+    clock.now += BURST / RATE  # nothing written for a while: the next goes through
+    assert await screen(message(5003, PLAYER, "/score", chat=GROUP)) is False
