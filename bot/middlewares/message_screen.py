@@ -48,6 +48,7 @@ RATE: Final = 0.5
 # bot holds a handful.
 PRESSED: Final = 128
 CROWDED: Final = 768  # three quarters of the room: the last resort before polling stops
+SHEDDING_KEPT: Final = 4096  # writers remembered as shed, to log each once
 
 # What a person writes (everything else a message can be is Telegram's own notice).
 WRITTEN: Final = frozenset(
@@ -100,6 +101,8 @@ class MessageScreen:
             self._shedding.discard(writer)
             return False
         if writer not in self._shedding:
+            if len(self._shedding) >= SHEDDING_KEPT:  # (it only keeps the log short)
+                self._shedding.clear()
             self._shedding.add(writer)
             log.info("user %s writes faster than a person: shedding their messages", writer)
         metrics.MESSAGES_SHED.inc()
