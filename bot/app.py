@@ -278,7 +278,9 @@ class App:
             # Taps that need no game state are answered before their chat's queue, and
             # one person's flood of taps or messages is shed before it takes room there.
             screen = TapScreen(service, bot)
-            messages = MessageScreen(held=lambda: queues.held if queues is not None else 0)
+            messages = MessageScreen(
+                held=lambda: queues.held if queues is not None else 0, seated=screen.seats
+            )
             queues = ChatQueues(
                 functools.partial(_feed, dispatcher, bot),
                 screen=_screens(messages, screen),

@@ -7,23 +7,22 @@ tap_screen.py; messages (private texts, commands in groups) were not, and strang
 sending texts and commands as fast as a script can filled the room: the players' taps
 were read tens of seconds late, though answered at once once read.
 
-So each person may write ``BURST`` messages at once, then one every ``1 / RATE``
-seconds, counted across every chat (a flood split between a private chat and a group is
-one flood). While the process holds ``PRESSED`` updates or more, what a person writes
-beyond that is dropped here: no answer (an answer would cost the bot's sending rate,
-shared by every chat) and no place in any queue. Below that nothing is shed: a quiet bot
-has room for someone typing fast, and only a flood brings it near its limit.
+So while the process holds ``PRESSED`` updates or more (a flood is under way: a quiet
+bot holds a handful), each person may write one message every ``1 / RATE`` seconds,
+counted across every chat (a flood split between a private chat and a group is one
+flood); what else they write is dropped here, with no answer (an answer would cost the
+bot's sending rate, shared by every chat) and no place in any queue. Below ``PRESSED``
+nothing is shed: there is room for someone typing fast. A budget with a burst (five at
+once, then one every two seconds) did not bound many people: 200 strangers, each within
+it, held the room full all the same, and the players' taps behind them waited 8-12 s
+(bench/junk.py).
 
-A rate per person does not bound many people: 200 strangers within their rate filled
-the room all the same (bench/junk.py). So while the process holds ``CROWDED`` or more,
-each person's first message in a while (their bucket full: nothing written for
-``BURST / RATE`` seconds) goes through and the rest of what they write is shed.
-
-A person loses nothing they mean: a /start, anyone's first message in a while (their
-bucket is full) go through even when crowded, and a few commands in a row in a game's
-group fit the burst; a lobby's Join is a tap, counted apart (tap_screen.py). Service
-messages (a group upgraded to a supergroup, members added) are Telegram's, not the
-person's, and are never shed.
+What a person must not lose gets through: a /start (a newcomer's first message), a
+command in a game's group, a message written after a pause; a player seated at a table
+in play (``seated``) is never shed; a lobby's Join is a tap, counted apart in
+tap_screen.py. What a flood costs others is a second message within two seconds, only
+while the flood lasts. Service messages (a group upgraded to a supergroup, members
+added) are Telegram's, not the person's, and are never shed.
 """
 
 from __future__ import annotations
@@ -40,17 +39,15 @@ from bot.middlewares.tap_screen import TokenBuckets
 
 log = logging.getLogger(__name__)
 
-# Typing, nobody keeps up a message every two seconds for long; a burst of five covers
-# a few commands sent in a row (/start, /rules, /newgame) or a handful forwarded at once.
-BURST: Final = 5
+# Typing, nobody keeps up a message every two seconds for long.
 RATE: Final = 0.5
 # Updates held (chat_order.py: at most 1,024) from which on a flood is shed: a quiet
 # bot holds a handful.
 PRESSED: Final = 128
-CROWDED: Final = 768  # three quarters of the room: the last resort before polling stops
 SHEDDING_KEPT: Final = 4096  # writers remembered as shed, to log each once
 
-# What a person writes (everything else a message can be is Telegram's own notice).
+# What a person writes (the rest is Telegram's own notices, or a kind this aiogram
+# cannot name: never shed).
 WRITTEN: Final = frozenset(
     {
         ContentType.TEXT,
@@ -72,7 +69,6 @@ WRITTEN: Final = frozenset(
         ContentType.DICE,
         ContentType.STORY,
         ContentType.PAID_MEDIA,
-        ContentType.UNKNOWN,
     }
 )
 
@@ -81,9 +77,15 @@ class MessageScreen:
     """``await screen(update)``: True if the update was a message shed here (dropped,
     not queued); False: queue it as usual."""
 
-    def __init__(self, held: Callable[[], int], buckets: TokenBuckets | None = None) -> None:
+    def __init__(
+        self,
+        held: Callable[[], int],
+        seated: Callable[[int], bool] = lambda user_id: False,
+        buckets: TokenBuckets | None = None,
+    ) -> None:
         self.held = held  # updates the process holds now
-        self.buckets = buckets or TokenBuckets(burst=BURST, rate=RATE)
+        self.seated = seated  # whether a person plays at a table now
+        self.buckets = buckets or TokenBuckets(burst=1, rate=RATE)
         self._shedding: set[int] = set()  # writers whose latest message was shed
 
     async def __call__(self, update: Update) -> bool:
@@ -95,9 +97,7 @@ class MessageScreen:
         writer = sender.id
         # (Counted even when nothing is shed: a flood that began in a quiet moment is
         # shed as soon as it presses.)
-        held = self.held()
-        need = self.buckets.burst if held >= CROWDED else 1
-        if self.buckets.take(writer, need) or held < PRESSED:
+        if self.buckets.take(writer) or self.held() < PRESSED or self.seated(writer):
             self._shedding.discard(writer)
             return False
         if writer not in self._shedding:

@@ -195,6 +195,11 @@ class TapScreen:
             return False
         return isinstance(facts, Settled) and query.from_user.id in facts.seated
 
+    def seats(self, user_id: int) -> bool:
+        """Whether ``user_id`` sits at a table this screen has seen played (a game past
+        its lobby, not over when read: one whose players' taps came by)."""
+        return any(user_id in game.seated for game in self._known.values() if not game.over)
+
     async def refusal(self, query: CallbackQuery) -> Refusal | None:
         """The handlers' refusal of ``query`` if it is certain without game state."""
         button = unpack(query.data)

@@ -1,11 +1,12 @@
-"""bot/middlewares/message_screen.py: while the bot is pressed for room, one person's
-flood of messages is shed and nobody else's; what a person means always gets through."""
+"""bot/middlewares/message_screen.py: while a flood presses the bot for room, each person
+gets a message through every two seconds and the rest is shed; what a person means (a
+/start, a command in a game's group, anything a seated player writes) gets through."""
 
 from __future__ import annotations
 
 from aiogram.types import Chat, Message, Update, User
 
-from bot.middlewares.message_screen import BURST, CROWDED, PRESSED, RATE, MessageScreen
+from bot.middlewares.message_screen import PRESSED, RATE, MessageScreen
 from bot.middlewares.tap_screen import TokenBuckets
 
 FLOODER, NEWCOMER, PLAYER = 21, 22, 23
@@ -33,8 +34,12 @@ def message(n: int, user: int, text: str | None, chat: int | None = None, **more
     return Update(update_id=n, message=sent)
 
 
-def screen_at(clock: Clock, held: int = PRESSED) -> MessageScreen:
-    return MessageScreen(held=lambda: held, buckets=TokenBuckets(BURST, RATE, clock))
+def screen_at(
+    clock: Clock, held: int = PRESSED, seated: frozenset[int] = frozenset()
+) -> MessageScreen:
+    return MessageScreen(
+        held=lambda: held, seated=seated.__contains__, buckets=TokenBuckets(1, RATE, clock)
+    )
 
 
 async def test_one_persons_flood_is_shed_across_chats_and_the_others_get_through() -> None:
@@ -45,16 +50,34 @@ async def test_one_persons_flood_is_shed_across_chats_and_the_others_get_through
         await screen(message(n, FLOODER, "spam <&> 😀", chat=GROUP if n % 2 else None))
         for n in range(200)
     ]
-    assert shed == [False] * BURST + [True] * (200 - BURST)
-    # Meanwhile a newcomer's /start, and a player's commands in the game's group, a few
-    # in a row: none is shed.
+    assert shed == [False] + [True] * 199
+    # Meanwhile a newcomer's /start and someone's command in the game's group go through.
     assert await screen(message(1000, NEWCOMER, "/start")) is False
-    for n, command in enumerate(["/score", "/rules", "/join", "/leave", "/help"]):
-        assert await screen(message(1100 + n, PLAYER, command, chat=GROUP)) is False
-    # The flooder who stops for a while writes again like anyone (one every 1 / RATE s).
+    assert await screen(message(1001, PLAYER, "/score", chat=GROUP)) is False
+    # Whoever writes again after a pause gets through (one every 1 / RATE s).
     clock.now += 1 / RATE
     assert await screen(message(2000, FLOODER, "/start")) is False
     assert await screen(message(2001, FLOODER, "/start")) is True
+    assert await screen(message(2002, PLAYER, "/cancel", chat=GROUP)) is False
+
+
+async def test_a_seated_players_messages_are_never_shed() -> None:
+    clock = Clock()
+    screen = screen_at(clock, seated=frozenset({PLAYER}))
+    commands = ["/score", "/cancel", "/leave", "/score", "/rules"] * 4
+    for n, command in enumerate(commands):
+        assert await screen(message(n, PLAYER, command, chat=GROUP)) is False
+
+
+async def test_when_two_hundred_strangers_flood_each_gets_one_message_through() -> None:
+    """A budget per person with a burst let 200 strangers fill the room together; now,
+    while the flood presses, each gets one message every two seconds, no more."""
+    clock = Clock()
+    screen = screen_at(clock)
+    strangers = range(1000, 1200)
+    first = [await screen(message(s, s, "/start")) for s in strangers]
+    again = [await screen(message(s + 1000, s, "/help")) for s in strangers]
+    assert not any(first) and all(again)
 
 
 async def test_nothing_is_shed_while_the_bot_has_room() -> None:
@@ -62,7 +85,7 @@ async def test_nothing_is_shed_while_the_bot_has_room() -> None:
     fast as the bot answers); the count goes on, so a flood is shed once it presses."""
     clock = Clock()
     held = [0]
-    screen = MessageScreen(held=lambda: held[0], buckets=TokenBuckets(BURST, RATE, clock))
+    screen = MessageScreen(held=lambda: held[0], buckets=TokenBuckets(1, RATE, clock))
     assert [await screen(message(n, FLOODER, "/help")) for n in range(50)] == [False] * 50
     held[0] = PRESSED
     assert await screen(message(50, FLOODER, "/help")) is True
@@ -71,25 +94,9 @@ async def test_nothing_is_shed_while_the_bot_has_room() -> None:
 async def test_telegrams_own_notices_and_other_updates_are_never_shed() -> None:
     clock = Clock()
     screen = screen_at(clock)
-    for n in range(3 * BURST):
+    for n in range(10):
         await screen(message(n, FLOODER, "spam"))
     # The flooder upgrades the group to a supergroup: the bot must learn the new id.
     upgraded = message(100, FLOODER, None, chat=GROUP, migrate_to_chat_id=-1002)
     assert await screen(upgraded) is False
     assert await screen(Update(update_id=101)) is False
-
-
-async def test_when_crowded_each_persons_first_message_in_a_while_still_gets_through() -> None:
-    """Two hundred strangers, each within their rate, fill the room as one flooder would:
-    when crowded, each person gets their first message in a while through (a newcomer's
-    /start, a player's command), and what else they write is shed."""
-    clock = Clock()
-    screen = screen_at(clock, held=CROWDED)
-    strangers = range(1000, 1200)
-    assert all([await screen(message(s, s, "/start")) is False for s in strangers])
-    assert all([await screen(message(s + 1000, s, "/help")) is True for s in strangers])
-    assert await screen(message(5000, NEWCOMER, "/start")) is False
-    assert await screen(message(5001, PLAYER, "/score", chat=GROUP)) is False
-    assert await screen(message(5002, PLAYER, "/score", chat=GROUP)) is True
-    clock.now += BURST / RATE  # nothing written for a while: the next goes through
-    assert await screen(message(5003, PLAYER, "/score", chat=GROUP)) is False
