@@ -13,9 +13,8 @@ counted across every chat (a flood split between a private chat and a group is o
 flood); what else they write is dropped here, with no answer (an answer would cost the
 bot's sending rate, shared by every chat) and no place in any queue. Below ``PRESSED``
 nothing is shed: there is room for someone typing fast. A budget with a burst (five at
-once, then one every two seconds) did not bound many people: 200 strangers, each within
-it, held the room full all the same, and the players' taps behind them waited 8-12 s
-(bench/junk.py).
+once, then one every two seconds) would not bound many people: 200 strangers, each
+within it, hold 1,000 updates, near the whole room (bench/junk.py's flood).
 
 What a person must not lose gets through: a /start (a newcomer's first message), a
 command in a game's group, a message written after a pause; a player seated at a table
