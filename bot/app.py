@@ -42,6 +42,7 @@ from bot.handlers.solo import SOLO_COMMANDS
 from bot.handlers.stats import STATS_GROUP_COMMANDS, STATS_PRIVATE_COMMANDS
 from bot.i18n import LANGUAGES, texts
 from bot.middlewares.chat_order import ChatQueues
+from bot.middlewares.message_screen import MessageScreen
 from bot.middlewares.tap_screen import TapScreen
 from bot.middlewares.updates import OnceMiddleware
 from bot.redact import describe
@@ -126,6 +127,18 @@ async def _feed(dispatcher: Dispatcher, bot: Bot, update: Update) -> None:
     result = await dispatcher.feed_update(bot, update)
     if isinstance(result, TelegramMethod):  # a handler's answer given as a method
         await dispatcher.silent_call_request(bot, result)
+
+
+def _screens(*screens: Callable[[Update], Awaitable[bool]]) -> Callable[[Update], Awaitable[bool]]:
+    """One screen for ChatQueues: the first that takes the update (True) ends it."""
+
+    async def screen(update: Update) -> bool:
+        for one in screens:
+            if await one(update):
+                return True
+        return False
+
+    return screen
 
 
 async def _poll(bot: Bot, queues: ChatQueues) -> None:
@@ -262,9 +275,16 @@ class App:
                 OnceMiddleware(storage, dedupe=bool(settings.webhook_url))
             )
             dispatcher.include_router(build_router())
-            # Taps that need no game state are answered before their chat's queue.
+            # Taps that need no game state are answered before their chat's queue, and
+            # one person's flood of taps or messages is shed before it takes room there.
             screen = TapScreen(service, bot)
-            queues = ChatQueues(functools.partial(_feed, dispatcher, bot), screen=screen)
+            messages = MessageScreen(
+                held=lambda: queues.held if queues is not None else 0, seated=screen.seats
+            )
+            queues = ChatQueues(
+                functools.partial(_feed, dispatcher, bot),
+                screen=_screens(messages, screen),
+            )
             metrics.UPDATES_HELD.set_function(lambda: queues.held)
             role = SenderRole(
                 storage,

@@ -31,6 +31,9 @@ TAPS_SCREENED: Final = Counter(
     " tapper over their rate), unanswered (too many answers waiting)",
     ["why"],
 )
+MESSAGES_SHED: Final = Counter(
+    "burkozel_messages_shed", "Messages dropped unqueued: their writer over a person's rate"
+)
 UPDATES_UNREADABLE: Final = Counter(
     "burkozel_updates_unreadable",
     "Updates skipped: they do not parse (a field or kind this aiogram reads otherwise)",

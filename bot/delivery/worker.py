@@ -148,6 +148,7 @@ class DeliveryWorker:
         self._buckets: dict[int, Bucket] = {}
         self._global = Bucket(self.limits.global_capacity, self.limits.global_rate)
         self._in_flight: dict[int, asyncio.Task[None]] = {}
+        self._held_back: set[int] = set()  # edits the last step left for a newer one
         # What each message shows, as we last set it: an edit to the same text and
         # keyboard would cost an operation and change nothing. (Lost on restart: at
         # worst one redundant edit per message, which Telegram answers "not modified".)
@@ -283,6 +284,12 @@ class DeliveryWorker:
                 next_at = min(next_at, now + head.not_before - wall)
             else:
                 first.setdefault(head.chat_id, head)
+        # Edits committed after this step dropped the superseded ones (between that
+        # write and the reads) are not coalesced yet: an edit with a newer edit of its
+        # message beside it waits for the next step's drop, once (an edit showing a
+        # milestone, which that drop keeps, then goes as it is).
+        newest = _newest_edits(items)
+        held_back: set[int] = set()
         # Across chats too, games first: when the bot-wide limit is what holds sends back
         # (a flood of strangers' commands answered in their private chats), the answers
         # wait for the tables, not the other way round (issue 27). A group's answer comes
@@ -290,6 +297,11 @@ class DeliveryWorker:
         # them few; private chats' answers last.
         for chat_id, item in sorted(first.items(), key=_games_then_groups):
             if chat_id in self._in_flight or chat_id in busy:
+                continue
+            message = _edited(item)
+            if message in newest and newest[message] > item.id and item.id not in self._held_back:
+                held_back.add(item.id)
+                next_at = now
                 continue
             ready = max(self._bucket(chat_id).ready_at(now), self._global.ready_at(now))
             if ready > now:
@@ -300,6 +312,7 @@ class DeliveryWorker:
             task = asyncio.create_task(self._deliver(item))
             self._in_flight[chat_id] = task
             task.add_done_callback(functools.partial(self._done, chat_id))
+        self._held_back = held_back
         return max(0.01, next_at - now)
 
     async def _drop_cancelled_pings(
@@ -501,6 +514,23 @@ class DeliveryWorker:
             # the retry would find nothing to delete.
             await self.storage.forget_message(*named)
         return None
+
+
+def _edited(item: OutboxItem) -> tuple[int, str] | None:
+    """The game message an edit changes (None: not an edit of a game's message)."""
+    if item.method != "edit" or item.game_id is None or item.role is None:
+        return None
+    return item.game_id, item.role
+
+
+def _newest_edits(items: list[OutboxItem]) -> dict[tuple[int, str] | None, int]:
+    """Each game message's newest pending edit among ``items`` (its row id)."""
+    newest: dict[tuple[int, str] | None, int] = {}
+    for item in items:
+        message = _edited(item)
+        if message is not None:
+            newest[message] = max(item.id, newest.get(message, 0))
+    return newest
 
 
 def _games_then_groups(head: tuple[int, OutboxItem]) -> tuple[bool, bool]:

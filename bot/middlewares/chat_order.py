@@ -5,7 +5,11 @@ run one at a time, in the order they came (a command sent right after /start mus
 be answered before /start's greeting, which writes to the database first); different
 chats run side by side, at most ``running`` at once, taking turns (a chat with a
 backlog goes to the back of the line after each of its updates), so one chat's flood
-cannot hold up another chat's tap.
+cannot hold up another chat's tap. A chat whose next update is a tap goes before those
+whose next is a message: Telegram gives up on a tap's answer after about ten seconds,
+and a message's answer has no such deadline (a flood of strangers' messages in hundreds
+of private chats made a seated player's tap wait for a turn behind all of them). The
+taps that reach the line are few: the screen answers or sheds the rest.
 
 What is held is bounded (unbounded, 5,000 junk updates were once 5,000 tasks and
 50-75 MB that stayed). Polling fetches no more while ``capacity`` updates are held: the rest
@@ -20,7 +24,8 @@ requests open, so a request that finds no room simply waits, and Telegram sends 
 meanwhile.
 
 Before any of that, ``screen`` may take an update off the line altogether (tap_screen.py:
-a tap answered at once, or shed), so that it neither waits nor takes room.
+a tap answered at once, or shed; message_screen.py: one person's flood of messages
+shed), so that it neither waits nor takes room.
 """
 
 from __future__ import annotations
@@ -80,9 +85,11 @@ class ChatQueues:
         self.capacity = capacity
         self.per_chat = per_chat
         # chat -> its updates held, oldest first; the first one is running if the chat
-        # is not in _ready. An idle chat keeps no entry.
+        # is not in a ready line. An idle chat keeps no entry.
         self._chats: dict[Hashable, deque[tuple[Update, asyncio.Future[Any] | None]]] = {}
-        self._ready: deque[Hashable] = deque()  # chats whose first update waits for a slot
+        # Chats whose first update waits for a slot: a tap (first) or anything else.
+        self._ready_taps: deque[Hashable] = deque()
+        self._ready: deque[Hashable] = deque()
         self._tasks: set[asyncio.Task[None]] = set()
         self._held = 0
         self._running_now = 0
@@ -148,14 +155,21 @@ class ChatQueues:
         queue = self._chats.get(chat)
         if queue is None:
             queue = self._chats[chat] = deque()
-            self._ready.append(chat)
+            self._line_up(chat, update)
         queue.append((update, done))
         self._held += 1
         self._start()
 
+    def _line_up(self, chat: Hashable, first: Update) -> None:
+        """``chat`` waits for a slot, ``first`` its next update."""
+        (self._ready if first.callback_query is None else self._ready_taps).append(chat)
+
     def _start(self) -> None:
-        while self._ready and self._running_now < self.running and not self._stopping:
-            chat = self._ready.popleft()
+        while self._running_now < self.running and not self._stopping:
+            ready = self._ready_taps or self._ready
+            if not ready:
+                return
+            chat = ready.popleft()
             update, done = self._chats[chat][0]
             self._running_now += 1
             task = asyncio.create_task(self._run(chat, update, done))
@@ -186,7 +200,8 @@ class ChatQueues:
         self._held -= 1
         self._running_now -= 1
         if queue:
-            self._ready.append(chat)  # behind the chats already waiting: turns are fair
+            # Behind the chats already waiting (of its kind): turns are fair.
+            self._line_up(chat, queue[0][0])
         else:
             del self._chats[chat]
             dropped = self._dropped.pop(chat, 0)

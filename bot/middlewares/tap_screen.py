@@ -123,12 +123,13 @@ class TokenBuckets:
         self._buckets: dict[int, tuple[float, float]] = {}  # user -> (tokens, at)
         self._sweep_at = 1024
 
-    def take(self, user_id: int) -> bool:
-        """One tap of ``user_id``: False if they are over their rate (the tap is shed)."""
+    def take(self, user_id: int, need: float = 1) -> bool:
+        """One tap of ``user_id``: False if they are over their rate (the tap is shed),
+        that is if fewer than ``need`` tokens are left (one is taken)."""
         now = self.clock()
         tokens, at = self._buckets.get(user_id, (self.burst, now))
         tokens = min(self.burst, tokens + (now - at) * self.rate)
-        if tokens < 1:
+        if tokens < need:
             self._buckets[user_id] = (tokens, now)
             return False
         self._buckets[user_id] = (tokens - 1, now)
@@ -193,6 +194,11 @@ class TapScreen:
         except Exception:  # storage unreachable, say: the bucket decides
             return False
         return isinstance(facts, Settled) and query.from_user.id in facts.seated
+
+    def seats(self, user_id: int) -> bool:
+        """Whether ``user_id`` sits at a table this screen has seen played (a game past
+        its lobby, not over when read: one whose players' taps came by)."""
+        return any(user_id in game.seated for game in self._known.values() if not game.over)
 
     async def refusal(self, query: CallbackQuery) -> Refusal | None:
         """The handlers' refusal of ``query`` if it is certain without game state."""

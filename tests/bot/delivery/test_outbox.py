@@ -279,3 +279,69 @@ async def test_a_send_that_ends_during_a_step_starts_the_next_step_at_once(
         with contextlib.suppress(asyncio.CancelledError):
             await task
         await chat.storage.close()
+
+
+class LateEditsStorage(CountingStorage):
+    """Runs ``after_drop`` once, right after a step dropped the superseded edits and
+    before it reads what is pending: a commit landing in between."""
+
+    def __init__(self, inner: Any) -> None:
+        super().__init__(inner)
+        self.after_drop: Any = None
+
+    async def outbox_drop_superseded(self) -> int:
+        dropped: int = await self.inner.outbox_drop_superseded()
+        hook, self.after_drop = self.after_drop, None
+        if hook is not None:
+            await hook()
+        return dropped
+
+
+def table_edit(text: str, milestone: str | None = None) -> OutboxOp:
+    return OutboxOp(-5, "edit", {"text": text}, 9, "table", milestone=milestone)
+
+
+async def test_edits_queued_while_a_step_reads_the_outbox_are_coalesced_all_the_same(
+    tmp_path: Path,
+) -> None:
+    """Five edits of a table committed together just after a step dropped the superseded
+    edits and before it read the pending rows: the step sent the oldest («version 0»),
+    the table showed it for a moment and the chat's pace paid for a stale edit (seen as
+    tests/e2e/test_reliability.py's coalescing failing under load). Only the newest goes,
+    and an edit showing a finished trick (a milestone) still goes before it."""
+    storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
+    try:
+        late = LateEditsStorage(storage)
+        worker = _worker(late, FAST, Clock())
+        sent: list[str] = []
+
+        async def send(item: OutboxItem) -> int | None:
+            sent.append(item.payload["text"])
+            return None
+
+        async def drain() -> None:
+            for _ in range(6):
+                await worker.step()
+                if worker._in_flight:
+                    await asyncio.gather(*worker._in_flight.values())
+
+        worker._send = send  # type: ignore[method-assign]
+
+        async def five_edits() -> None:
+            await storage.enqueue(tuple(table_edit(f"version {n}") for n in range(5)))
+
+        late.after_drop = five_edits
+        await drain()
+        assert sent == ["version 4"]
+        assert await storage.outbox_size() == 0
+
+        async def trick_then_edit() -> None:
+            await storage.enqueue((table_edit("trick 1", milestone="t1"), table_edit("next")))
+
+        sent.clear()
+        late.after_drop = trick_then_edit
+        await drain()
+        assert sent == ["trick 1", "next"]
+        assert await storage.outbox_size() == 0
+    finally:
+        await storage.close()

@@ -28,8 +28,10 @@ def update(number: int, chat: int) -> Update:
 
 
 def name(event: Update) -> str:
-    assert event.message is not None
-    return f"{event.message.chat.id}/{event.update_id}"
+    query = event.callback_query
+    message = event.message or (query.message if query is not None else None)
+    assert message is not None
+    return f"{message.chat.id}/{event.update_id}"
 
 
 class Handler:
@@ -222,3 +224,42 @@ async def test_an_update_of_a_kind_nobody_knows_is_ordered_by_nothing_and_still_
     await queues.put(Update.model_validate({"update_id": 42, "some_new_kind": {"x": 2}}))
     await idle(queues)
     assert sorted(seen) == [41, 42] and queues.busy_chats() == 0
+
+
+def tap(number: int, chat: int) -> Update:
+    return Update.model_validate(
+        {
+            "update_id": number,
+            "callback_query": {
+                "id": str(number),
+                "from": {"id": chat, "is_bot": False, "first_name": "P"},
+                "chat_instance": "c",
+                "data": "x",
+                "message": {
+                    "message_id": number,
+                    "date": 0,
+                    "chat": {"id": chat, "type": "private", "first_name": "P"},
+                },
+            },
+        }
+    )
+
+
+async def test_a_tap_goes_before_the_chats_waiting_with_messages() -> None:
+    """Strangers' messages wait in a hundred private chats when a seated player's tap
+    comes: it is handled next (Telegram gives up on its answer after ten seconds; a
+    message's answer has no deadline), and the messages keep their turns after it. The
+    tap used to wait for a turn behind every chat that came before it."""
+    handler = Handler()
+    queues = ChatQueues(handler, running=1)
+    first_may_end = handler.gate("1/1")
+    for chat in range(1, 101):
+        await queues.put(update(chat, chat))
+    await queues.put(tap(200, 500))
+    await queues.put(update(201, 3))  # the same chat's next: after its first, in order
+    await handler.start_of("1/1").wait()
+    first_may_end.set()
+    await idle(queues)
+    starts = [entry.split()[0] for entry in handler.log if entry.endswith("starts")]
+    assert starts[:4] == ["1/1", "500/200", "2/2", "3/3"]
+    assert starts.index("3/3") < starts.index("3/201") and len(starts) == 102

@@ -65,3 +65,11 @@ async def test_a_seated_players_taps_in_their_game_are_never_shed() -> None:
     shed = [await screen(tap(10_000 + n, PLAYER, join)) for n in range(2 * BURST)]
     assert shed[:BURST] == [False] * BURST and all(shed[BURST + 1 :])
     assert screen._answers and screen._answers[-1][1] == TOO_FAST
+
+
+async def test_the_players_of_a_table_seen_played_are_known_as_seated() -> None:
+    """bot/middlewares/message_screen.py never sheds what they write."""
+    screen = TapScreen(cast(GameService, Service(playing_game())), cast(Any, None))
+    assert not screen.seats(PLAYER)  # no tap of that game seen yet
+    await screen(tap(1, PLAYER, CardCb(game=1, v=7, card="7H").pack()))
+    assert screen.seats(PLAYER) and not screen.seats(STRANGER)
