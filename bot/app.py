@@ -36,6 +36,7 @@ from aiohttp.typedefs import Handler
 from bot import intake, metrics
 from bot.config import Settings, split_listen
 from bot.delivery.attachments import Attachments
+from bot.delivery.ephemeral import GroupHands
 from bot.delivery.worker import DeliveryWorker, Limits
 from bot.handlers import build_router
 from bot.handlers.solo import SOLO_COMMANDS
@@ -228,6 +229,7 @@ class App:
         poller: asyncio.Task[None] | None = None
         queues: ChatQueues | None = None
         screen: TapScreen | None = None
+        group_hands: GroupHands | None = None
         stop_http: Callable[[], Awaitable[None]] | None = None
         try:
             me = await bot.get_me()
@@ -253,6 +255,10 @@ class App:
                 limits=self.limits,
                 attachments=Attachments(storage, settings.default_language),
             )
+            # Hands shown inside the group (ephemeral messages), paced with the sender's
+            # buckets: a user's share is the same whichever chat the hand is in.
+            group_hands = GroupHands(bot, delivery)
+            service.hand_copies = group_hands
             await register_commands(bot, settings.default_language)
             dispatcher = Dispatcher(service=service)
             # Webhook mode re-delivers what an instance died on: each update applied once.
@@ -358,6 +364,8 @@ class App:
                 await queues.drain(DRAIN_SECONDS)
             if screen is not None:
                 await screen.close()
+            if group_hands is not None:
+                await group_hands.close()
             for task in tasks:
                 task.cancel()
             for task in tasks:

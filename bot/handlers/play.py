@@ -8,11 +8,31 @@ from aiogram.types import CallbackQuery, Message
 from bot.delivery import lean_api
 from bot.handlers.common import tap_texts
 from bot.service import GameService, UserError
-from bot.views.callbacks import CancelCb, CardCb, PlayCb
+from bot.views.callbacks import CancelCb, CardCb, MyCardsCb, PlayCb
 from storage import OutboxOp
 
 
+async def my_cards(query: CallbackQuery, callback_data: MyCardsCb, service: GameService) -> None:
+    """«🂠 My cards» under the group's table: the tapper's hand, shown in the group to them
+    alone. Someone not seated gets a short answer (bot/handlers/errors.py)."""
+    game_id, user_id = callback_data.game, query.from_user.id
+    chat_id, thread_id, content = await service.hand_here(game_id, user_id)
+    shown = await service.hand_copies.show(game_id, user_id, chat_id, thread_id, content, query.id)
+    t = await tap_texts(service, query)
+    await lean_api.answer(query, None if shown else t.alert("hand_here.not_shown"))
+
+
+def _from_group_copy(query: CallbackQuery, game_id: int, service: GameService) -> None:
+    """A tap on a hand shown in the group (an ephemeral message): later redraws of this
+    player's hand edit that copy too, whether or not this process sent it."""
+    message = query.message
+    ephemeral_id = getattr(message, "ephemeral_message_id", None)
+    if isinstance(message, Message) and ephemeral_id and message.chat.type != "private":
+        service.hand_copies.tapped(game_id, query.from_user.id, message.chat.id, ephemeral_id)
+
+
 async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: GameService) -> None:
+    _from_group_copy(query, callback_data.game, service)
     try:
         played = await service.toggle(
             callback_data.game, query.from_user.id, callback_data.v, callback_data.card
@@ -28,6 +48,7 @@ async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: Game
 
 async def play_cards(query: CallbackQuery, callback_data: PlayCb, service: GameService) -> None:
     data = callback_data
+    _from_group_copy(query, data.game, service)
     try:
         await service.play(data.game, query.from_user.id, data.v, data.kind, data.cards)
     except UserError as exc:
@@ -108,6 +129,7 @@ def make_router() -> Router:
     router = Router(name=__name__)
     router.callback_query.register(toggle_card, CardCb.filter())
     router.callback_query.register(play_cards, PlayCb.filter())
+    router.callback_query.register(my_cards, MyCardsCb.filter())
     router.callback_query.register(confirm_cancel, CancelCb.filter())
     router.callback_query.register(unknown_button)
     return router
