@@ -54,7 +54,7 @@ class PlayCb(CallbackData, prefix="p"):
     cards: str  # card codes joined by "."
 
 
-class MyCardsCb(CallbackData, prefix="h"):
+class MyCardsCb(CallbackData, prefix="mc"):
     """«🂠 My cards» under the group's table: the tapper's hand, shown inside the group to
     them alone (an ephemeral message). Names the game only: whatever its version, the
     hand shown is the current one."""
