@@ -66,6 +66,11 @@ GROUP_COMMANDS = (
     "help",
     *STATS_GROUP_COMMANDS,
 )
+# Group commands whose answer concerns the asker alone: Telegram's apps send them as an
+# ephemeral message (only the asker and the bot see it), and the answer goes back to the
+# asker alone in the group (bot/handlers/common.py reply): a busy group's share of messages
+# stays the table's, and nobody else's screen fills with someone's /stats.
+ALONE_COMMANDS = ("score", "rules", "stats", "help")
 PRIVATE_COMMANDS = ("start", *SOLO_COMMANDS, "rules", "help", *STATS_PRIVATE_COMMANDS)
 TICK_SECONDS = 0.5
 # my_chat_member: the bot removed from a group or added back (bot/service/presence.py).
@@ -105,7 +110,14 @@ async def register_commands(bot: Bot, default_language: str) -> None:
     for language in (None, *LANGUAGES):
         t = texts(language or default_language)
         private = [BotCommand(command=c, description=t(f"command.{c}")) for c in PRIVATE_COMMANDS]
-        group = [BotCommand(command=c, description=t(f"command.{c}")) for c in GROUP_COMMANDS]
+        group = [
+            BotCommand(
+                command=c,
+                description=t(f"command.{c}"),
+                is_ephemeral=True if c in ALONE_COMMANDS else None,
+            )
+            for c in GROUP_COMMANDS
+        ]
         await bot.set_my_commands(private, BotCommandScopeDefault(), language_code=language)
         await bot.set_my_commands(group, BotCommandScopeAllGroupChats(), language_code=language)
 

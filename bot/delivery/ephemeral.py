@@ -126,6 +126,23 @@ class GroupHands(HandCopies):
             copy.fresh = False
         self._run(game_id, user_id, copy)
 
+    async def tell(
+        self,
+        chat_id: int,
+        user_id: int,
+        thread_id: int | None,
+        text: str,
+        markup: dict[str, Any] | None,
+    ) -> bool:
+        sent = await self._call(
+            chat_id,
+            user_id,
+            lambda: lean_api.send_ephemeral(
+                self.bot, chat_id, user_id, text, markup, thread_id=thread_id
+            ),
+        )
+        return sent is not None
+
     def status_changed(self, chat_id: int) -> None:
         """The bot's membership in ``chat_id`` changed (made administrator or not)."""
         self._admin.pop(chat_id, None)

@@ -117,6 +117,18 @@ class HandCopies:
         """The bot's membership of ``chat_id`` changed (an administrator now, or not)."""
         return None
 
+    async def tell(
+        self,
+        chat_id: int,
+        user_id: int,
+        thread_id: int | None,
+        text: str,
+        markup: dict[str, Any] | None,
+    ) -> bool:
+        """An answer in group ``chat_id`` that only ``user_id`` sees (to their command sent
+        so, within Telegram's 15 s); False: it could not go (answer as usual)."""
+        return False
+
 
 class UserError(Exception):
     """A polite refusal: the text key of the answer; nothing was changed."""

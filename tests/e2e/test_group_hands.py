@@ -211,3 +211,39 @@ async def test_a_deal_played_through_hands_in_the_group(
         await storage.close()
     logged = record["deals"][0]["moves"]
     assert len(logged) == len(played), (len(logged), played)
+
+
+async def test_score_rules_stats_help_are_answered_to_the_asker_alone(tmp_path: Path) -> None:
+    """Commands the bot marks is_ephemeral, sent so by the asker's app, are answered in the
+    group to the asker alone; the same command typed as a plain message is answered as
+    before (in the group, within its share)."""
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        fake.ephemeral_commands = True
+        alice = fake.add_user("Alice <b>", language_code="ru")
+        bob = fake.add_user("Bob & 🂡")
+        carol = fake.add_user("Carol <i> & 🃏")
+        group = fake.add_group("Друзья <&> 🃏", members=[alice, bob, carol])
+        async with running_bot(fake, tmp_path / "bot.sqlite3"):
+            listed = fake.get_commands("all_group_chats")
+            alone = sorted(c["command"] for c in listed if c.get("is_ephemeral"))
+            assert alone == ["help", "rules", "score", "stats"]
+            await open_game(fake, group, [alice, bob])
+            await fake.wait_for(lambda: any(m.has_button(MY_CARDS) for m in group.bot_messages()))
+            seen_by_all = len(group.messages)
+            for command in ("/score", "/rules", "/stats", "/help"):
+                before = len(group.ephemerals_for(carol))
+                asked = await carol.send(group, command)
+                assert asked.is_ephemeral
+                await fake.wait_for(
+                    lambda n=before: len(group.ephemerals_for(carol)) > n,
+                    description=f"the answer to {command}",
+                )
+            answers = [m.text or "" for m in group.ephemerals_for(carol)]
+            assert "My cards" in answers[-1] and "answered to you alone" in answers[-1]
+            assert answers[0] == "No games have been played here yet."  # /score, first deal
+            assert "📊 Carol <i> & 🃏 in this chat" in answers[2]  # /stats, the name as typed
+            assert group.ephemerals_for(alice) == group.ephemerals_for(bob) == []
+            assert not any(m.is_ephemeral for m in group.view(bob))
+            assert len(group.messages) == seen_by_all  # nothing the whole group sees
+        assert fake.invalid_requests == []

@@ -202,6 +202,7 @@ async def test_ephemeral_sends_count_against_the_receivers_budget_or_the_groups(
 async def test_an_ephemeral_command_is_seen_by_its_sender_and_the_bot(
     fake: FakeTelegram, bot: Bot
 ) -> None:
+    fake.ephemeral_commands = True
     alice = fake.add_user("Alice")
     bob = fake.add_user("Bob")
     group = fake.add_group("Friends", members=[alice, bob])

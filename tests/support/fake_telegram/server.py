@@ -123,6 +123,10 @@ class FakeTelegram(World, FaultInjection, BotMethods):
         self.ephemeral_window = 15.0
         self.ephemeral_counts_in_group = False
         self._lost_ephemerals: dict[int, int] = {}
+        # Users' apps send a command the bot marked is_ephemeral as an ephemeral message
+        # (seen by its sender and the bot). Off by default: apps from before Bot API 10.3,
+        # and a command typed in full, send a plain message.
+        self.ephemeral_commands = False
         self.validate_updates = True
         # The Mini Apps the owner set up in @BotFather (miniapps.py): the Main Mini App's
         # URL, and named apps' URLs by short name.

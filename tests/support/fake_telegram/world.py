@@ -214,7 +214,13 @@ class World:
             entities.append({"type": "bot_command", "offset": 0, "length": len(token)})
             if "@" in token:
                 addressed_to_us = token.split("@", 1)[1].lower() == self.bot_username.lower()
-        if chat.is_group and entities and addressed_to_us and self._ephemeral_command(text):
+        if (
+            chat.is_group
+            and entities
+            and addressed_to_us
+            and self.ephemeral_commands
+            and self._ephemeral_command(text)
+        ):
             # A command the bot marked is_ephemeral: the client sends it so that only its
             # sender and the bot see it, and the bot may answer the sender ephemerally.
             chat.last_interaction[user.id] = time.monotonic()
