@@ -104,12 +104,14 @@ class GroupHands(HandCopies):
         except TimeoutError:
             return False
 
-    def tapped(self, game_id: int, user_id: int, chat_id: int, ephemeral_id: int) -> None:
+    def tapped(self, game_id: int, user_id: int, chat_id: int, ephemeral_id: int) -> bool:
         """The player tapped a button of ephemeral message ``ephemeral_id``: the copy they
         are looking at, which later redraws edit (one from before a restart, say)."""
         copy = self._copy(game_id, user_id, chat_id, None)
-        if copy.ephemeral_id != ephemeral_id:
-            copy.ephemeral_id, copy.shown = ephemeral_id, None
+        if copy.ephemeral_id == ephemeral_id:
+            return False
+        copy.ephemeral_id, copy.shown = ephemeral_id, None
+        return True
 
     def redraw(
         self, game_id: int, user_id: int, content: Content, *, at_turn: bool = False

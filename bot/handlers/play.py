@@ -22,24 +22,35 @@ async def my_cards(query: CallbackQuery, callback_data: MyCardsCb, service: Game
     await lean_api.answer(query, None if shown else t.alert("hand_here.not_shown"))
 
 
-def _from_group_copy(query: CallbackQuery, game_id: int, service: GameService) -> None:
-    """A tap on a hand shown in the group (an ephemeral message): later redraws of this
-    player's hand edit that copy too, whether or not this process sent it."""
+async def _adopt_group_copy(query: CallbackQuery, game_id: int, service: GameService) -> None:
+    """A seated player's tap on their hand shown in the group (an ephemeral message):
+    later redraws of their hand edit that copy too. One this process did not know of (sent
+    before a restart, say) is brought up to date now: the tap's own redraw went before it
+    was known. (After the service took the tap: a forged one never gets this far.)"""
     message = query.message
     ephemeral_id = getattr(message, "ephemeral_message_id", None)
-    if isinstance(message, Message) and ephemeral_id and message.chat.type != "private":
-        service.hand_copies.tapped(game_id, query.from_user.id, message.chat.id, ephemeral_id)
+    if not (isinstance(message, Message) and ephemeral_id and message.chat.type != "private"):
+        return
+    user_id = query.from_user.id
+    if service.hand_copies.tapped(game_id, user_id, message.chat.id, ephemeral_id):
+        try:
+            _, _, content = await service.hand_here(game_id, user_id)
+        except UserError:
+            return  # the game is over, or the chat turned it off: the copy stays as it is
+        service.hand_copies.redraw(game_id, user_id, content)
 
 
 async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: GameService) -> None:
-    _from_group_copy(query, callback_data.game, service)
     try:
         played = await service.toggle(
             callback_data.game, query.from_user.id, callback_data.v, callback_data.card
         )
     except UserError as exc:
         await _drop_older_copy(query, callback_data.game, service, exc)
+        if exc.key == "error.stale":
+            await _adopt_group_copy(query, callback_data.game, service)
         raise _as_seen(query, exc) from None
+    await _adopt_group_copy(query, callback_data.game, service)
     if played:
         await lean_api.answer(query, (await tap_texts(service, query)).alert("play.done"))
     else:
@@ -48,12 +59,14 @@ async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: Game
 
 async def play_cards(query: CallbackQuery, callback_data: PlayCb, service: GameService) -> None:
     data = callback_data
-    _from_group_copy(query, data.game, service)
     try:
         await service.play(data.game, query.from_user.id, data.v, data.kind, data.cards)
     except UserError as exc:
         await _drop_older_copy(query, data.game, service, exc)
+        if exc.key == "error.stale":
+            await _adopt_group_copy(query, data.game, service)
         raise _as_seen(query, exc) from None
+    await _adopt_group_copy(query, data.game, service)
     await lean_api.answer(query, (await tap_texts(service, query)).alert("play.done"))
 
 

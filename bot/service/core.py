@@ -98,9 +98,10 @@ class HandCopies:
         """Send a copy answering the user's tap ``query_id``; False: it could not go."""
         return False
 
-    def tapped(self, game_id: int, user_id: int, chat_id: int, ephemeral_id: int) -> None:
-        """The user tapped a button on the copy ``ephemeral_id``."""
-        return None
+    def tapped(self, game_id: int, user_id: int, chat_id: int, ephemeral_id: int) -> bool:
+        """The user tapped a button on the copy ``ephemeral_id``; True: it was not the copy
+        known (its content is not known either)."""
+        return False
 
     def redraw(
         self,
