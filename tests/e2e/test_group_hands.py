@@ -18,6 +18,7 @@ import bot.service.table
 from storage import Storage
 from tests.e2e.harness import (
     PLAYED,
+    STALE,
     cards_in,
     current_deal,
     hand_cards,
@@ -246,4 +247,38 @@ async def test_score_rules_stats_help_are_answered_to_the_asker_alone(tmp_path: 
             assert group.ephemerals_for(alice) == group.ephemerals_for(bob) == []
             assert not any(m.is_ephemeral for m in group.view(bob))
             assert len(group.messages) == seen_by_all  # nothing the whole group sees
+        assert fake.invalid_requests == []
+
+
+async def test_a_copy_shown_before_a_restart_is_edited_again_once_tapped(tmp_path: Path) -> None:
+    """The copies are kept in memory only: after a restart the bot does not know Alice's,
+    and a move leaves it behind. Her next tap on it (a stale one, if the game moved) is
+    refused as any stale tap is, and the copy is adopted and brought up to date."""
+    db = tmp_path / "bot.sqlite3"
+    rng = random.Random(5)
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice, bob = fake.add_user("Alice"), fake.add_user("Bob")
+        group = fake.add_group("Friends", members=[alice, bob])
+        players = [alice, bob]
+        async with running_bot(fake, db):
+            await open_game(fake, group, players)
+            await fake.wait_for(lambda: any(m.has_button(MY_CARDS) for m in group.bot_messages()))
+            assert await show_in_group(fake, alice, group) is None
+            await fake.wait_for(lambda: in_step(alice, group))
+        async with running_bot(fake, db):
+            copy = group.last_ephemeral(alice)
+            assert copy is not None
+            mover = await fake.wait_for(lambda: whose_turn(players, group))
+            assert isinstance(mover, FakeUser)
+            before = copy.text
+            private = hand_message(mover, group)
+            assert private is not None
+            await one_move(fake, mover, private, rng)  # in the private chat
+            await fake.wait_for(lambda: hand_message(alice, group).text != before)  # type: ignore[union-attr]
+            assert copy.text == before  # left behind: this bot does not know it
+            answer = await (await alice.tap(copy, index=(0, 0))).wait()
+            assert answer.show_alert and answer.text == STALE
+            await fake.wait_for(lambda: in_step(alice, group), description="the copy adopted")
+            assert group.last_ephemeral(alice) is copy
         assert fake.invalid_requests == []
