@@ -59,6 +59,7 @@ class Copy:
     wanted: Content | None = None
     fresh: bool = False  # the next content goes as a new message (at the player's turn)
     query_id: str | None = None  # the tap a new message answers (Telegram's 15 s window)
+    over: bool = False  # the game is over: the content wanted is the copy's last
     waiting: list[asyncio.Future[bool]] = field(default_factory=list)
     task: asyncio.Task[None] | None = None
 
@@ -114,18 +115,24 @@ class GroupHands(HandCopies):
         return True
 
     def redraw(
-        self, game_id: int, user_id: int, content: Content, *, at_turn: bool = False
+        self,
+        game_id: int,
+        user_id: int,
+        content: Content,
+        *,
+        at_turn: bool = False,
+        over: bool = False,
     ) -> None:
         """The player's hand changed: their copy shows ``content`` too. ``at_turn``: it
         is their turn and the chat wants the hand brought then, as a new message (only
-        where the bot is an administrator; else the copy is edited)."""
+        where the bot is an administrator; else the copy is edited). ``over``: the game
+        is over, and this is the copy's last edit."""
         copy = self._copies.get((game_id, user_id))
         if copy is None:
             return
         copy.wanted = content
-        copy.fresh = copy.fresh or at_turn
-        if content[1] is None:  # the game is over: the last edit, then nothing more
-            copy.fresh = False
+        copy.fresh = (copy.fresh or at_turn) and not over
+        copy.over = copy.over or over
         self._run(game_id, user_id, copy)
 
     async def tell(
@@ -182,9 +189,8 @@ class GroupHands(HandCopies):
 
     async def _drain(self, game_id: int, user_id: int, copy: Copy) -> None:
         while copy.wanted is not None:
-            content, fresh, query_id = copy.wanted, copy.fresh, copy.query_id
+            content, fresh, query_id, over = copy.wanted, copy.fresh, copy.query_id, copy.over
             copy.wanted, copy.fresh, copy.query_id = None, False, None
-            over = content[1] is None
             try:
                 if fresh and (query_id is not None or await self._is_admin(copy.chat_id)):
                     sent = await self._send(user_id, copy, content, query_id)

@@ -110,8 +110,10 @@ class HandCopies:
         content: tuple[str, dict[str, Any] | None],
         *,
         at_turn: bool = False,
+        over: bool = False,
     ) -> None:
-        """The user's hand changed; ``at_turn``: bring it anew, it is their turn."""
+        """The user's hand changed; ``at_turn``: bring it anew, it is their turn;
+        ``over``: the game is over (its last redraw)."""
         return None
 
     def status_changed(self, chat_id: int) -> None:
@@ -521,12 +523,13 @@ class ServiceCore:
             op.chat_id for op in ops if op.method == "send" and (op.role or "").startswith("ping:")
         }
         at_each_turn = live.settings.group_hands == "turn"
+        over = live.game.status not in OPEN
         for op in ops:
             if op.method != "edit" or op.role != f"hand:{op.chat_id}":
                 continue
             content = (str(op.payload["text"]), in_group(op.payload.get("reply_markup")))
             at_turn = at_each_turn and op.chat_id in pinged
-            self.hand_copies.redraw(live.game.id, op.chat_id, content, at_turn=at_turn)
+            self.hand_copies.redraw(live.game.id, op.chat_id, content, at_turn=at_turn, over=over)
 
     def forget(self, game_id: int) -> None:
         self._live.pop(game_id, None)

@@ -282,3 +282,32 @@ async def test_a_copy_shown_before_a_restart_is_edited_again_once_tapped(tmp_pat
             await fake.wait_for(lambda: in_step(alice, group), description="the copy adopted")
             assert group.last_ephemeral(alice) is copy
         assert fake.invalid_requests == []
+
+
+async def test_a_game_ended_leaves_each_copy_saying_so_without_buttons(tmp_path: Path) -> None:
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice, bob = fake.add_user("Alice"), fake.add_user("Bob")
+        group = fake.add_group("Friends <&> 🃏", members=[alice, bob])
+        async with running_bot(fake, tmp_path / "bot.sqlite3"):
+            await open_game(fake, group, [alice, bob])
+            await fake.wait_for(lambda: any(m.has_button(MY_CARDS) for m in group.bot_messages()))
+            assert await show_in_group(fake, alice, group) is None
+            await fake.wait_for(lambda: in_step(alice, group))
+            copy = group.last_ephemeral(alice)
+            assert copy is not None
+            await bob.send(group, "/cancel")
+            question = await fake.wait_for(
+                lambda: next(iter(group.bot_messages_containing("End the current game")), None)
+            )
+            await (await bob.tap(question, "Yes, end the game")).wait()
+            await fake.wait_for(
+                lambda: copy.text == "🛑 The game in «Friends <&> 🃏» was cancelled.",
+                description="the copy's last edit",
+            )
+            assert copy.reply_markup is None
+            await fake.wait_for(
+                lambda: not any(m.has_button(MY_CARDS) for m in group.bot_messages()),
+                description="the table without «My cards» once the game is over",
+            )
+        assert fake.invalid_requests == []

@@ -24,7 +24,16 @@ class Recorded(HandCopies):
     def used(self, game_id: int) -> bool:
         return True
 
-    def redraw(self, game_id: int, user_id: int, content: Any, *, at_turn: bool = False) -> None:
+    def redraw(
+        self,
+        game_id: int,
+        user_id: int,
+        content: Any,
+        *,
+        at_turn: bool = False,
+        over: bool = False,
+    ) -> None:
+        assert not over  # the game is being played
         self.redrawn.append((user_id, content[0], content[1], at_turn))
 
 
