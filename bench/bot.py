@@ -405,13 +405,24 @@ async def run_minimal(games: int, seconds: float) -> Figures:
 # --- operations per move -------------------------------------------------------------
 
 
-OP_KINDS = ("selection", "hand edit", "table edit", "ping", "delete", "group send", "other")
+OP_KINDS = (
+    "selection",
+    "hand edit",
+    "table edit",
+    "ping",
+    "delete",
+    "group send",
+    "ephemeral",
+    "other",
+)
 
 
 def op_kind(record: object) -> str | None:
     method = getattr(record, "method", "")
     params = getattr(record, "params", {})
     private = int(str(params.get("chat_id", "0"))) > 0
+    if "Ephemeral" in method or params.get("ephemeral_message_parameters"):
+        return "ephemeral"  # a hand (or an answer) inside the group, seen by one member
     if method == "editMessageText":
         return "hand edit" if private else "table edit"
     if method == "sendMessage":

@@ -1,6 +1,7 @@
 """Telegram operations per move with players in the Mini App.
 
 Usage: .venv/bin/python bench/webapp_ops.py [--moves M] [--players 2 4] [--spectators 0 50]
+       [--hands-in-group]
 
 Whole Burkozel games (base rules) between people, through the real bot (bot.app.App:
 handlers, service, SQLite, delivery worker, the Mini App's web server) and the fake Bot
@@ -16,6 +17,10 @@ bot can host at a move every 4 s, with Telegram's ~30 operations a second for th
 bot (30 / ops per move / 0.25). ``--spectators``: each row again with that many onlookers
 who opened the table from the group's «🃏 Table» link (its signed start parameter) and
 follow it live; every one of them must have heard of each move before the next.
+``--hands-in-group``: rows where nobody is in the app and every player plays on their hand
+shown inside the group (an ephemeral message: «🂠 My cards» tapped once a game), the
+private hand kept up to date as the durable copy; ephemeral sends and edits are a column
+of their own.
 """
 
 from __future__ import annotations
@@ -41,8 +46,9 @@ from pydantic import SecretStr  # noqa: E402
 from bench.bot import OP_KINDS, TOKEN, UNPACED, op_kind  # noqa: E402
 from bot.app import App  # noqa: E402
 from bot.config import Settings  # noqa: E402
+from bot.delivery.ephemeral import GroupHands  # noqa: E402
 from bot.games.burkozel.keyboard import card_taps  # noqa: E402
-from bot.views.callbacks import CardCb, LobbyCb, PlayCb  # noqa: E402
+from bot.views.callbacks import CardCb, LobbyCb, MyCardsCb, PlayCb  # noqa: E402
 from engine.burkozel.ai import make_player  # noqa: E402
 from tests.bot.webapp.test_webapp_api import sign_init_data  # noqa: E402
 from tests.support.fake_telegram import FakeTelegram  # noqa: E402
@@ -121,7 +127,12 @@ async def wait(predicate: Any, what: str, timeout: float = 60) -> None:
 
 
 async def ops_per_move(
-    players: int, in_app: int, moves_wanted: int, tmp: Path, spectators: int = 0
+    players: int,
+    in_app: int,
+    moves_wanted: int,
+    tmp: Path,
+    spectators: int = 0,
+    in_group: bool = False,
 ) -> tuple[int, dict[str, int]]:
     counts = dict.fromkeys(OP_KINDS, 0)
     applied = 0
@@ -158,9 +169,17 @@ async def ops_per_move(
                 apps[user.id] = InApp(http, base, user.id)
         onlookers: list[InApp] = []
 
+        hands = service.hand_copies
+        assert isinstance(hands, GroupHands)
+
         async def drained() -> bool:
             assert app.delivery is not None
-            return not app.delivery._in_flight and await service.storage.outbox_size() == 0
+            copying = any(c.task is not None and not c.task.done() for c in hands._copies.values())
+            return (
+                not copying
+                and not app.delivery._in_flight
+                and await service.storage.outbox_size() == 0
+            )
 
         while applied < moves_wanted:
             command = await users[0].send(group, "/newgame")
@@ -185,6 +204,12 @@ async def ops_per_move(
             onlookers = [InApp(http, base, 10_000 + n, start_param) for n in range(spectators)]
             for onlooker in onlookers:  # opened from the group's «🃏 Table»
                 await onlooker.open(game_id)
+            if in_group:  # each player taps «🂠 My cards» once: their hand in the group
+                for user in users:
+                    data = MyCardsCb(game=game_id).pack()
+                    await (await user.tap_raw(command, data)).wait()
+                    await wait(lambda u=user: group.last_ephemeral(u) is not None, "a hand")
+                await wait(drained, "the hands in the group")
             following = [*apps.values(), *onlookers]
             await wait(lambda f=following: all(p.version >= 0 for p in f), "live states")
             await wait(drained, "drained")
@@ -205,6 +230,10 @@ async def ops_per_move(
                     await apps[user.id].act(version, kind, cards)
                 else:
                     anchor = user.dm.messages[0]
+                    if in_group:
+                        copy = group.last_ephemeral(user)
+                        assert copy is not None
+                        anchor = copy
                     codes, instant = card_taps(deal, chosen)
                     for code in codes:
                         data = CardCb(game=game_id, v=version, card=code).pack()
@@ -212,7 +241,7 @@ async def ops_per_move(
                         await wait(drained, "drained")
                     if not instant:
                         for record in fake.requests[start:]:  # redraws showing the selection
-                            if op_kind(record) == "hand edit" and record.ok:
+                            if op_kind(record) in ("hand edit", "ephemeral") and record.ok:
                                 counts["selection"] += 1
                         start = len(fake.requests)
                         data = PlayCb(
@@ -234,7 +263,9 @@ async def ops_per_move(
     return applied, counts
 
 
-async def report(moves: int, player_counts: list[int], spectator_counts: list[int]) -> None:
+async def report(
+    moves: int, player_counts: list[int], spectator_counts: list[int], in_group: bool
+) -> None:
     print(
         f"Telegram operations per move with players in the Mini App ({moves} moves a row,"
         " Burkozel, greedy moves, outbox drained after each move)"
@@ -243,10 +274,13 @@ async def report(moves: int, player_counts: list[int], spectator_counts: list[in
     print(head + f"{'total':>8}{'tables':>8}")
     with tempfile.TemporaryDirectory(prefix="bench-webapp-", dir=ROOT) as tmp:
         for players in player_counts:
-            for in_app, label in ((players, "all"), (players // 2, "half"), (0, "none")):
+            rows = [(players, "all"), (players // 2, "half"), (0, "none")]
+            if in_group:
+                rows = [(0, "group")]  # nobody in the app: hands in the group
+            for in_app, label in rows:
                 for spectators in spectator_counts:
                     applied, counts = await ops_per_move(
-                        players, in_app, moves, Path(tmp), spectators
+                        players, in_app, moves, Path(tmp), spectators, label == "group"
                     )
                     per = {k: v / applied for k, v in counts.items()}
                     total = sum(per.values())
@@ -280,10 +314,15 @@ def main() -> None:
         default=[0],
         help="onlookers following each table from the group's link (one row each)",
     )
+    parser.add_argument(
+        "--hands-in-group",
+        action="store_true",
+        help="players play on their hands shown inside the group (ephemeral messages)",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     random.seed(0)
-    asyncio.run(report(args.moves, args.players, args.spectators))
+    asyncio.run(report(args.moves, args.players, args.spectators, args.hands_in_group))
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from aiohttp.typedefs import Handler
 from bot import intake, metrics
 from bot.config import Settings, split_listen
 from bot.delivery.attachments import Attachments
+from bot.delivery.ephemeral import GroupHands
 from bot.delivery.worker import DeliveryWorker, Limits
 from bot.handlers import build_router
 from bot.handlers.solo import SOLO_COMMANDS
@@ -66,6 +67,11 @@ GROUP_COMMANDS = (
     "help",
     *STATS_GROUP_COMMANDS,
 )
+# Group commands whose answer concerns the asker alone: Telegram's apps send them as an
+# ephemeral message (only the asker and the bot see it), and the answer goes back to the
+# asker alone in the group (bot/handlers/common.py reply): a busy group's share of messages
+# stays the table's, and nobody else's screen fills with someone's /stats.
+ALONE_COMMANDS = ("score", "rules", "stats", "help")
 PRIVATE_COMMANDS = ("start", *SOLO_COMMANDS, "rules", "help", *STATS_PRIVATE_COMMANDS)
 TICK_SECONDS = 0.5
 # my_chat_member: the bot removed from a group or added back (bot/service/presence.py).
@@ -105,7 +111,14 @@ async def register_commands(bot: Bot, default_language: str) -> None:
     for language in (None, *LANGUAGES):
         t = texts(language or default_language)
         private = [BotCommand(command=c, description=t(f"command.{c}")) for c in PRIVATE_COMMANDS]
-        group = [BotCommand(command=c, description=t(f"command.{c}")) for c in GROUP_COMMANDS]
+        group = [
+            BotCommand(
+                command=c,
+                description=t(f"command.{c}"),
+                is_ephemeral=True if c in ALONE_COMMANDS else None,
+            )
+            for c in GROUP_COMMANDS
+        ]
         await bot.set_my_commands(private, BotCommandScopeDefault(), language_code=language)
         await bot.set_my_commands(group, BotCommandScopeAllGroupChats(), language_code=language)
 
@@ -241,6 +254,7 @@ class App:
         poller: asyncio.Task[None] | None = None
         queues: ChatQueues | None = None
         screen: TapScreen | None = None
+        group_hands: GroupHands | None = None
         stop_http: Callable[[], Awaitable[None]] | None = None
         try:
             me = await bot.get_me()
@@ -266,6 +280,10 @@ class App:
                 limits=self.limits,
                 attachments=Attachments(storage, settings.default_language),
             )
+            # Hands shown inside the group (ephemeral messages), paced with the sender's
+            # buckets: a user's share is the same whichever chat the hand is in.
+            group_hands = GroupHands(bot, delivery)
+            service.hand_copies = group_hands
             await register_commands(bot, settings.default_language)
             dispatcher = Dispatcher(service=service)
             # Webhook mode re-delivers what an instance died on: each update applied once.
@@ -378,6 +396,8 @@ class App:
                 await queues.drain(DRAIN_SECONDS)
             if screen is not None:
                 await screen.close()
+            if group_hands is not None:
+                await group_hands.close()
             for task in tasks:
                 task.cancel()
             for task in tasks:

@@ -18,6 +18,12 @@ from engine.registry import DEFAULT_GAME, GAMES, game_named, game_of_rules, stor
 # Turn timer in seconds; 0 is "no timer" (no auto-play, only a reminder now and then).
 TIMERS = (30, 60, 90, 180, 600, 0)
 STAND_INS = ("off", "easy", "normal", "hard")
+# The hand inside the group (an ephemeral message only its player sees): never, when the
+# player taps «🂠 My cards» (the default: it costs nothing until someone wants it, any
+# bot may send it, and the private hand stays as it was), or also brought by itself at
+# the player's turn once they have used it (an administrator bot only: Telegram lets
+# other bots send one only within 15 s of the player's tap).
+HANDS_IN_GROUP = ("ask", "turn", "off")
 NO_TIMER_REMINDER = 3600.0  # seconds between gentle reminders when there is no timer
 
 
@@ -40,6 +46,12 @@ class ChatSettings:
     changed: tuple[tuple[str, Rules], ...] = ()
     turn_timer: int | None = None  # None: the bot's configured default
     stand_in: str | None = None  # None: the bot's configured default
+    hands_in_group: str | None = None  # None: HANDS_IN_GROUP[0]
+
+    @property
+    def group_hands(self) -> str:
+        """Where a player's hand may be shown in the group (``HANDS_IN_GROUP``)."""
+        return self.hands_in_group or HANDS_IN_GROUP[0]
 
     def rules(self, game: str | None = None) -> Rules:
         name = game or self.game
@@ -61,6 +73,8 @@ class ChatSettings:
             data["turn_timer"] = self.turn_timer
         if self.stand_in is not None:
             data["stand_in"] = self.stand_in
+        if self.hands_in_group is not None:
+            data["hands_in_group"] = self.hands_in_group
         return data
 
     @classmethod
@@ -92,8 +106,10 @@ class ChatSettings:
                     if not isinstance(switches_of, Mapping):
                         raise TypeError(f"{name} settings must be an object")
                     settings = settings.with_rules(name, GAMES[name].rules_from_dict(switches_of))
-            return settings.with_custom("turn_timer", data.get("turn_timer")).with_custom(
-                "stand_in", data.get("stand_in")
+            return (
+                settings.with_custom("turn_timer", data.get("turn_timer"))
+                .with_custom("stand_in", data.get("stand_in"))
+                .with_custom("hands_in_group", data.get("hands_in_group"))
             )
         except SettingsError as exc:
             raise SettingsError("settings.broken", exc.detail) from None
@@ -120,16 +136,16 @@ class ChatSettings:
             raise SettingsError("settings.conflict_b3", str(exc)) from None
 
     def with_custom(self, name: str, value: object) -> ChatSettings:
-        """A table custom: ``turn_timer`` (one of TIMERS) or ``stand_in`` (STAND_INS);
-        None (or "default") means the bot's default."""
+        """A table custom: ``turn_timer`` (one of TIMERS), ``stand_in`` (STAND_INS) or
+        ``hands_in_group`` (HANDS_IN_GROUP); None (or "default") means the default."""
         if value is None or value == "default":
-            if name not in ("turn_timer", "stand_in"):
+            if name not in ("turn_timer", "stand_in", "hands_in_group"):
                 raise SettingsError("error.forged", f"unknown custom {name!r}")
-            return (
-                replace(self, turn_timer=None)
-                if name == "turn_timer"
-                else replace(self, stand_in=None)
-            )
+            if name == "turn_timer":
+                return replace(self, turn_timer=None)
+            if name == "stand_in":
+                return replace(self, stand_in=None)
+            return replace(self, hands_in_group=None)
         if name == "turn_timer":
             number = int(value) if isinstance(value, str) and value.isdigit() else value
             if type(number) is not int or number not in TIMERS:
@@ -139,6 +155,10 @@ class ChatSettings:
             if value not in STAND_INS:
                 raise SettingsError("error.forged", f"stand-in cannot be {value!r}")
             return replace(self, stand_in=str(value))
+        if name == "hands_in_group":
+            if value not in HANDS_IN_GROUP:
+                raise SettingsError("error.forged", f"hands in the group cannot be {value!r}")
+            return replace(self, hands_in_group=str(value))
         raise SettingsError("error.forged", f"unknown custom {name!r}")
 
     def game_rules(self, game: str | None = None) -> dict[str, Any]:

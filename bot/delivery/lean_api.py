@@ -29,7 +29,9 @@ from aiogram.exceptions import (
 )
 from aiogram.methods import (
     AnswerCallbackQuery,
+    DeleteEphemeralMessage,
     DeleteMessage,
+    EditEphemeralMessageText,
     EditMessageText,
     SendMessage,
     TelegramMethod,
@@ -44,6 +46,8 @@ _MODELS: dict[str, type[TelegramMethod[Any]]] = {
     "editMessageText": EditMessageText,
     "sendMessage": SendMessage,
     "deleteMessage": DeleteMessage,
+    "editEphemeralMessageText": EditEphemeralMessageText,
+    "deleteEphemeralMessage": DeleteEphemeralMessage,
 }
 _JSON = {"Content-Type": "application/json"}
 _OK = range(HTTPStatus.OK, HTTPStatus.IM_USED + 1)
@@ -168,3 +172,63 @@ async def send_text(
 
 async def delete(bot: Bot, chat_id: int, message_id: int) -> None:
     await call(bot, "deleteMessage", {"chat_id": chat_id, "message_id": message_id})
+
+
+# --- ephemeral messages (a message in a group that one member sees) -----------------
+
+
+async def send_ephemeral(
+    bot: Bot,
+    chat_id: int,
+    receiver: int,
+    text: str,
+    markup: dict[str, Any] | None,
+    *,
+    callback_query_id: str | None = None,
+    thread_id: int | None = None,
+) -> int:
+    """Send ``text`` to ``receiver`` alone, in group ``chat_id``; its ephemeral id (its
+    ``message_id`` is 0). ``callback_query_id``: the receiver's tap it answers (a bot that
+    is not an administrator may send one only within 15 s of such a tap)."""
+    ephemeral: dict[str, Any] = {"receiver_user_id": receiver}
+    if callback_query_id is not None:
+        ephemeral["callback_query_id"] = callback_query_id
+    params: dict[str, Any] = {
+        "chat_id": chat_id,
+        "text": text,
+        "ephemeral_message_parameters": ephemeral,
+    }
+    if thread_id is not None:
+        params["message_thread_id"] = thread_id
+    if markup:
+        params["reply_markup"] = markup
+    result = await call(bot, "sendMessage", _html(bot, params))
+    return int(result["ephemeral_message_id"])
+
+
+async def edit_ephemeral(
+    bot: Bot,
+    chat_id: int,
+    receiver: int,
+    ephemeral_id: int,
+    text: str,
+    markup: dict[str, Any] | None,
+) -> None:
+    params: dict[str, Any] = {
+        "chat_id": chat_id,
+        "receiver_user_id": receiver,
+        "ephemeral_message_id": ephemeral_id,
+        "text": text,
+    }
+    if markup:
+        params["reply_markup"] = markup
+    await call(bot, "editEphemeralMessageText", _html(bot, params))
+
+
+async def delete_ephemeral(bot: Bot, chat_id: int, receiver: int, ephemeral_id: int) -> None:
+    params = {
+        "chat_id": chat_id,
+        "receiver_user_id": receiver,
+        "ephemeral_message_id": ephemeral_id,
+    }
+    await call(bot, "deleteEphemeralMessage", params)

@@ -156,6 +156,16 @@ class DeliveryWorker:
         self._stopping = False
         self._pruned_at = 0.0  # wall clock: when sent_ops was last pruned
 
+    def bucket(self, chat_id: int) -> Bucket:
+        """The pace of ``chat_id`` (a user's private chat: its id is the user's), shared
+        with the group's ephemeral messages to that user (bot/delivery/ephemeral.py)."""
+        return self._bucket(chat_id)
+
+    @property
+    def bot_wide(self) -> Bucket:
+        """The pace of all the bot's operations together."""
+        return self._global
+
     def _bucket(self, chat_id: int) -> Bucket:
         bucket = self._buckets.get(chat_id)
         if bucket is None:

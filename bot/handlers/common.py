@@ -49,6 +49,13 @@ async def reply(
     there too: every button of a group command's answer names its group."""
     payload: dict[str, object] = {"text": text}
     chat_id = message.chat.id
+    if message.ephemeral_message_id and message.from_user is not None:
+        # Asked so that only the asker sees it (an is_ephemeral command): answered so too.
+        sent = await service.hand_copies.tell(
+            chat_id, message.from_user.id, thread_of(message), text, markup
+        )
+        if sent:
+            return
     if message.chat.type != "private" and message.from_user is not None:
         user_id = message.from_user.id
         route = service.chatter.route(chat_id, user_id, f"{command_of(message)} {hash(text)}")

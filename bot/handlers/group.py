@@ -22,6 +22,7 @@ async def membership(event: ChatMemberUpdated, service: GameService) -> None:
     """The bot removed from a group, or added back (Telegram's my_chat_member)."""
     if event.chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP):
         return  # a private chat blocked or unblocked: its 403s tell (user_unreachable)
+    service.hand_copies.status_changed(event.chat.id)  # made administrator, or not
     out = (ChatMemberStatus.LEFT, ChatMemberStatus.KICKED)
     if event.new_chat_member.status in out:
         await service.bot_removed(event.chat.id)

@@ -8,8 +8,36 @@ from aiogram.types import CallbackQuery, Message
 from bot.delivery import lean_api
 from bot.handlers.common import tap_texts
 from bot.service import GameService, UserError
-from bot.views.callbacks import CancelCb, CardCb, PlayCb
+from bot.views.callbacks import CancelCb, CardCb, MyCardsCb, PlayCb
 from storage import OutboxOp
+
+
+async def my_cards(query: CallbackQuery, callback_data: MyCardsCb, service: GameService) -> None:
+    """«🂠 My cards» under the group's table: the tapper's hand, shown in the group to them
+    alone. Someone not seated gets a short answer (bot/handlers/errors.py)."""
+    game_id, user_id = callback_data.game, query.from_user.id
+    chat_id, thread_id, content = await service.hand_here(game_id, user_id)
+    shown = await service.hand_copies.show(game_id, user_id, chat_id, thread_id, content, query.id)
+    t = await tap_texts(service, query)
+    await lean_api.answer(query, None if shown else t.alert("hand_here.not_shown"))
+
+
+async def _adopt_group_copy(query: CallbackQuery, game_id: int, service: GameService) -> None:
+    """A seated player's tap on their hand shown in the group (an ephemeral message):
+    later redraws of their hand edit that copy too. One this process did not know of (sent
+    before a restart, say) is brought up to date now: the tap's own redraw went before it
+    was known. (After the service took the tap: a forged one never gets this far.)"""
+    message = query.message
+    ephemeral_id = getattr(message, "ephemeral_message_id", None)
+    if not (isinstance(message, Message) and ephemeral_id and message.chat.type != "private"):
+        return
+    user_id = query.from_user.id
+    if service.hand_copies.tapped(game_id, user_id, message.chat.id, ephemeral_id):
+        try:
+            _, _, content = await service.hand_here(game_id, user_id)
+        except UserError:
+            return  # the game is over, or the chat turned it off: the copy stays as it is
+        service.hand_copies.redraw(game_id, user_id, content)
 
 
 async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: GameService) -> None:
@@ -19,7 +47,10 @@ async def toggle_card(query: CallbackQuery, callback_data: CardCb, service: Game
         )
     except UserError as exc:
         await _drop_older_copy(query, callback_data.game, service, exc)
+        if exc.key == "error.stale":
+            await _adopt_group_copy(query, callback_data.game, service)
         raise _as_seen(query, exc) from None
+    await _adopt_group_copy(query, callback_data.game, service)
     if played:
         await lean_api.answer(query, (await tap_texts(service, query)).alert("play.done"))
     else:
@@ -32,7 +63,10 @@ async def play_cards(query: CallbackQuery, callback_data: PlayCb, service: GameS
         await service.play(data.game, query.from_user.id, data.v, data.kind, data.cards)
     except UserError as exc:
         await _drop_older_copy(query, data.game, service, exc)
+        if exc.key == "error.stale":
+            await _adopt_group_copy(query, data.game, service)
         raise _as_seen(query, exc) from None
+    await _adopt_group_copy(query, data.game, service)
     await lean_api.answer(query, (await tap_texts(service, query)).alert("play.done"))
 
 
@@ -108,6 +142,7 @@ def make_router() -> Router:
     router = Router(name=__name__)
     router.callback_query.register(toggle_card, CardCb.filter())
     router.callback_query.register(play_cards, PlayCb.filter())
+    router.callback_query.register(my_cards, MyCardsCb.filter())
     router.callback_query.register(confirm_cancel, CancelCb.filter())
     router.callback_query.register(unknown_button)
     return router

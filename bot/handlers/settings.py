@@ -46,6 +46,8 @@ def changed(settings: ChatSettings, data: SettingsCb, *, lobby: bool) -> ChatSet
             return settings.with_custom("turn_timer", data.value)
         if not lobby and data.action == "standin":
             return settings.with_custom("stand_in", data.value)
+        if not lobby and data.action == "hands":
+            return settings.with_custom("hands_in_group", data.value)
     except SettingsError as exc:
         raise UserError(exc.key) from None
     raise UserError("error.forged")

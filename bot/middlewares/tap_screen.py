@@ -47,7 +47,7 @@ from bot.delivery import lean_api
 from bot.handlers.common import tap_texts
 from bot.handlers.stats import HistoryCb, ResetCb
 from bot.service import GameService
-from bot.views.callbacks import ALL_FACTORIES, CancelCb, CardCb, LobbyCb, PlayCb
+from bot.views.callbacks import ALL_FACTORIES, CancelCb, CardCb, LobbyCb, MyCardsCb, PlayCb
 from engine.game import COMPUTER_LEVELS
 from storage import Game
 
@@ -226,6 +226,13 @@ class TapScreen:
             if isinstance(facts, Settled) and tapper not in facts.seated:
                 return Refusal("error.not_seated")
             return None  # a seated player's tap (or a lobby's): the game decides
+        if isinstance(button, MyCardsCb):  # TableFlow.hand_here: seats first
+            facts = await self.facts(button.game)
+            if facts == NO_GAME:
+                return Refusal("error.no_game")
+            if isinstance(facts, Settled) and tapper not in facts.seated:
+                return Refusal("hand_here.not_seated", alert=False)
+            return None
         if isinstance(button, CancelCb) and button.confirm:  # LobbyFlow.cancel: over first
             facts = await self.facts(button.game)
             if facts == NO_GAME:

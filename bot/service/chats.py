@@ -29,7 +29,9 @@ class ChatFlow(LobbyFlow):
                 live = await self._load(game.id)
                 seat = live.seat_of(user.id)
                 if seat is not None and live.series is not None:
-                    await self.storage.enqueue((self.hand_op(live, seat),))
+                    redrawn = (self.hand_op(live, seat),)
+                    await self.storage.enqueue(redrawn)
+                    self.copy_hands(live, redrawn)
         self.outbox_ready.set()
         return answers or ["start.welcome"]
 

@@ -77,6 +77,62 @@ class Watchers:
         return None
 
 
+class HandCopies:
+    """Players' hands shown inside the group as well as in their private chat (ephemeral
+    messages: ``bot.delivery.ephemeral.GroupHands``). By default none: a tap on «🂠 My
+    cards» is answered that the hand is in the private chat."""
+
+    def used(self, game_id: int) -> bool:
+        """Someone has a copy of their hand in this game's group."""
+        return False
+
+    async def show(
+        self,
+        game_id: int,
+        user_id: int,
+        chat_id: int,
+        thread_id: int | None,
+        content: tuple[str, dict[str, Any] | None],
+        query_id: str,
+    ) -> bool:
+        """Send a copy answering the user's tap ``query_id``; False: it could not go."""
+        return False
+
+    def tapped(self, game_id: int, user_id: int, chat_id: int, ephemeral_id: int) -> bool:
+        """The user tapped a button on the copy ``ephemeral_id``; True: it was not the copy
+        known (its content is not known either)."""
+        return False
+
+    def redraw(
+        self,
+        game_id: int,
+        user_id: int,
+        content: tuple[str, dict[str, Any] | None],
+        *,
+        at_turn: bool = False,
+        over: bool = False,
+    ) -> None:
+        """The user's hand changed; ``at_turn``: bring it anew, it is their turn;
+        ``over``: the game is over (its last redraw)."""
+        return None
+
+    def status_changed(self, chat_id: int) -> None:
+        """The bot's membership of ``chat_id`` changed (an administrator now, or not)."""
+        return None
+
+    async def tell(
+        self,
+        chat_id: int,
+        user_id: int,
+        thread_id: int | None,
+        text: str,
+        markup: dict[str, Any] | None,
+    ) -> bool:
+        """An answer in group ``chat_id`` that only ``user_id`` sees (to their command sent
+        so, within Telegram's 15 s); False: it could not go (answer as usual)."""
+        return False
+
+
 class UserError(Exception):
     """A polite refusal: the text key of the answer; nothing was changed."""
 
@@ -151,6 +207,19 @@ def _markup(markup: render.Keyboard | None) -> dict[str, Any] | None:
     return markup
 
 
+def in_group(markup: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A private hand's keyboard as a group may carry it: without its Mini App button
+    (Telegram allows ``web_app`` buttons in private chats only)."""
+    if not markup:
+        return None
+    rows = [
+        [button for button in row if "web_app" not in button]
+        for row in markup.get("inline_keyboard", [])
+    ]
+    rows = [row for row in rows if row]
+    return {"inline_keyboard": rows} if rows else None
+
+
 def in_private_chat(game: Game) -> bool:
     """A game against computers in its player's private chat (a private chat's id is
     the user's, positive; groups' ids are negative)."""
@@ -222,6 +291,7 @@ class ServiceCore:
         self.outbox_ready = asyncio.Event()
         self.chatter = ChatterLimit()
         self.watchers = Watchers()
+        self.hand_copies = HandCopies()
         # WEBAPP_URL: the hand messages carry an «🃏 Open table» Mini App button (issue 29).
         self.webapp_url: str | None = None
         # WEBAPP_LINK: the direct link to a game's table in the Mini App (its signed start
@@ -440,7 +510,26 @@ class ServiceCore:
             self._live.pop(game.id, None)
         self.outbox_ready.set()
         self.watchers.changed(game.id)
+        self.copy_hands(live, change.outbox)
         return game
+
+    def copy_hands(self, live: LiveGame, ops: tuple[OutboxOp, ...] | list[OutboxOp]) -> None:
+        """The hands ``ops`` redraw in private chats, redrawn in their copies inside the
+        group too (``HandCopies``): the same text and buttons, for the same version. A
+        player pinged for their turn gets it anew where the chat asks for that."""
+        if in_private_chat(live.game) or not self.hand_copies.used(live.game.id):
+            return
+        pinged = {
+            op.chat_id for op in ops if op.method == "send" and (op.role or "").startswith("ping:")
+        }
+        at_each_turn = live.settings.group_hands == "turn"
+        over = live.game.status not in OPEN
+        for op in ops:
+            if op.method != "edit" or op.role != f"hand:{op.chat_id}":
+                continue
+            content = (str(op.payload["text"]), in_group(op.payload.get("reply_markup")))
+            at_turn = at_each_turn and op.chat_id in pinged
+            self.hand_copies.redraw(live.game.id, op.chat_id, content, at_turn=at_turn, over=over)
 
     def forget(self, game_id: int) -> None:
         self._live.pop(game_id, None)

@@ -56,7 +56,8 @@ class PresenceFlow(TableFlow):
                     text = live.game_side.table_text(
                         live.t, live.game, live.series, turn_seconds=seconds
                     )
-                    payload = self._group(live, {"text": text})
+                    markup = self.table_keyboard(live)
+                    payload = self._group(live, {"text": text, "reply_markup": markup})
                     ops.append(OutboxOp(chat_id, "send", payload, game.id, role))
                 ops += self._hand_ops(live)
                 await self._commit(live, GameChange(deadline=deadline, outbox=tuple(ops)))

@@ -14,10 +14,12 @@ from bot.service.core import (
     LiveGame,
     ServiceCore,
     UserError,
+    in_group,
     in_private_chat,
     out_of_group,
 )
 from bot.views import render
+from bot.views.callbacks import MyCardsCb
 from bot.views.picture import with_series_picture
 from bot.views.stats import series_end_of
 from engine import Card, CardCodeError, EngineError, shuffled_deck
@@ -58,13 +60,38 @@ class TableFlow(ServiceCore):
         milestone = ui.trick_shown(live.series)
         return self.dm_edit(live, seat.user_id, text, markup, milestone)
 
-    def table_keyboard(self, live: LiveGame) -> render.Keyboard | None:
-        """The group's table's «🃏 Table» button: the Mini App by its direct link, opened
-        in the group; a seated player gets their seat there, anyone else watches."""
-        if self.table_link is None:
-            return None
-        link = self.table_link(live.game.id)
-        return render.keyboard([[{"text": live.t("webapp.table_button"), "url": link}]])
+    def table_keyboard(self, live: LiveGame, *, playing: bool = True) -> render.Keyboard | None:
+        """The group's table's buttons: «🂠 My cards» while the game is played (unless the
+        chat turned hands in the group off), each player's hand shown there to them alone
+        (``hand_here``); «🃏 Table», the Mini App by its direct link, opened in the group
+        (a seated player gets their seat there, anyone else watches)."""
+        row: list[dict[str, Any]] = []
+        if playing and live.settings.group_hands != "off":
+            data = MyCardsCb(game=live.game.id).pack()
+            row.append({"text": live.t("table.my_cards"), "callback_data": data})
+        if self.table_link is not None:
+            link = self.table_link(live.game.id)
+            row.append({"text": live.t("webapp.table_button"), "url": link})
+        return render.keyboard([row]) if row else None
+
+    async def hand_here(
+        self, game_id: int, user_id: int
+    ) -> tuple[int, int | None, tuple[str, dict[str, Any] | None]]:
+        """What «🂠 My cards» shows the tapper inside the group: the group, its topic, and
+        their private hand's text and buttons as they are now (``hand_op``); UserError
+        for anyone not seated, a game over, or a chat that turned it off."""
+        async with self.lock(game_id):
+            live = await self._load(game_id)
+            seat = live.seat_of(user_id)
+            if seat is None:
+                raise UserError("hand_here.not_seated")
+            if live.game.status != "playing" or live.series is None:
+                raise UserError("error.game_over")
+            if live.settings.group_hands == "off" or in_private_chat(live.game):
+                raise UserError("hand_here.off")
+            payload = self.hand_op(live, seat).payload
+            content = (str(payload["text"]), in_group(payload.get("reply_markup")))
+            return live.game.chat_id, live.game.thread_id, content
 
     @staticmethod
     def _private_screen(live: LiveGame, game: Game, hand: str) -> str:
@@ -114,7 +141,9 @@ class TableFlow(ServiceCore):
                 return
             if since is not None and live.game.version == since:
                 return
-            await self.storage.enqueue((self.hand_op(live, seat),))
+            redrawn = (self.hand_op(live, seat),)
+            await self.storage.enqueue(redrawn)
+            self.copy_hands(live, redrawn)
             self.outbox_ready.set()
 
     def _play_ops(
@@ -195,7 +224,7 @@ class TableFlow(ServiceCore):
         final = render.final_table_text(t, live.game, live.series, status)
         if record is not None:
             final = record + "\n\n" + final
-        markup = self.table_keyboard(live)  # (the page shows the results too)
+        markup = self.table_keyboard(live, playing=False)  # (the page shows the results too)
         ops.append(self.group_edit(live, table_role(live.series), final, markup))
 
         if in_private_chat(live.game):  # its one message shows how it ended
@@ -287,7 +316,9 @@ class TableFlow(ServiceCore):
         if version < live.game.state_version:
             # A keyboard from before the last move: redraw the current one so the next tap
             # works. (One drawn before a reminder only is as good as the current one.)
-            await self.storage.enqueue((self.hand_op(live, seat),))
+            redrawn = (self.hand_op(live, seat),)
+            await self.storage.enqueue(redrawn)
+            self.copy_hands(live, redrawn)
             self.outbox_ready.set()
             raise UserError("error.stale")
         return live, seat
@@ -334,7 +365,9 @@ class TableFlow(ServiceCore):
             if user_id in live.picking:
                 stored.insert(0, PICK)
             await self.storage.set_selection(game_id, user_id, live.game.version, stored)
-            await self.storage.enqueue((self.hand_op(live, seat),))
+            redrawn = (self.hand_op(live, seat),)
+            await self.storage.enqueue(redrawn)
+            self.copy_hands(live, redrawn)
             self.outbox_ready.set()
             return False
 

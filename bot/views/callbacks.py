@@ -54,6 +54,14 @@ class PlayCb(CallbackData, prefix="p"):
     cards: str  # card codes joined by "."
 
 
+class MyCardsCb(CallbackData, prefix="mc"):
+    """«🂠 My cards» under the group's table: the tapper's hand, shown inside the group to
+    them alone (an ephemeral message). Names the game only: whatever its version, the
+    hand shown is the current one."""
+
+    game: GameId
+
+
 class CancelCb(CallbackData, prefix="x"):
     """Confirm ending a game. It asks about the game, not a position: no version, so it
     stays valid however many moves are made meanwhile."""
@@ -71,7 +79,7 @@ class SettingsCb(CallbackData, prefix="st"):
     """The /settings menu (issue 12). ``game`` above 0: a lobby's own rules; below 0: the
     defaults of the group of that id (a menu that may be in a private chat); 0: of the
     group the menu is in (menus drawn before issue 27). ``action``: game | set | preset |
-    timer | standin | lang | pics | open | close; ``name``/``value`` are checked against
+    timer | standin | hands | lang | pics | open | close; ``name``/``value`` are checked against
     bot/chat_settings.py before anything changes."""
 
     game: Annotated[int, Field(ge=-MAX_ID, le=MAX_ID)]
@@ -95,6 +103,7 @@ ALL_FACTORIES: tuple[type[CallbackData], ...] = (
     LobbyCb,
     CardCb,
     PlayCb,
+    MyCardsCb,
     CancelCb,
     LangCb,
     SettingsCb,

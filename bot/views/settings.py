@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.chat_settings import (
+    HANDS_IN_GROUP,
     STAND_INS,
     TIMERS,
     ChatSettings,
@@ -129,6 +130,7 @@ def menu_text(
             + " — "
             + t(timer_about, after=customs.away_after),
             t("settings.standin_line", value=_stand_in_value(t, settings, customs)),
+            t("settings.hands_line", value=t(f"settings.hands_{settings.group_hands}")),
             t("settings.language_line", value=texts(customs.language)("language.name")),
             t(
                 "settings.pictures_line",
@@ -190,6 +192,15 @@ def menu_keyboard(
                     "standin",
                     value="default" if stand_in is None else stand_in,
                 ),
+            ]
+        )
+        rows.append(
+            [
+                tap(
+                    t("settings.hands_button", value=t(f"settings.hands_{settings.group_hands}")),
+                    "hands",
+                    value=_next(HANDS_IN_GROUP, settings.group_hands),
+                )
             ]
         )
         language = _next(LANGUAGES, customs.language)

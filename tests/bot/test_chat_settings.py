@@ -34,8 +34,10 @@ def test_every_switch_value_round_trips_through_storage() -> None:
         .with_switch("bura", "series", "robber_21")  # D10
         .with_custom("turn_timer", "0")
         .with_custom("stand_in", "hard")
+        .with_custom("hands_in_group", "turn")
     )
     assert settings.rules("burkozel") == RuleSet(discards="closed", max_lead=4)
+    assert settings.group_hands == "turn" and ChatSettings().group_hands == "ask"
     assert settings.rules("bura") == BuraRules(series="robber_21")
     assert (settings.turn_timer, settings.stand_in) == (0, "hard")
     assert ChatSettings.from_dict(settings.to_dict()) == settings
@@ -70,7 +72,8 @@ def test_b3_elimination_refuses_credits_and_pairs_with_a_reason() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "value"), [("turn_timer", "45"), ("turn_timer", 7), ("stand_in", "god")]
+    ("name", "value"),
+    [("turn_timer", "45"), ("turn_timer", 7), ("stand_in", "god"), ("hands_in_group", "always")],
 )
 def test_a_forged_custom_is_refused(name: str, value: object) -> None:
     with pytest.raises(SettingsError):

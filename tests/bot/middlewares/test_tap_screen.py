@@ -88,6 +88,13 @@ def test_every_kind_of_button_the_bot_draws_is_known_to_the_screen() -> None:
     assert drawn and drawn <= set(BUTTONS)
 
 
+def test_every_kind_of_button_has_a_prefix_of_its_own() -> None:
+    """A tap is routed by its data's prefix: two kinds sharing one would send one's taps
+    to the other's handler («🂠 My cards» once answered «Sending the record.»)."""
+    prefixes = [factory.__prefix__ for factory in BUTTONS]
+    assert len(prefixes) == len(set(prefixes)), sorted(prefixes)
+
+
 def _subclasses(cls: type) -> set[type]:
     found = set(cls.__subclasses__())
     for sub in list(found):

@@ -74,6 +74,14 @@ class FakeMessage:
     # A photo or document message: ``text`` then holds its caption (what people read).
     photo: bytes | None = None
     document: tuple[str, bytes] | None = None
+    # An ephemeral message (Bot API 10.2): seen only by ``receiver`` (the bot's) or by its
+    # sender and the bot (a user's ephemeral command); ``message_id`` is 0 in the API and
+    # ``ephemeral_id`` names it. ``lost``: Telegram took it but it never reached the
+    # receiver (they were offline, their app restarted): it is not shown, nor its edits.
+    receiver: FakeUser | None = None
+    ephemeral_id: int | None = None
+    lost: bool = False
+    seq: int = 0  # the order of all messages of the chat, ephemeral or not
 
     def __post_init__(self) -> None:
         if not self.history:
@@ -89,6 +97,18 @@ class FakeMessage:
     @property
     def is_from_bot(self) -> bool:
         return self.from_user is None
+
+    @property
+    def is_ephemeral(self) -> bool:
+        return self.ephemeral_id is not None
+
+    def seen_by(self, user: FakeUser) -> bool:
+        """``user`` has this message on their screen (or had, if deleted since)."""
+        if not self.is_ephemeral:
+            return True
+        if self.from_user is user:
+            return True
+        return self.receiver is user and not self.lost
 
     @property
     def keyboard(self) -> list[list[dict[str, Any]]]:
@@ -163,11 +183,16 @@ class FakeMessage:
     def to_api(self, *, with_reply: bool = True) -> dict[str, Any]:
         fake = self.chat.fake
         data: dict[str, Any] = {
-            "message_id": self.message_id,
+            "message_id": 0 if self.is_ephemeral else self.message_id,
             "date": self.date,
             "chat": self.chat.to_api(),
         }
         data["from"] = fake.bot_user_api() if self.from_user is None else self.from_user.to_api()
+        if self.ephemeral_id is not None:
+            data["ephemeral_message_id"] = self.ephemeral_id
+            data["receiver_user"] = (
+                fake.bot_user_api() if self.receiver is None else self.receiver.to_api()
+            )
         if self.message_thread_id is not None:
             data["message_thread_id"] = self.message_thread_id
             if self.chat.is_forum:
@@ -227,7 +252,17 @@ class FakeChat:
     migrated_from: FakeChat | None = None
     bot_is_member: bool = True
     admins: set[int] = field(default_factory=set)  # user ids getChatMember calls admins
+    # getChatMember says the bot is an administrator (FakeTelegram.set_bot_admin): it may
+    # send an ephemeral message to a member at any time, not only after their tap.
+    bot_is_admin: bool = False
+    # Ephemeral messages (each seen by one member), oldest first; deleted ones too.
+    ephemerals: list[FakeMessage] = field(default_factory=list)
+    # user id -> monotonic time of their latest callback query or ephemeral command here:
+    # a bot that is not an administrator may send them an ephemeral within 15 s of it.
+    last_interaction: dict[int, float] = field(default_factory=dict)
     _next_message_id: int = 1
+    _next_ephemeral_id: int = 1
+    _next_seq: int = 1
 
     @property
     def is_private(self) -> bool:
@@ -255,11 +290,54 @@ class FakeChat:
 
     def _add_message(self, **kwargs: Any) -> FakeMessage:
         msg = FakeMessage(
-            chat=self, message_id=self._next_message_id, date=int(time.time()), **kwargs
+            chat=self,
+            message_id=self._next_message_id,
+            date=int(time.time()),
+            seq=self._next_seq,
+            **kwargs,
         )
         self._next_message_id += 1
+        self._next_seq += 1
         self.all_messages.append(msg)
         return msg
+
+    def _add_ephemeral(self, **kwargs: Any) -> FakeMessage:
+        msg = FakeMessage(
+            chat=self,
+            message_id=0,
+            date=int(time.time()),
+            seq=self._next_seq,
+            ephemeral_id=self._next_ephemeral_id,
+            **kwargs,
+        )
+        self._next_ephemeral_id += 1
+        self._next_seq += 1
+        self.ephemerals.append(msg)
+        return msg
+
+    def get_ephemeral(self, ephemeral_id: int, receiver: FakeUser) -> FakeMessage | None:
+        for msg in self.ephemerals:
+            if msg.ephemeral_id == ephemeral_id and msg.receiver is receiver and not msg.deleted:
+                return msg
+        return None
+
+    def view(self, user: FakeUser) -> list[FakeMessage]:
+        """What ``user`` sees in this chat now, oldest first: the messages everyone sees
+        and the ephemeral ones that reached them (not the ones lost on the way)."""
+        mine = [m for m in self.ephemerals if not m.deleted and m.seen_by(user)]
+        return sorted([*self.messages, *mine], key=lambda m: m.seq)
+
+    def ephemerals_for(self, user: FakeUser) -> list[FakeMessage]:
+        """The bot's ephemeral messages on ``user``'s screen here, oldest first."""
+        return [
+            m
+            for m in self.ephemerals
+            if m.receiver is user and m.from_user is None and not m.deleted and not m.lost
+        ]
+
+    def last_ephemeral(self, user: FakeUser) -> FakeMessage | None:
+        found = self.ephemerals_for(user)
+        return found[-1] if found else None
 
     def get_message(self, message_id: int) -> FakeMessage | None:
         for msg in self.all_messages:

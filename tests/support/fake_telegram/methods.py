@@ -20,6 +20,10 @@ NOT_MODIFIED = (
     "Bad Request: message is not modified: specified new message content and reply markup "
     "are exactly the same as a current content and reply markup of the message"
 )
+EPHEMERAL_NOT_ALLOWED = (
+    "not enough rights to send an ephemeral message to the user: a bot that is not an "
+    "administrator may send one only within 15 seconds of the user's callback query"
+)
 # Files uploaded with the request being handled (multipart field name -> name, bytes).
 UPLOADS: contextvars.ContextVar[dict[str, tuple[str, bytes]]] = contextvars.ContextVar("uploads")
 
@@ -43,6 +47,9 @@ class BotMethods:
             "editmessagetext": self._edit_message_text,
             "editmessagereplymarkup": self._edit_message_reply_markup,
             "deletemessage": self._delete_message,
+            "editephemeralmessagetext": self._edit_ephemeral_text,
+            "editephemeralmessagereplymarkup": self._edit_ephemeral_reply_markup,
+            "deleteephemeralmessage": self._delete_ephemeral,
             "deletemessages": self._delete_messages,
             "answercallbackquery": self._answer_callback_query,
             "setmycommands": self._set_my_commands,
@@ -207,6 +214,12 @@ class BotMethods:
     async def _send_message(self, p: dict[str, Any]) -> dict[str, Any]:
         chat = self._resolve_chat(p["chat_id"])
         self._check_writable(chat)
+        ephemeral = p.get("ephemeral_message_parameters")
+        if ephemeral is None and p.get("receiver_user_id") is not None:
+            # The deprecated form (before Bot API 10.3): the same two fields at the top.
+            ephemeral = {k: p.get(k) for k in ("receiver_user_id", "callback_query_id")}
+        if ephemeral is not None:
+            return self._send_ephemeral(chat, p, ephemeral)
         thread_id = int_or_none(p.get("message_thread_id"))
         if chat.is_forum and thread_id is not None and thread_id not in chat.topics:
             raise bad_request("message thread not found")
@@ -237,6 +250,97 @@ class BotMethods:
             reply_to=reply_to,
         )
         return msg.to_api()
+
+    # --- ephemeral messages (Bot API 10.2-10.3) -----------------------------------------
+
+    def _send_ephemeral(self, chat: FakeChat, p: dict[str, Any], params: Any) -> dict[str, Any]:
+        """A message only ``receiver_user_id`` sees, in a group they are a member of. A bot
+        that is not an administrator may send one only within ``ephemeral_window`` seconds
+        of that user's callback query (or ephemeral command) in the chat; an administrator
+        at any time. Answered as Telegram does: ``message_id`` 0 and an
+        ``ephemeral_message_id``. Delivery is not guaranteed: a loss queued with
+        ``lose_ephemeral`` is answered the same, and the user never sees it."""
+        if not isinstance(params, dict):
+            raise bad_request("ephemeral_message_parameters must be an object")
+        if not chat.is_group:
+            raise bad_request("ephemeral messages can be sent only to group and supergroup chats")
+        receiver = self.users.get(int_or_none(params.get("receiver_user_id")) or 0)
+        if receiver is None or receiver not in chat.members:
+            raise bad_request("PARTICIPANT_ID_INVALID")
+        if params.get("replace_callback_query_message"):
+            raise bad_request("replace_callback_query_message is not supported by FakeTelegram")
+        since = chat.last_interaction.get(receiver.id)
+        query_id = params.get("callback_query_id")
+        if query_id is not None:
+            query = self.callbacks.get(str(query_id))
+            if query is None or query.user is not receiver or query.message.chat is not chat:
+                raise bad_request("QUERY_ID_INVALID")
+            since = query.created
+        if not chat.bot_is_admin and (
+            since is None or time.monotonic() - since > self.ephemeral_window
+        ):
+            raise bad_request(EPHEMERAL_NOT_ALLOWED)
+        self._rate_limit_ephemeral(chat, receiver.id)
+        text, entities = render_text(p.get("text"), p.get("parse_mode"), p.get("entities"))
+        msg = chat._add_ephemeral(
+            from_user=None,
+            text=text,
+            entities=entities,
+            reply_markup=check_reply_markup(p.get("reply_markup")),
+            receiver=receiver,
+            lost=self._lost_ephemerals.pop(receiver.id, 0) > 0,
+        )
+        return msg.to_api()
+
+    def _rate_limit_ephemeral(self, chat: FakeChat, receiver_id: int) -> None:
+        """Telegram has not said what ephemeral messages count against: here the
+        receiver's private budget (their private chat's), or the group's when
+        ``ephemeral_counts_in_group`` says so."""
+        if self.ephemeral_counts_in_group:
+            self._rate_limit(chat)
+        else:
+            self._rate_limit(self._private_chat(self.users[receiver_id]))
+
+    def _ephemeral_for_edit(self, p: dict[str, Any]) -> FakeMessage:
+        chat = self._resolve_chat(p["chat_id"])
+        self._check_writable(chat)
+        receiver = self.users.get(int_or_none(p.get("receiver_user_id")) or 0)
+        ephemeral_id = int_or_none(p.get("ephemeral_message_id"))
+        msg = None
+        if receiver is not None and ephemeral_id is not None:
+            msg = chat.get_ephemeral(ephemeral_id, receiver)
+        if msg is None or receiver is None:
+            raise bad_request("message to edit not found")
+        self._rate_limit_ephemeral(chat, receiver.id)
+        return msg
+
+    async def _edit_ephemeral_text(self, p: dict[str, Any]) -> bool:
+        msg = self._ephemeral_for_edit(p)
+        text, entities = render_text(
+            p.get("text"),
+            p.get("parse_mode"),
+            p.get("entities"),
+            empty_error="text must be non-empty",
+        )
+        self._apply_edit(msg, text, entities, check_reply_markup(p.get("reply_markup")))
+        return True
+
+    async def _edit_ephemeral_reply_markup(self, p: dict[str, Any]) -> bool:
+        msg = self._ephemeral_for_edit(p)
+        self._apply_edit(msg, None, [], check_reply_markup(p.get("reply_markup")))
+        return True
+
+    async def _delete_ephemeral(self, p: dict[str, Any]) -> bool:
+        chat = self._resolve_chat(p["chat_id"])
+        receiver = self.users.get(int_or_none(p.get("receiver_user_id")) or 0)
+        ephemeral_id = int_or_none(p.get("ephemeral_message_id"))
+        msg = None
+        if receiver is not None and ephemeral_id is not None:
+            msg = chat.get_ephemeral(ephemeral_id, receiver)
+        if msg is None:
+            raise bad_request("message to delete not found")
+        msg.deleted = True
+        return True
 
     def _upload(self, p: dict[str, Any], field: str) -> tuple[str, bytes]:
         value = p.get(field)
@@ -403,7 +507,9 @@ class BotMethods:
             raise bad_request("LANG_CODE_INVALID")
         key = (self._scope_key(p.get("scope")), lang)
         self.commands[key] = [
-            {"command": str(c["command"]), "description": str(c["description"])} for c in commands
+            {"command": str(c["command"]), "description": str(c["description"])}
+            | ({"is_ephemeral": True} if c.get("is_ephemeral") else {})
+            for c in commands
         ]
         return True
 
@@ -473,6 +579,15 @@ class BotMethods:
         chat = self._resolve_chat(p["chat_id"])
         uid = int(p["user_id"])
         if uid == self.bot_id:
+            if chat.bot_is_member and chat.bot_is_admin:
+                return {
+                    "status": "administrator",
+                    "user": self.bot_user_api(),
+                    **{right: False for right in ADMIN_RIGHTS},
+                    "can_delete_messages": True,
+                    "can_be_edited": False,
+                    "is_anonymous": False,
+                }
             return {
                 "status": "member" if chat.bot_is_member else "left",
                 "user": self.bot_user_api(),
@@ -486,7 +601,7 @@ class BotMethods:
             return {
                 "status": "administrator",
                 "user": user.to_api(),
-                **{right: True for right in _ADMIN_RIGHTS},
+                **{right: True for right in ADMIN_RIGHTS},
                 "can_be_edited": False,
                 "is_anonymous": False,
             }
@@ -503,7 +618,7 @@ class BotMethods:
         return True
 
 
-_ADMIN_RIGHTS = (
+ADMIN_RIGHTS = (
     "can_manage_chat",
     "can_delete_messages",
     "can_manage_video_chats",

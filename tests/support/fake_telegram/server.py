@@ -116,6 +116,17 @@ class FakeTelegram(World, FaultInjection, BotMethods):
         self.limits = RateLimits()
         self.faults = Faults(seed=0)
         self.callback_answer_timeout = 15.0
+        # Ephemeral messages: how long after a user's tap a bot that is not an
+        # administrator may send them one, whether they count against the group's limit
+        # (Telegram has not said; by default the receiver's private one), and the losses
+        # queued by ``lose_ephemeral`` (user id -> how many of their next ones).
+        self.ephemeral_window = 15.0
+        self.ephemeral_counts_in_group = False
+        self._lost_ephemerals: dict[int, int] = {}
+        # Users' apps send a command the bot marked is_ephemeral as an ephemeral message
+        # (seen by its sender and the bot). Off by default: apps from before Bot API 10.3,
+        # and a command typed in full, send a plain message.
+        self.ephemeral_commands = False
         self.validate_updates = True
         # The Mini Apps the owner set up in @BotFather (miniapps.py): the Main Mini App's
         # URL, and named apps' URLs by short name.
@@ -236,6 +247,11 @@ class FakeTelegram(World, FaultInjection, BotMethods):
     def reset_limits(self) -> None:
         """Forget the requests counted against Telegram's limits so far."""
         self._limiter = RateLimiter(self.limits)
+
+    def lose_ephemeral(self, user: FakeUser, count: int = 1) -> None:
+        """The next ``count`` ephemeral messages sent to ``user`` are taken (the bot gets
+        its usual answer) and never reach them, as when they are offline."""
+        self._lost_ephemerals[user.id] = self._lost_ephemerals.get(user.id, 0) + count
 
     def requests_for(self, method: str) -> list[RequestRecord]:
         return [r for r in self.requests if r.method.lower() == method.lower()]

@@ -58,6 +58,9 @@ class FakeUser:
         out = self.dm.all_texts(include_buttons)
         for chat in self.groups:
             out.extend(chat.all_texts(include_buttons))
+            for msg in chat.ephemerals:
+                if msg.seen_by(self):
+                    out.extend(msg.texts_shown(include_buttons))
         out.extend(self.seen_answers)
         return out
 
@@ -177,6 +180,8 @@ class FakeUser:
             raise AssertionError(f"{self.first_name} cannot see {chat.user}'s DM")
         if chat.is_group and self not in chat.members:
             raise AssertionError(f"{self.first_name} is not a member of {chat!r}")
+        if not message.seen_by(self):
+            raise AssertionError(f"{self.first_name} does not see {message!r}")
 
     def __repr__(self) -> str:
         return f"<FakeUser {self.id} {self.first_name}>"

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .entities import FakeChat, FakeMessage, PendingCallback
+from .methods import ADMIN_RIGHTS
 from .users import FakeUser
 
 
@@ -128,11 +129,26 @@ class World:
         if by is not None:
             self._my_chat_member(group, by, status, "member")
 
+    def set_bot_admin(self, group: FakeChat, admin: bool = True) -> None:
+        """Promote the bot to administrator of ``group`` (or demote it): getChatMember
+        says so, an ephemeral message may go to a member at any time, and the bot gets
+        the my_chat_member update Telegram sends."""
+        if group.bot_is_admin == admin:
+            return
+        group.bot_is_admin = admin
+        by = group.members[0] if group.members else None
+        if by is not None:
+            old, new = ("member", "administrator") if admin else ("administrator", "member")
+            self._my_chat_member(group, by, old, new)
+
     def _my_chat_member(self, chat: FakeChat, by: FakeUser, old: str, new: str) -> None:
         def member(status: str) -> dict[str, Any]:
             data: dict[str, Any] = {"status": status, "user": self.bot_user_api()}
             if status == "kicked":
                 data["until_date"] = 0
+            if status == "administrator":
+                data.update({right: False for right in ADMIN_RIGHTS})
+                data.update(can_delete_messages=True, can_be_edited=False, is_anonymous=False)
             return data
 
         self._push_update(
@@ -198,6 +214,19 @@ class World:
             entities.append({"type": "bot_command", "offset": 0, "length": len(token)})
             if "@" in token:
                 addressed_to_us = token.split("@", 1)[1].lower() == self.bot_username.lower()
+        if (
+            chat.is_group
+            and entities
+            and addressed_to_us
+            and self.ephemeral_commands
+            and self._ephemeral_command(text)
+        ):
+            # A command the bot marked is_ephemeral: the client sends it so that only its
+            # sender and the bot see it, and the bot may answer the sender ephemerally.
+            chat.last_interaction[user.id] = time.monotonic()
+            msg = chat._add_ephemeral(from_user=user, text=text, entities=entities)
+            self._push_update("message", msg.to_api())
+            return msg
         msg = chat._add_message(
             from_user=user,
             text=text,
@@ -214,8 +243,20 @@ class World:
             self._push_update("message", msg.to_api())
         return msg
 
+    def _ephemeral_command(self, text: str) -> bool:
+        """``text`` starts with a command the bot set for groups with is_ephemeral."""
+        name = text.split(maxsplit=1)[0][1:].split("@", 1)[0].lower()
+        return any(
+            c["command"] == name and c.get("is_ephemeral")
+            for (scope, _), listed in self.commands.items()
+            if scope in ("default", "all_group_chats") or scope.startswith("chat:")
+            for c in listed
+        )
+
     def _create_callback(self, user: FakeUser, message: FakeMessage, data: str) -> PendingCallback:
         cid = str(next(self._callback_ids))
+        if message.chat.is_group:
+            message.chat.last_interaction[user.id] = time.monotonic()
         payload = {
             "id": cid,
             "from": user.to_api(),
