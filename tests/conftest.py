@@ -91,7 +91,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     """In CI (``CI`` set) a skipped browser test fails the run: the Mini App's tests must run
-    there for real, not hide behind a missing Chromium or Playwright (issue 29)."""
+    there for real, not hide behind a missing Chromium or Playwright."""
     outcome = yield
     report = outcome.get_result()
     if report.skipped and os.environ.get("CI") and item.get_closest_marker("browser"):

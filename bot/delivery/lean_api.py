@@ -1,4 +1,4 @@
-"""The hot Bot API calls as plain JSON (issue 9: CPU per tap).
+"""The hot Bot API calls as plain JSON (CPU per tap).
 
 Every tap is answered and most redraw a hand or the table. Through aiogram each such call
 builds a pydantic method model, dumps it, form-encodes every field, and validates the

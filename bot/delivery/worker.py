@@ -257,7 +257,7 @@ class DeliveryWorker:
             # Each look at the outbox reads its whole backlog, and with many tables the
             # backlog is longest exactly when the bot is busiest: while the bot-wide
             # limit holds the sends back, look only when several may go together
-            # (a few tens of ms later), not at every wake-up (issue 9: CPU per update).
+            # (a few tens of ms later), not at every wake-up (CPU per update).
             return wait
         # A chat with a send in flight is left alone for this whole step, even if the send
         # finishes while the reads below wait: its rows as read may hold the one just
@@ -280,7 +280,7 @@ class DeliveryWorker:
             # FIFO within a chat, except that answers to commands (which name no game) go
             # before the games' own messages: a game's pending edit is replaced by its next
             # one anyway, while an answer behind a busy table waited as long as play went
-            # on (issue 27). Answers' share of a group is bounded where they are queued
+            # on. Answers' share of a group is bounded where they are queued
             # (bot/delivery/chatter.py), so they cannot hold up a table either.
             held = first.get(item.chat_id)
             if held is None or (held.game_id is not None and item.game_id is None):
@@ -302,7 +302,7 @@ class DeliveryWorker:
         held_back: set[int] = set()
         # Across chats too, games first: when the bot-wide limit is what holds sends back
         # (a flood of strangers' commands answered in their private chats), the answers
-        # wait for the tables, not the other way round (issue 27). A group's answer comes
+        # wait for the tables, not the other way round. A group's answer comes
         # next: it may be the head that a table waits behind, and bot/delivery/chatter.py keeps
         # them few; private chats' answers last.
         for chat_id, item in sorted(first.items(), key=_games_then_groups):

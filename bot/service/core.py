@@ -292,7 +292,7 @@ class ServiceCore:
         self.chatter = ChatterLimit()
         self.watchers = Watchers()
         self.hand_copies = HandCopies()
-        # WEBAPP_URL: the hand messages carry an «🃏 Open table» Mini App button (issue 29).
+        # WEBAPP_URL: the hand messages carry an «🃏 Open table» Mini App button.
         self.webapp_url: str | None = None
         # WEBAPP_LINK: the direct link to a game's table in the Mini App (its signed start
         # parameter made by ``WebApp.table_start``), on a «🃏 Table» button under the
@@ -566,7 +566,7 @@ class ServiceCore:
 
     def ping(self, live: LiveGame, user_id: int, text: str) -> tuple[OutboxOp, ...]:
         """Replace the player's previous ping with a new message (edits do not notify);
-        none for a player who has the game open in the Mini App (issue 29), which shows
+        none for a player who has the game open in the Mini App, which shows
         the turn and its timer."""
         if self.watchers.in_app(live.game.id, user_id):
             return ()

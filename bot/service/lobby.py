@@ -242,7 +242,7 @@ class LobbyFlow(TableFlow):
             )
             # Every hand now comes as a new message, which notifies its player: the first
             # turns need no 🔔 of their own (a send and a delete per player saved), so the
-            # start counts as everyone's latest tap for pinging (issue 9).
+            # start counts as everyone's latest tap for pinging.
             now = self.clock()
             for seat in live.game.seats:
                 if seat.user_id is not None:

@@ -118,7 +118,7 @@ class TableFlow(ServiceCore):
         ]
 
     def _in_app(self, live: LiveGame, user_id: int, *, skipping: bool = False) -> bool:
-        """The user has this game open in the Mini App (issue 29): their hand message is
+        """The user has this game open in the Mini App: their hand message is
         not edited on each move (``skipping``: one is being skipped now; it is brought up
         to date once they leave, ``app_left``) and they are not pinged."""
         if not self.watchers.in_app(live.game.id, user_id):
@@ -168,7 +168,7 @@ class TableFlow(ServiceCore):
         ops: list[OutboxOp] = []
         if table and ui.trick_open(deal) and self._all_in_app(live):
             # Everyone at the table follows it in the Mini App: the group's table is
-            # edited once a trick (when it is taken), not on every play (issue 29).
+            # edited once a trick (when it is taken), not on every play.
             table = False
         private = in_private_chat(live.game)  # one message: the hand shows the table
         if table and not private:  # False: a deal ended; its table shows the result
@@ -200,7 +200,7 @@ class TableFlow(ServiceCore):
         result; the result says who starts the next deal). The next deal's table is a
         new message, sent with that deal's first change: the group sees one message per
         deal, the newest at the bottom, and a deal's end costs no operation of its own
-        (issue 9: a result message beside the table edit made n + 1.03 per move)."""
+        (a result message beside the table edit made n + 1.03 per move)."""
         assert live.series is not None
         if not live.series.deals[-1].finished:  # else void from the deal: ``_deal_again``
             record += "\n\n" + live.t("deal.next", deal=len(live.series.deals))

@@ -76,9 +76,9 @@ class LangCb(CallbackData, prefix="lang"):
 
 
 class SettingsCb(CallbackData, prefix="st"):
-    """The /settings menu (issue 12). ``game`` above 0: a lobby's own rules; below 0: the
+    """The /settings menu. ``game`` above 0: a lobby's own rules; below 0: the
     defaults of the group of that id (a menu that may be in a private chat); 0: of the
-    group the menu is in (menus drawn before issue 27). ``action``: game | set | preset |
+    group the menu is in (menus drawn by older versions). ``action``: game | set | preset |
     timer | standin | hands | lang | pics | open | close; ``name``/``value`` are checked against
     bot/chat_settings.py before anything changes."""
 

@@ -1,4 +1,4 @@
-"""Chat settings (issue 12): validation by the engine's rule sets, storage form, presets."""
+"""Chat settings: validation by the engine's rule sets, storage form, presets."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Every text the bot sends is HTML Telegram accepts, whatever people typed (issue 9, bug 1).
+"""Every text the bot sends is HTML Telegram accepts, whatever people typed.
 
 Telegram refuses a whole message whose HTML does not parse ("can't parse entities"), so a
 group title like "Пики & Трефы <3" put into a template unescaped silently loses the
@@ -144,7 +144,7 @@ def test_every_screen_shows_hostile_names_and_titles_literally(language: str, pl
 def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move(
     players: int,
 ) -> None:
-    """Issue 9: a tap on a card plays it at once: led alone (R6), or answering one card,
+    """A tap on a card plays it at once: led alone (R6), or answering one card,
     a beat where it covers the claim and a discard where it cannot (R7). Leads of several
     cards of one suit (R6), and beats with several cards (R7), are listed as buttons of
     their own when there are at most four, discards of several when at most six (the
@@ -256,7 +256,7 @@ def finished_trick_shown(hand: str) -> str | None:
 
 @pytest.mark.parametrize("name", sorted(GAMES))
 def test_r8_a_hand_showing_a_finished_trick_is_a_milestone_of_that_trick(name: str) -> None:
-    """Issue 27: a hand's edit that shows a finished trick must not be coalesced into a
+    """A hand's edit that shows a finished trick must not be coalesced into a
     later edit that no longer shows it. ``trick_shown`` is the milestone: set exactly when
     the hand shows a finished trick, the same for every state showing that trick, and
     different for another trick (over random play of five deals at 3 players)."""
@@ -296,7 +296,7 @@ def lobby_of(rules: dict[str, object]) -> Game:
 def test_the_lobby_says_what_each_changed_rule_does_in_words_and_its_id_after(
     language: str,
 ) -> None:
-    """Issue 27: the lobby listed the rules that differ from the base by id ("Rules: D11
+    """The lobby listed the rules that differ from the base by id ("Rules: D11
     on"), which players do not know. Each switch away from its base is named in words,
     its value too, with a few words on what it does; the id follows for RULES.md readers."""
     t = texts(language)
@@ -343,7 +343,7 @@ def test_the_lobby_says_what_each_changed_rule_does_in_words_and_its_id_after(
 def test_settings_and_rules_name_each_switch_in_words_and_its_id_only_after(
     language: str,
 ) -> None:
-    """Issue 27: the /settings hints showed "(R8)" and every switch started with its id
+    """The /settings hints showed "(R8)" and every switch started with its id
     ("B1 Discards: open"). Each line now starts with the switch's name in words and ends
     with its own id (/rules alike); the buttons, which cannot have small print, show none."""
     t = texts(language)

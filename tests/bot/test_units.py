@@ -38,7 +38,7 @@ def test_every_callback_fits_in_64_bytes_at_its_largest() -> None:
 
 
 def test_every_button_of_a_groups_settings_menu_fits_in_64_bytes() -> None:
-    """The menu's buttons name their group (issue 27: the menu may be answered in the
+    """The menu's buttons name their group (the menu may be answered in the
     asker's private chat)."""
     customs = Customs(
         language="ru", pictures=True, default_timer=90, default_stand_in="normal", away_after=2
@@ -71,7 +71,7 @@ def test_every_button_of_a_groups_settings_menu_fits_in_64_bytes() -> None:
     ],
 )
 def test_forged_ids_out_of_range_are_refused_at_the_edge(data: str) -> None:
-    """Issue 9 bug 5: ids beyond SQLite's 64 bits, negative or not numbers never unpack,
+    """Ids beyond SQLite's 64 bits, negative or not numbers never unpack,
     so no handler but "this button is not valid" sees them."""
     factory = {"l": LobbyCb, "t": CardCb, "p": PlayCb, "x": CancelCb}[data[0]]
     with pytest.raises(ValueError):

@@ -238,7 +238,7 @@ def current_deal(users: list[FakeUser], group: FakeChat | None = None) -> int:
 def this_deal_only(text: str) -> str:
     """``text`` without the previous deal's last trick, and the бура or Москва that ended
     it (C1/C2, shown to all), which a new deal's screens show until its first lead
-    (issue 9: every card played is seen by all)."""
+    (every card played is seen by all)."""
     kept, skipping, shown = [], False, False
     for line in text.splitlines():
         if re.match(r"Deal \d+ ended with a show:", line):

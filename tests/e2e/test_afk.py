@@ -1,4 +1,4 @@
-"""Players who stop playing (issue 5): reminded, auto-played, marked away, game abandoned."""
+"""Players who stop playing: reminded, auto-played, marked away, game abandoned."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 27 item 7, end to end: every group command is answered within a few seconds.
+"""End to end: every group command is answered within a few seconds.
 
 An answer to a command goes before the game's pending table edits in its group (a later
 table edit replaces an earlier one, so holding it back loses nothing); past the group's

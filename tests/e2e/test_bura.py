@@ -192,7 +192,7 @@ async def drive(
         deal = series.current
         coming = BURA.by_itself(series) if deal is not None else None
         if coming is not None and coming.at_once and deal.turn < len(table.users):
-            # A draw that follows at once (issue 27): no hand is drawn for this moment.
+            # A draw that follows at once: no hand is drawn for this moment.
             await asyncio.sleep(0.02)
             continue
         picked = None if deal is None else choose(deal)
@@ -351,7 +351,7 @@ async def test_three_player_stop_races_the_rightful_lead(tmp_path: Path) -> None
 
 async def test_a_dealt_combination_is_dealt_again(tmp_path: Path) -> None:
     """D9: бура (three trumps) straight from the deal: the deal is void and dealt again;
-    the group is told whose combination it was, which, and its cards (issue 27 item 12)."""
+    the group is told whose combination it was, which, and its cards."""
     void = bura_deck(2, 0, ["6H 7H 8H", "AS 6D 9C"], "9H")
     db = tmp_path / "bot.sqlite3"
     async with new_fake() as fake:

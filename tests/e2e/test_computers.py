@@ -1,4 +1,4 @@
-"""A human plays a whole series alone against computer players (issue 6)."""
+"""A human plays a whole series alone against computer players."""
 
 from __future__ import annotations
 

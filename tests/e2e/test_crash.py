@@ -1,7 +1,7 @@
-"""Crash safety (issue 5): the bot process is killed with SIGKILL at random moments of
+"""Crash safety: the bot process is killed with SIGKILL at random moments of
 several games and restarted each time; every game still ends exactly as an uninterrupted
 replay of its move log says it should, and the fake, enforcing Telegram's flood limits,
-never has to answer 429 (issue 27: each restarted bot paces the chats from the operations
+never has to answer 429 (each restarted bot paces the chats from the operations
 the killed ones logged).
 
 The bot runs as a real subprocess (``python -m bot``) against the fake Bot API served
@@ -220,7 +220,7 @@ async def test_sigkill_at_random_moments_loses_and_repeats_no_move(tmp_path: Pat
     db = tmp_path / "bot.sqlite3"
     async with FakeTelegram(token=TOKEN) as fake:
         # Telegram's limits are enforced: a restarted bot paces each chat from what the
-        # killed one sent (issue 27: with full buckets after each start, a group got its
+        # killed one sent (with full buckets after each start, a group got its
         # burst again and again within its minute, and 429s).
         fake.enforce_limits = True
         names = iter(["Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus"])

@@ -1,6 +1,6 @@
 """The hand inside the group: «🂠 My cards» under the table shows a seated player their
 private hand as an ephemeral message in the group (only they see it), taps on it play and
-edit it in place, and the private hand stays the durable copy (issue 36 §2).
+edit it in place, and the private hand stays the durable copy.
 
 Through the fake Bot API, whose ephemeral messages follow the Bot API text (a bot that
 is not an administrator may send one only within 15 s of the player's tap; delivery is

@@ -138,7 +138,7 @@ async def test_one_deal_under_each_burkozel_switch_b1_to_b6(tmp_path: Path) -> N
                         shown = set().union(*(cards_in(without_trump_line(t)) for t in texts))
                         assert not (hidden & shown), sorted(hidden & shown)
                         face_down_seen |= bool(hidden) and any("🂠" in t for t in texts)
-                        # Issue 27: a trick's points count only its open cards, and say so.
+                        # A trick's points count only its open cards, and say so.
                         for header in face_down_trick_headers(texts):
                             assert "🂠 not counted until the deal ends" in header, header
                             face_down_trick_seen = True
@@ -191,7 +191,7 @@ async def test_a_2x2_pairs_series_to_the_end_shows_the_pairs_and_equals_the_repl
             await app.service.storage.set_chat_rules(
                 group.id, {"burkozel": {"teams": "pairs", "combinations": "on"}}
             )
-            # Issue 27: the lobby shows the pairs as seats fill, before Start.
+            # The lobby shows the pairs as seats fill, before Start.
             lobby = await open_game(fake, group, [alice], start=False)
             assert "👥 Pair 1: 1. Alice <&> 🂡 & 3. (free)" in lobby.text
             for n in range(1, 4):
@@ -259,7 +259,7 @@ async def test_a_2x2_pairs_series_to_the_end_shows_the_pairs_and_equals_the_repl
 async def test_c1_a_bura_shown_is_told_in_the_group_and_the_hands_with_its_cards(
     tmp_path: Path,
 ) -> None:
-    """Issue 27 item 5: Ann (seat 0) draws a бура at the first trick and shows it instead
+    """Ann (seat 0) draws a бура at the first trick and shows it instead
     of answering Ben's next lead (C1). The deal's record in the group says who showed
     what, with the cards, above the penalties; both hands of the next deal say it too;
     the stored record replays to the same (``shown_by``)."""

@@ -1,4 +1,4 @@
-"""Issue 9 bug 6, end to end: Telegram did what was asked, and the bot never learnt it.
+"""End to end: Telegram did what was asked, and the bot never learnt it.
 
 Telegram offers no idempotency: a send it accepted whose reply was lost (a kill, a
 timeout) is sent again, and a delete that failed is tried again. The damage is kept

@@ -1,4 +1,4 @@
-"""Issue 5, end to end: flood-proof delivery, faults, concurrency and stale input.
+"""End to end: flood-proof delivery, faults, concurrency and stale input.
 
 The real bot polls the fake Bot API over HTTP; the fake enforces Telegram's flood
 limits unless a test says otherwise, and injects 429s, 5xx, latency, 403s and group
@@ -388,7 +388,7 @@ async def test_edits_coalesce_not_modified_is_done_and_a_lost_message_is_resent(
             ]
             assert len(sent) == 1
 
-            # The same content again: not sent at all, it would change nothing (issue 9).
+            # The same content again: not sent at all, it would change nothing.
             errors = list(app.delivery.stats.errors)
             edits = len(fake.requests_for("editMessageText"))
             await storage.enqueue((edit("version 4"),))
@@ -499,7 +499,7 @@ async def test_double_taps_and_racing_taps_apply_exactly_one_move(tmp_path: Path
 
             # The next player's move races a "Yes, end the game" tapped by someone else:
             # both are serialised. The confirmation asks about the game, not a position,
-            # so it holds after a move (issue 9 bug 4); a move after the cancel is refused.
+            # so it holds after a move; a move after the cancel is refused.
             mover = await fake.wait_for(lambda: whose_turn(users))
             other = next(u for u in users if u is not mover)
             await other.send(group, "/cancel")

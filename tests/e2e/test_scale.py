@@ -1,4 +1,4 @@
-"""Running at scale (issue 15): webhook mode, PostgreSQL, several bot instances.
+"""Running at scale: webhook mode, PostgreSQL, several bot instances.
 
 Bots run in webhook mode against the fake Bot API, which delivers each update to the
 instances in turn (as a load balancer would) and re-delivers any update not answered

@@ -1,4 +1,4 @@
-"""Issue 12 settings through the fake Telegram: the /settings menu (admins only, edited in
+"""Settings through the fake Telegram: the /settings menu (admins only, edited in
 place), a change that survives a restart, a running series that keeps its rules, a lobby's
 ⚙ Rules for its creator, and Start refused for pairs (B5) without four players."""
 
@@ -59,7 +59,7 @@ async def test_settings_are_for_admins_survive_a_restart_and_never_touch_a_runni
             menu = await menu_of(fake, group, "Chat settings")
             assert f"«{TITLE}»" in menu.text  # the title shown literally, not as HTML
             assert "Preset: Classic Burkozel" in menu.text
-            # Issue 27: each switch in words, its id after (no bare "(R8)").
+            # Each switch in words, its id after (no bare "(R8)").
             assert "Discards: open — everyone sees discarded cards. (B1)" in menu.text
             assert "(R8)" not in menu.text
             before = menu.text
@@ -128,7 +128,7 @@ async def test_settings_are_for_admins_survive_a_restart_and_never_touch_a_runni
 
             # /newgame takes the defaults; Start refuses pairs with two players, saying why.
             await alice.send(group, "/newgame")
-            # Issue 27: the lobby says what each changed rule does, and who pairs with whom.
+            # The lobby says what each changed rule does, and who pairs with whom.
             lobby = await menu_of(fake, group, "• Teams: 2×2 pairs — partners sit opposite (B5)")
             assert "• Combinations: on — бура, Москва, молодка" in lobby.text
             assert "👥 Pair 1: 1. Alice 🂡 & 3. (free)" in lobby.text
@@ -193,7 +193,7 @@ async def test_a_private_chat_points_settings_and_language_to_the_groups(tmp_pat
             assert not any(m.buttons for m in said)
             answer = await (await alice.tap_raw(said[0], "st:0:set:teams:pairs")).wait()
             assert answer.text == "This works in a group chat."
-            # Language buttons name their group (issue 27): without one, or naming a group
+            # Language buttons name their group: without one, or naming a group
             # the tapper is not in, they are not valid.
             for forged in ("lang:ru", "lang:ru:-1002999999999", f"lang:ru:{alice.id}"):
                 answer = await (await alice.tap_raw(said[0], forged)).wait()

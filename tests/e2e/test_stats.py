@@ -1,4 +1,4 @@
-"""End-to-end (issue 14): the series picture, /stats, /top, /history, /export, /resetstats,
+"""End-to-end: the series picture, /stats, /top, /history, /export, /resetstats,
 /notify and /settings through the fake Telegram, with names and a title that need escaping."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 28: a game is files. Duel exists only in the test tree (tests/support/duel/: its
+"""A game is files. Duel exists only in the test tree (tests/support/duel/: its
 engine side, its bot side, its texts); registered through the same two registries as
 Burkozel and Bura, it is opened by name, listed by /settings, played by tapping through
 a whole series, and /score, /stats, /history and /export work for it, the exported

@@ -1,4 +1,4 @@
-"""Issue 27, item 8: one person seated at two tables at once sees every play (R8).
+"""One person seated at two tables at once sees every play (R8).
 
 Her two hands share one private chat, which Telegram lets the bot edit about once a
 second, while the computer players at both tables move faster than that. A pending edit

@@ -1,4 +1,4 @@
-"""The Mini App's API end to end (issue 29), without a browser: the real bot, polling the
+"""The Mini App's API end to end, without a browser: the real bot, polling the
 fake Bot API, serving the app on WEBAPP_LISTEN. One player mixes the app and the text
 buttons, the other plays by text; the app follows every move; a player in the app gets
 no hand edit and no ping, and with everyone in the app the group table is edited once a

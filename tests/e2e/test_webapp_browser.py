@@ -1,4 +1,4 @@
-"""The Mini App in a real browser (issue 29): Debian's Chromium driven by Playwright, one
+"""The Mini App in a real browser: Debian's Chromium driven by Playwright, one
 browser context per player (separate phones), against the real bot and the fake Bot API.
 Each page is opened as Telegram opens it: the URL of the «🃏 Open table» button under the
 player's hand message, with launch data signed by the fake bot token in the URL hash

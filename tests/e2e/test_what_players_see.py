@@ -1,4 +1,4 @@
-"""Issue 9, end to end: what players see and when.
+"""End to end: what players see and when.
 
 Pings reach players in groups whose title holds HTML characters, forged ids of any
 range are refused politely, a /cancel confirmation outlives moves, the last trick
@@ -196,7 +196,7 @@ async def test_every_card_played_reaches_the_group_and_every_other_player(
 async def test_group_commands_during_play_do_not_hold_up_the_table(tmp_path: Path) -> None:
     """Bug 3: command answers shared the table's queue, so twenty /score from an onlooker
     delayed the table by over a minute. Answers to a chat's commands are bounded; those
-    within the group's share go before the table's edits (issue 27), so they hold it up
+    within the group's share go before the table's edits, so they hold it up
     only as long as they take to send."""
     rng = random.Random(3)
     async with new_fake() as fake:
@@ -267,7 +267,7 @@ async def test_pop_ups_speak_the_language_of_the_game_not_of_the_tappers_app(
 async def test_a_refused_tap_promises_a_new_keyboard_only_when_one_is_sent(
     tmp_path: Path,
 ) -> None:
-    """Issue 27, bug 4: a version the game never had is "not valid" and redraws nothing; a
+    """A version the game never had is "not valid" and redraws nothing; a
     stale version forged on the current keyboard promises nothing (Telegram already shows
     the current one); a real old keyboard, whose redraw is still on its way, gets the
     promise, and the redraw comes."""

@@ -1,4 +1,4 @@
-"""The Mini App in a real browser: Playwright driving Debian's Chromium (issue 29).
+"""The Mini App in a real browser: Playwright driving Debian's Chromium.
 
 Telegram opens a Mini App with its signed launch data in the URL hash
 (``#tgWebAppData=…&tgWebAppThemeParams=…``) and the page loads Telegram's

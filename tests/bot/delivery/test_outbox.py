@@ -114,7 +114,7 @@ async def test_while_the_bot_wide_limit_holds_everything_a_wake_up_reads_nothing
 async def test_while_the_bot_wide_limit_holds_sends_back_a_table_goes_before_older_answers(
     tmp_path: Path,
 ) -> None:
-    """Issue 27: strangers flooding the bot's private chats with commands queued hundreds
+    """Strangers flooding the bot's private chats with commands queued hundreds
     of answers, and a game's table edit, queued after them in another chat, waited for
     all of them at the bot-wide 25 a second (108 s in bench/junk.py); and so did a
     table behind an answer in its own group."""

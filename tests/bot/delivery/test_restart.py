@@ -1,4 +1,4 @@
-"""A restarted sender keeps Telegram's windows (issue 27, item 6).
+"""A restarted sender keeps Telegram's windows.
 
 Telegram counts a group's operations over a minute (about 20), a private chat's over a
 second or so and the whole bot's over a second; a sender that starts again with full

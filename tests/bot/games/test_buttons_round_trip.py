@@ -1,8 +1,8 @@
 """Every play button a hand shows is taken by the service as a legal action, in both games
 under random switches (a Burkozel «Show бура» button (C1) once named the combination where
 the service reads card codes, and every human's show was refused as a forged button); and
-every legal action of a seat that may act has its way through the hand's buttons (issue 27
-bug 1: a Bura taker with an empty hand was drawn no keyboard, so could neither declare nor
+every legal action of a seat that may act has its way through the hand's buttons (a
+Bura taker with an empty hand was drawn no keyboard, so could neither declare nor
 draw, D5)."""
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def test_every_legal_burkozel_move_has_its_buttons(
 def test_every_legal_bura_action_has_its_buttons(
     players: int, switches: dict[str, Any], deck: Any, seed: int
 ) -> None:
-    """Issue 27 bug 1 (D5): the taker of a trick led or answered with the whole hand, or
+    """D5: the taker of a trick led or answered with the whole hand, or
     of the deal's last trick, holds no card, and must still be offered «Вскрываюсь» and
     the draw."""
     rng = random.Random(seed)

@@ -1,5 +1,5 @@
 """bot/middlewares/chat_order.py: one chat's updates one at a time and in order, other chats beside
-them and taking turns, a bounded number held (issue 27), nothing kept for an idle chat."""
+them and taking turns, a bounded number held, nothing kept for an idle chat."""
 
 from __future__ import annotations
 

@@ -145,7 +145,7 @@ def _hand_of(service: GameService, live: LiveGame, user_id: int) -> tuple[str, l
 async def test_r6_a_tap_leads_one_card_and_leads_of_several_are_buttons_of_their_own(
     tmp_path: Path,
 ) -> None:
-    """Issue 9: one tap leads a card alone (R6) even with another of its suit in hand;
+    """One tap leads a card alone (R6) even with another of its suit in hand;
     each lead of several cards of one suit is a button of its own (one tap, no choosing),
     and no «➕ Several cards» switch is shown while every lead is one tap away."""
     deck = build_deck(2, 0, [["6H", "7H", "8C", "9C"], ["6S", "7S", "JD", "QD"]], "AD")
@@ -175,7 +175,7 @@ async def test_r6_a_tap_leads_one_card_and_leads_of_several_are_buttons_of_their
 async def test_r6_more_than_four_leads_of_several_cards_are_chosen_through_the_switch(
     tmp_path: Path,
 ) -> None:
-    """Issue 9, R6: four cards of one suit make ten leads of several cards, too many to
+    """R6: four cards of one suit make ten leads of several cards, too many to
     list: «➕ Several cards» makes taps select, a lead of two is confirmed, «↩ Back» undoes
     the choosing without playing anything."""
     deck = build_deck(2, 0, [["6H", "7H", "8C", "9C"], ["6S", "7S", "8S", "9S"]], "AD")
@@ -218,7 +218,7 @@ async def test_r6_more_than_four_leads_of_several_cards_are_chosen_through_the_s
 async def test_r7_beats_with_several_cards_are_buttons_and_discards_are_chosen(
     tmp_path: Path,
 ) -> None:
-    """Issue 9, R7: answering a lead of two, each beat and each discard is a button of its
+    """R7: answering a lead of two, each beat and each discard is a button of its
     own (one tap), the cheapest discard first (fewest trumps, then points); choosing the
     cards and confirming works too."""
     hands = [["7S", "10C", "8H", "9C"], ["6S", "JS", "QD", "KD"]]
@@ -257,7 +257,7 @@ async def test_r7_beats_with_several_cards_are_buttons_and_discards_are_chosen(
 async def test_r7_a_tap_beats_where_it_can_and_discard_dont_beat_discards_a_beater(
     tmp_path: Path,
 ) -> None:
-    """Issue 9, R7: answering one card, a tap on a card that covers it beats; to discard
+    """R7: answering one card, a tap on a card that covers it beats; to discard
     such a card, «🗑 Discard, don't beat» first. The switch is refused as forged where
     the hand does not show it (not the player's turn)."""
     hands = [["7S", "8H", "9C", "10D"], ["6S", "JS", "QD", "KD"]]
@@ -293,7 +293,7 @@ async def test_r7_a_tap_beats_where_it_can_and_discard_dont_beat_discards_a_beat
 async def test_r8_a_deal_that_ends_turns_its_table_into_its_record_and_the_next_gets_its_own(
     tmp_path: Path,
 ) -> None:
-    """Issue 9, R8: when a deal ends, its own table message is edited to show how it ended
+    """R8: when a deal ends, its own table message is edited to show how it ended
     (the last trick and the result): no result message of its own, so that move costs the
     same n + 1 operations as any other. The next deal's table is a message of its own
     (role "table:2": nothing to edit yet, so delivery sends it), with that deal's first

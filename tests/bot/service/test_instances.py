@@ -97,7 +97,7 @@ async def test_instances_taking_turns_keep_the_game_as_stored(pg_url: str) -> No
 async def test_choosing_several_cards_goes_on_whichever_instance_takes_the_tap(
     pg_url: str,
 ) -> None:
-    """Issue 9/15: «➕ Several cards» and the cards chosen after it live in the database, so
+    """«➕ Several cards» and the cards chosen after it live in the database, so
     a tap on the other instance selects (it must not play the card alone) and the lead of
     two confirmed on either instance is the one chosen. (Four spades: ten leads of
     several cards, too many to list as buttons, so the switch is drawn.)"""

@@ -1,4 +1,4 @@
-"""The series picture (issue 14): a small PNG whose labels the DejaVu fonts can draw in
+"""The series picture: a small PNG whose labels the DejaVu fonts can draw in
 both languages, sent with the series result, or left out loudly when it cannot be."""
 
 from __future__ import annotations

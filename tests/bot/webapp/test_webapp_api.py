@@ -1,4 +1,4 @@
-"""The Mini App's API without a browser (issue 29, docs/webapp-api.md): launches and
+"""The Mini App's API without a browser (docs/webapp-api.md): launches and
 tokens, refusals that change nothing, the state of whole random games holding no card
 the seat may not see, a text tap and an app action racing, and live events."""
 

@@ -1,4 +1,4 @@
-"""The Mini App's parts on their own (issue 29): its settings, session tokens, launch
+"""The Mini App's parts on their own: its settings, session tokens, launch
 checks, the presence hub, and the state JSON's action lists matching what the text hand
 parses."""
 

@@ -1,4 +1,4 @@
-"""Bura's draw after a trick comes by itself (issue 27 item 13): a player who does not
+"""Bura's draw after a trick comes by itself: a player who does not
 declare (D5) taps nothing. It comes at once where the taker cannot know a declaration
 to have a chance; else after a short pause in which «Вскрываюсь» stays offered, timer or
 no timer, scheduled as a stored deadline (a restart keeps it). The move is the same draw

@@ -1,4 +1,4 @@
-"""What Bura's screens show of a trick once it is taken (issue 9 bug 2 for Part D): the
+"""What Bura's screens show of a trick once it is taken (Part D): the
 whole trick stays on the group table and in every hand until the next lead, with who took
 it; a closed discard (D3) stays face down to all but its owner; no points (D3)."""
 
@@ -63,7 +63,7 @@ def test_d3_r8_the_taken_trick_stays_on_every_screen_until_the_next_lead() -> No
 
 
 def test_d6_d8_a_show_names_who_showed_whose_combination_won_and_their_cards() -> None:
-    """Issue 27 item 5, Bura's side: «X: бура!» named only the winner, without cards;
+    """Bura's side: «X: бура!» named only the winner, without cards;
     seat 1 shows its бура, seat 0's Москва counts at once and beats it (D8)."""
     rules = BuraRules(molodka="off", moscow="on")
     series = BuraSeries(2, rules, first_dealer=0)
@@ -96,7 +96,7 @@ def test_d6_a_lone_show_wins_in_one_line_with_its_cards() -> None:
 
 
 def test_d9_a_re_deal_names_each_dealt_combination_its_holder_and_its_cards() -> None:
-    """Issue 27 item 12: «Re-deal: a combination was dealt» said neither which nor whose;
+    """«Re-deal: a combination was dealt» said neither which nor whose;
     the deal is void, so its combinations are shown to all (from the first hand dealt)."""
     series = BuraSeries(3, BuraRules(moscow="on"), first_dealer=0)
     deck = bura_deck(3, 0, ["6S 6H 6D", "7C 8C 9C", "KH AS 10D"], trump="QD")

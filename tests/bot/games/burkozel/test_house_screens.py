@@ -1,4 +1,4 @@
-"""What Burkozel's house rules add to the screens (issue 12), rendered from real deals:
+"""What Burkozel's house rules add to the screens, rendered from real deals:
 C1-C4 buttons only while legal and parsed back to the engine's move, auto-play never
 takes them for a human, B5 pairs and partners (in the lobby too), B4 credits, B1 face-down
 discards."""
@@ -98,7 +98,7 @@ def test_b5_pairs_table_shows_the_teams_and_each_hand_its_partner() -> None:
 
 
 def test_b5_the_lobby_shows_the_pairs_as_seats_fill_and_they_are_the_games_pairs() -> None:
-    """Issue 27: a 2×2 lobby said nothing of who plays with whom until Start. As seats
+    """A 2×2 lobby said nothing of who plays with whom until Start. As seats
     fill it shows both pairs (a free seat as such); once full they are the pairs the
     table shows after Start and the engine scores together (B5: seats 0+2 and 1+3)."""
     full = game_of(4, {"teams": "pairs"})
@@ -153,7 +153,7 @@ def test_b1_the_group_table_shows_closed_discards_face_down() -> None:
 
 
 def test_c1_a_show_is_told_in_the_deals_result_and_the_next_hands_with_its_cards() -> None:
-    """Issue 27 item 5: the result named nobody; it says who showed бура and its cards,
+    """The result named nobody; it says who showed бура and its cards,
     and the next deal's hands say how the deal before ended (until its first lead)."""
     series = shown_series([PLAIN0, ["AC", "KC", "QC", "JC"]])
     game = game_of(2, {"combinations": "on"})
@@ -196,7 +196,7 @@ def test_c2_moscow_held_elsewhere_beats_the_shown_bura_and_both_are_told() -> No
 
 
 def test_b1_a_trick_with_face_down_cards_says_they_are_not_counted_yet() -> None:
-    """Issue 27: under B1 "Trick to P0, 0 pts:" counted only the open cards while the
+    """Under B1 "Trick to P0, 0 pts:" counted only the open cards while the
     ace discarded face down carried 11. Whoever cannot see a closed card in the trick is
     told its points are not counted yet; its owner, who sees it, gets the full count."""
     rules = RuleSet(discards="closed")
