@@ -8,20 +8,22 @@ sending texts and commands as fast as a script can filled the room: the players'
 were read tens of seconds late, though answered at once once read.
 
 So while the process holds ``PRESSED`` updates or more (a flood is under way: a quiet
-bot holds a handful), each person may write one message every ``1 / RATE`` seconds,
-counted across every chat (a flood split between a private chat and a group is one
-flood); what else they write is dropped here, with no answer (an answer would cost the
-bot's sending rate, shared by every chat) and no place in any queue. Below ``PRESSED``
-nothing is shed: there is room for someone typing fast. A budget with a burst (five at
-once, then one every two seconds) would not bound many people: 200 strangers, each
-within it, hold 1,000 updates, near the whole room (bench/junk.py's flood).
+bot holds a handful), each person may write ``BURST`` messages at once, then one every
+``1 / RATE`` seconds, counted across every chat (a flood split between a private chat
+and a group is one flood); what else they write is dropped here, with no answer (an
+answer would cost the bot's sending rate, shared by every chat) and no place in any
+queue. Below ``PRESSED`` nothing is shed: there is room for someone typing fast.
 
-What a person must not lose gets through: a /start (a newcomer's first message), a
-command in a game's group, a message written after a pause; a player seated at a table
-in play (``seated``) is never shed; a lobby's Join is a tap, counted apart in
-tap_screen.py. What a flood costs others is a second message within two seconds, only
-while the flood lasts. Service messages (a group upgraded to a supergroup, members
-added) are Telegram's, not the person's, and are never shed.
+The burst is for what a person wrote while the bot was away (a restart, an outage): it
+waits at Telegram and arrives at once, a /start and a /newgame together, while the bot
+is busy with everyone else's backlog. It also means many strangers, each within it, can
+still fill the room together (200 of them: 1,000 updates); one person cannot.
+
+What a person must not lose gets through: a /start, a command in a game's group, a few
+messages in a row; a player seated at a table in play (``seated``) is never shed; a
+lobby's Join is a tap, counted apart in tap_screen.py. Service messages (a group
+upgraded to a supergroup, members added) are Telegram's, not the person's, and are
+never shed.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from bot.middlewares.tap_screen import TokenBuckets
 log = logging.getLogger(__name__)
 
 # Typing, nobody keeps up a message every two seconds for long.
+BURST: Final = 5
 RATE: Final = 0.5
 # Updates held (chat_order.py: at most 1,024) from which on a flood is shed: a quiet
 # bot holds a handful.
@@ -84,7 +87,7 @@ class MessageScreen:
     ) -> None:
         self.held = held  # updates the process holds now
         self.seated = seated  # whether a person plays at a table now
-        self.buckets = buckets or TokenBuckets(burst=1, rate=RATE)
+        self.buckets = buckets or TokenBuckets(burst=BURST, rate=RATE)
         self._shedding: set[int] = set()  # writers whose latest message was shed
 
     async def __call__(self, update: Update) -> bool:
