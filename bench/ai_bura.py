@@ -122,7 +122,13 @@ def play_decks(args: tuple[str, str, int, BuraRules, int, int, int]) -> Tally:
     tally = Tally()
     for index in range(first, first + count):
         deck = deck_for(index, players, rules)
-        row: dict[str, object] = {"deck": index, "edges": [], "won": [], "outcomes": []}
+        row: dict[str, object] = {
+            "deck": index,
+            "edges": [],
+            "won": [],
+            "outcomes": [],
+            "stock_left": [],  # cards still in the stock when the deal ended
+        }
         tally.decks.append(row)
         for shift in range(players):
             seat_a = shift  # A plays one seat, B the others
@@ -146,7 +152,12 @@ def play_decks(args: tuple[str, str, int, BuraRules, int, int, int]) -> Tally:
                 tally.lost += 1
             by = "-" if result.by is None else ("A" if result.by == seat_a else "B")
             key = f"{result.outcome} by {by}"
-            for name, value in (("edges", edge), ("won", int(edge > 0)), ("outcomes", key)):
+            for name, value in (
+                ("edges", edge),
+                ("won", int(edge > 0)),
+                ("outcomes", key),
+                ("stock_left", len(deal.stock)),
+            ):
                 column = row[name]
                 assert isinstance(column, list)
                 column.append(value)
@@ -248,6 +259,12 @@ def summary(paths: Sequence[str]) -> None:
         f"{len(rows)} decks: won {won} of {counted} counted deals = {rate:.1%} ± {half:.1%};"
         f" mean edge {statistics.fmean(edges) if edges else 0.0:+.2f} ± {1.96 * sd:.2f}"
     )
+    stock = sorted(n for row in rows for n in row.get("stock_left", []))
+    if stock:
+        print(
+            f"  stock left when a deal ended: min {stock[0]}, median {stock[len(stock) // 2]},"
+            f" empty in {stock.count(0)} of {len(stock)} deals"
+        )
 
 
 def parse_rules(text: str) -> BuraRules:

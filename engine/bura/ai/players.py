@@ -157,12 +157,17 @@ def after_option(world: BuraDeal, option: Action | None) -> BuraDeal:
 
 
 def rollout(
-    deal: BuraDeal, sure_seat: int | None = None, guesses: Mapping[int, float] | None = None
+    deal: BuraDeal,
+    sure_seat: int | None = None,
+    guesses: Mapping[int, float] | None = None,
+    sure_guess: float | None = None,
 ) -> BuraDealResult:
     """Finish ``deal`` with the greedy policy for every seat (a «Стоп!» is always said).
     ``sure_seat`` declares exactly when its pile in this world holds enough (D5);
     ``guesses``: per seat, what its declaring style takes each face-down card of its
-    pile to be worth (policy.greedy's ``closed_guess``; greedy's own when not given)."""
+    pile to be worth (policy.greedy's ``closed_guess``; greedy's own when not given);
+    ``sure_guess``: ``sure_seat`` also needs its open points plus this per face-down
+    card to reach the target, as it could judge without seeing those cards."""
     guesses = guesses or {}
     while not deal.finished:
         actors = deal.actors()
@@ -170,6 +175,9 @@ def rollout(
         if seat == sure_seat and deal.phase == DECLARE:
             total = deal.points()[seat]
             good = total >= DECLARE_TARGET and (deal.rules.target == "31" or total <= BUST_LIMIT)
+            if good and sure_guess is not None:
+                sit = Situation.of_deal(deal, seat)
+                good = sit.known_points + sure_guess * sit.closed_in_pile >= DECLARE_TARGET
             deal.push(Declare(seat, good))
             continue
         guess = guesses.get(seat, CLOSED_GUESS)
@@ -205,6 +213,7 @@ class BuraStrongPlayer:
         last_lean: float = 1.0,
         styles: tuple[float, ...] = (CLOSED_GUESS,),
         sure_first: bool = True,
+        self_guess: float = -1.0,
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -237,6 +246,12 @@ class BuraStrongPlayer:
         # Whether a sure win (engine.bura.ai.sure) is taken before any search; off only
         # to measure the player without it (bench/RESULTS-ai.md).
         self.sure_first = sure_first
+        # With ``sure_self``, what this seat's playouts also require before declaring: the
+        # pile's open points plus this guess per face-down card reach the target, as the
+        # seat itself, not knowing those cards, could tell. Negative: not required (the
+        # playouts see the sampled pile whole). Measured, not in the levels
+        # (bench/RESULTS-ai.md, declaring in the playouts).
+        self.self_guess = self_guess
 
     def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
         sure_action = sure_win(view, legal, self.rules) if self.sure_first else None
@@ -275,7 +290,10 @@ class BuraStrongPlayer:
             )
             for i, option in enumerate(options):
                 deal = after_option(world, option)
-                edge = utility(rollout(deal, sure, guesses), view.seat, self.rules, view.players)
+                sure_guess = self.self_guess if self.self_guess >= 0 else None
+                edge = utility(
+                    rollout(deal, sure, guesses, sure_guess), view.seat, self.rules, view.players
+                )
                 totals[i] += (edge > 0) - (edge < 0) + self.edge_weight * edge
         # Ties go to ending the deal now (a declaration): a playout's later win is less
         # sure than it looks, since it knows the sampled world's stock order.
