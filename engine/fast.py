@@ -164,6 +164,13 @@ def lead_picks(
     # The key, most significant first: n, each suit (base SUITS), each rank class (base
     # SUIT_SIZE), then limit and same_rank in one last digit. With n leading and every
     # digit below it of a width fixed by n, no two patterns share a key.
+    if n == 3 and not same_rank:  # the same key without a loop, for the commonest hand
+        a, b, c = hand
+        key = ((3 * SUITS + SUIT_OF[a.index]) * SUITS + SUIT_OF[b.index]) * SUITS
+        key = (key + SUIT_OF[c.index]) * _LIMIT_DIGIT + limit * 2
+        picks = _LEAD_PICKS.get(key)
+        if picks is not None:
+            return picks
     key = n
     for c in hand:
         key = key * SUITS + SUIT_OF[c.index]
