@@ -63,7 +63,7 @@ from engine.burkozel.ai import (
 )
 from engine.burkozel.ai.players import HARD_WORLDS
 from engine.burkozel.deal import Deal
-from engine.burkozel.rules import HAND_SIZE, RuleSet
+from engine.burkozel.rules import HAND_SIZE, Rules
 from engine.cards import Card, shuffled_deck
 
 
@@ -168,7 +168,7 @@ def play_deck(task: tuple[str, str, int, int, bool]) -> DeckResult:
         while not deal.finished:
             seat = deal.turn
             assert seat is not None
-            legal = deal.legal_moves()
+            legal = deal.legal_actions()
             if getattr(seats[seat], "sees_deal", False):
                 seats[seat].deal = deal  # type: ignore[attr-defined]  # the oracle's yardstick
             t0 = time.perf_counter()
@@ -400,7 +400,7 @@ def house_rules_main(args: argparse.Namespace) -> int:
     """``--rules``: one match under house rules (bench/ai_rules.py)."""
     from bench import ai_rules
 
-    rules = RuleSet.from_options(args.rules)
+    rules = Rules.from_options(args.rules)
     a, b, n = (args.match or f"hard,greedy,{4 if rules.teams == 'pairs' else 2}").split(",")
     decks = 10 if args.quick else args.pairs
     print(f"bench/ai.py --rules: {decks} decks, shared stock")

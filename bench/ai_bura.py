@@ -38,23 +38,23 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from bench.bura_opponents import make_bura_opponent
 from engine.bura.actions import Action
-from engine.bura.ai import BuraPlayer, BuraStrongPlayer, make_bura_player, play_deal
+from engine.bura.ai import Player, StrongPlayer, make_player, play_deal
 from engine.bura.ai.players import utility
-from engine.bura.deal import BuraDeal
-from engine.bura.rules import BuraRules
-from engine.bura.view import BuraView
+from engine.bura.deal import Deal
+from engine.bura.rules import Rules
+from engine.bura.view import View
 from engine.cards import Card, shuffled_deck
 
 
-def make(spec: str, rules: BuraRules, seed: int) -> BuraPlayer:
+def make(spec: str, rules: Rules, seed: int) -> Player:
     opponent = make_bura_opponent(spec, rules, seed)
     if opponent is not None:
         return opponent
     spec, *options = spec.split("+")  # hard:20+temperature=20+sure_self=1
     level, _, rest = spec.partition(":")
     worlds, _, search = rest.partition(":")
-    player = make_bura_player(level, rules, seed)
-    if isinstance(player, BuraStrongPlayer):
+    player = make_player(level, rules, seed)
+    if isinstance(player, StrongPlayer):
         player.worlds = int(worlds) if worlds else player.worlds
         player.search = search or player.search
         for option in options:
@@ -70,12 +70,12 @@ def make(spec: str, rules: BuraRules, seed: int) -> BuraPlayer:
 class Timed:
     """Wraps a player and records the time of each decision with a real choice."""
 
-    def __init__(self, player: BuraPlayer) -> None:
+    def __init__(self, player: Player) -> None:
         self.player = player
         self.times: list[float] = []
         self.cpu: list[float] = []  # CPU time of the same decisions (load-independent)
 
-    def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+    def choose(self, view: View, legal: Sequence[Action]) -> Action | None:
         start, cpu = time.perf_counter(), time.process_time()
         choice = self.player.choose(view, legal)
         if len(legal) > 1 or view.turn != view.seat:
@@ -84,12 +84,12 @@ class Timed:
         return choice
 
 
-def deck_for(index: int, players: int, rules: BuraRules) -> tuple[Card, ...]:
+def deck_for(index: int, players: int, rules: Rules) -> tuple[Card, ...]:
     """The index-th deck that is not void from the deal."""
     attempt = 0
     while True:
         deck = shuffled_deck(f"bura-bench-{index}-{attempt}")
-        if not BuraDeal.start(players, deck, 0, rules).finished:
+        if not Deal.start(players, deck, 0, rules).finished:
             return deck
         attempt += 1
 
@@ -117,7 +117,7 @@ class Tally:
         self.cpu += other.cpu
 
 
-def play_decks(args: tuple[str, str, int, BuraRules, int, int, int]) -> Tally:
+def play_decks(args: tuple[str, str, int, Rules, int, int, int]) -> Tally:
     spec_a, spec_b, players, rules, first, count, seed = args
     tally = Tally()
     for index in range(first, first + count):
@@ -133,11 +133,11 @@ def play_decks(args: tuple[str, str, int, BuraRules, int, int, int]) -> Tally:
         for shift in range(players):
             seat_a = shift  # A plays one seat, B the others
             timed = Timed(make(spec_a, rules, index + seed * 1_000_003))
-            bots: dict[int, BuraPlayer] = {
+            bots: dict[int, Player] = {
                 s: make(spec_b, rules, (index * 10 + s) + seed * 1_000_003) for s in range(players)
             }
             bots[seat_a] = timed
-            deal = BuraDeal.start(players, deck, 0, rules)
+            deal = Deal.start(players, deck, 0, rules)
             play_deal(deal, bots)
             result = deal.result()
             edge = utility(result, seat_a, rules, players)
@@ -169,7 +169,7 @@ def run_match(
     spec_a: str,
     spec_b: str,
     players: int,
-    rules: BuraRules,
+    rules: Rules,
     pairs: int,
     jobs: int,
     first: int = 0,
@@ -267,9 +267,9 @@ def summary(paths: Sequence[str]) -> None:
         )
 
 
-def parse_rules(text: str) -> BuraRules:
+def parse_rules(text: str) -> Rules:
     pairs = [item.split("=", 1) for item in text.split(",") if item]
-    return BuraRules.from_dict({k: v for k, v in pairs})
+    return Rules.from_dict({k: v for k, v in pairs})
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -20,17 +20,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from bench.ai_bura import deck_for, make, parse_rules
 from engine.bura.actions import Action
-from engine.bura.ai import make_bura_player
-from engine.bura.deal import BuraDeal
-from engine.bura.rules import BuraRules
-from engine.bura.view import BuraView
+from engine.bura.ai import make_player
+from engine.bura.deal import Deal
+from engine.bura.rules import Rules
+from engine.bura.view import View
 
 
-def positions(decks: int, players: int, rules: BuraRules) -> list[tuple[BuraView, list[Action]]]:
+def positions(decks: int, players: int, rules: Rules) -> list[tuple[View, list[Action]]]:
     found = []
     for index in range(decks):
-        deal = BuraDeal.start(players, deck_for(index, players, rules), 0, rules)
-        bots = {s: make_bura_player("greedy", rules, index) for s in range(players)}
+        deal = Deal.start(players, deck_for(index, players, rules), 0, rules)
+        bots = {s: make_player("greedy", rules, index) for s in range(players)}
         while not deal.finished:
             turn = deal.turn
             chosen = None

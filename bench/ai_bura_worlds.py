@@ -26,11 +26,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from bench.ai_bura import deck_for, make
 from engine.bura.actions import Action, Declare
-from engine.bura.ai import BuraStrongPlayer, make_bura_player, play_deal
+from engine.bura.ai import StrongPlayer, make_player, play_deal
 from engine.bura.ai.world import sample_world
-from engine.bura.deal import BuraDeal
-from engine.bura.rules import DECLARE_TARGET, BuraRules
-from engine.bura.view import BuraView
+from engine.bura.deal import Deal
+from engine.bura.rules import DECLARE_TARGET, Rules
+from engine.bura.view import View
 from engine.cards import DECK
 
 WORLDS = 40
@@ -39,7 +39,7 @@ WORLDS = 40
 class Watch:
     """Wraps the strong player and compares its worlds with the real deal."""
 
-    def __init__(self, player: BuraStrongPlayer, deal: BuraDeal) -> None:
+    def __init__(self, player: StrongPlayer, deal: Deal) -> None:
         self.player, self.deal = player, deal
         self.real: Counter[str] = Counter()
         self.sampled: Counter[str] = Counter()
@@ -50,7 +50,7 @@ class Watch:
         self.trump_errors: list[float] = []
         self.briers: list[float] = []
 
-    def worlds(self, view: BuraView) -> list[BuraDeal]:
+    def worlds(self, view: View) -> list[Deal]:
         p, rng = self.player, random.Random(repr(view))
         return [
             sample_world(
@@ -67,7 +67,7 @@ class Watch:
             for _ in range(WORLDS)
         ]
 
-    def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+    def choose(self, view: View, legal: Sequence[Action]) -> Action | None:
         choice = self.player.choose(view, legal)
         if len(legal) < 2:
             return choice
@@ -103,17 +103,17 @@ def main() -> None:
     parser.add_argument("--decks", type=int, default=60)
     parser.add_argument("--first-deck", type=int, default=3000)
     args = parser.parse_args()
-    rules = BuraRules()
+    rules = Rules()
     watches: list[Watch] = []
     for index in range(args.first_deck, args.first_deck + args.decks):
         deck = deck_for(index, 2, rules)
         for seat in range(2):
-            deal = BuraDeal.start(2, deck, 0, rules)
+            deal = Deal.start(2, deck, 0, rules)
             player = make(args.a, rules, index)
-            assert isinstance(player, BuraStrongPlayer)
+            assert isinstance(player, StrongPlayer)
             watch = Watch(player, deal)
             watches.append(watch)
-            play_deal(deal, {seat: watch, 1 - seat: make_bura_player("greedy", rules, index)})
+            play_deal(deal, {seat: watch, 1 - seat: make_player("greedy", rules, index)})
     seen, real, sampled = Counter[str](), Counter[str](), Counter[str]()
     for w in watches:
         seen.update(w.seen)

@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         while not deal.finished:
             seat = deal.turn
             assert seat is not None
-            view, legal = deal.view(seat), deal.legal_moves()
+            view, legal = deal.view(seat), deal.legal_actions()
             if len(legal) > 1:
                 for spec, player in players.items():
                     t0 = time.process_time()

@@ -18,13 +18,13 @@ from collections.abc import Sequence
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from bench.ai import make
-from engine.burkozel.deal import Deal, Move, PlayerView
+from engine.burkozel.deal import Action, Deal, View
 from engine.cards import shuffled_deck
 
 
 def play(
     spec_a: str, spec_b: str, index: int, a_seat: int
-) -> tuple[list[tuple[int, PlayerView, Move]], tuple[int, ...]]:
+) -> tuple[list[tuple[int, View, Action]], tuple[int, ...]]:
     deck = shuffled_deck(seed=f"bench-{index}")
     seats = [make(spec_a if s == a_seat else spec_b, index * 10 + s) for s in range(2)]
     deal = Deal.start(2, deck, 1)
@@ -33,18 +33,18 @@ def play(
         seat = deal.turn
         assert seat is not None
         view = deal.view(seat)
-        move = seats[seat].choose(view, deal.legal_moves())
+        move = seats[seat].choose(view, deal.legal_actions())
         history.append((seat, view, move))
         deal.apply(move)
     return history, deal.result().points
 
 
-def text(move: Move) -> str:
+def text(move: Action) -> str:
     kind = "" if move.beat is None else (" beat" if move.beat else " discard")
     return " ".join(c.code() for c in move.cards) + kind
 
 
-def same(a: Move, b: Move) -> bool:
+def same(a: Action, b: Action) -> bool:
     return (sorted(c.index for c in a.cards), a.beat) == (sorted(c.index for c in b.cards), b.beat)
 
 

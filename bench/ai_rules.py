@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from engine.burkozel.ai import Player
 from engine.burkozel.deal import Deal
-from engine.burkozel.rules import RuleSet
+from engine.burkozel.rules import Rules
 from engine.burkozel.scoring import sides
 from engine.cards import shuffled_deck
 
@@ -40,7 +40,7 @@ Task = tuple[str, str, int, int, dict[str, object]]
 
 def play_deck(task: Task, make: Callable[[str, int], Player]) -> RulesDeck:
     spec_a, spec_b, players, index, rules_data = task
-    rules = RuleSet.from_dict(rules_data)
+    rules = Rules.from_dict(rules_data)
     deck = shuffled_deck(seed=f"bench-{index}")
     out = RulesDeck()
     teams = sides(rules, range(players))
@@ -51,7 +51,7 @@ def play_deck(task: Task, make: Callable[[str, int], Player]) -> RulesDeck:
             stopper = deal.stopper()  # C3/C4: a seat that may lead out of turn is asked first
             seat = stopper if stopper is not None else deal.turn
             assert seat is not None
-            legal = deal.legal_moves(seat)
+            legal = deal.legal_actions(seat)
             t0 = time.perf_counter()
             move = seats[seat].choose(deal.view(seat), legal)
             if seat in a_team and len(legal) > 1:
@@ -83,7 +83,7 @@ def match(
     spec_a: str,
     spec_b: str,
     players: int,
-    rules: RuleSet,
+    rules: Rules,
     decks: int,
     jobs: int,
     runner: Callable[[Task], RulesDeck],

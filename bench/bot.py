@@ -284,7 +284,7 @@ async def run_ours(games: int, seconds: float, tmp: Path) -> Figures:
             # way (delivery runs behind under this load), and waiting for it would measure
             # the delivery backlog rather than the handling of taps.
             anchor, version = user.dm.messages[0], live.game.version
-            chosen = rng.choice(deal.legal_moves())
+            chosen = rng.choice(deal.legal_actions())
             codes, instant = card_taps(deal, chosen)  # before the taps change the live deal
             for code in codes:
                 data = CardCb(game=table.game_id, v=version, card=code).pack()
@@ -490,9 +490,9 @@ async def ops_per_move(
                 anchor, version = user.dm.messages[0], live.game.version
                 if driver == "greedy":
                     player = make_player("greedy", seed=applied)
-                    chosen = player.choose(deal.view(deal.turn), deal.legal_moves())
+                    chosen = player.choose(deal.view(deal.turn), deal.legal_actions())
                 else:
-                    chosen = rng.choice(deal.legal_moves())
+                    chosen = rng.choice(deal.legal_actions())
                 codes, instant = card_taps(deal, chosen)  # before the taps change the live deal
                 start = len(fake.requests)
                 for code in codes:

@@ -242,7 +242,7 @@ async def _drive(
         version = await storage.game_version(table.game_id)
         user = next(u for u in table.users if u.id == _seat_user(table, deal.turn))
         anchor = user.dm.messages[0]
-        chosen = rng.choice(deal.legal_moves())
+        chosen = rng.choice(deal.legal_actions())
         codes, instant = card_taps(deal, chosen)  # before the taps change the live deal
         for code in codes:
             await pause(rng)

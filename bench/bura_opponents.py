@@ -20,8 +20,8 @@ from collections.abc import Sequence
 
 from engine.bura.actions import Action
 from engine.bura.ai.players import (
-    BuraGreedyPlayer,
-    BuraPlayer,
+    GreedyPlayer,
+    Player,
     after_option,
     canonical,
     decision_rng,
@@ -30,8 +30,8 @@ from engine.bura.ai.players import (
     utility,
 )
 from engine.bura.ai.world import sample_world
-from engine.bura.rules import BuraRules
-from engine.bura.view import BuraView
+from engine.bura.rules import Rules
+from engine.bura.view import View
 
 STYLES = {"careful": 0.0, "greedy": 2.0, "reckless": 6.0}  # closed_guess of each
 UNIFORM = 1e9  # a discard temperature so high that every card is as likely
@@ -39,14 +39,14 @@ UNIFORM = 1e9  # a discard temperature so high that every card is as likely
 
 class PlainMonteCarlo:
     def __init__(
-        self, rules: BuraRules, seed: int = 0, worlds: int = 40, time_limit: float | None = None
+        self, rules: Rules, seed: int = 0, worlds: int = 40, time_limit: float | None = None
     ) -> None:
         self.rules = rules
         self.seed = seed
         self.worlds = worlds
         self.time_limit = time_limit  # seconds per decision; then ``worlds`` is ignored
 
-    def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+    def choose(self, view: View, legal: Sequence[Action]) -> Action | None:
         options: list[Action | None] = [*canonical(legal)]
         if optional(view):
             options.append(None)
@@ -72,10 +72,10 @@ class PlainMonteCarlo:
         return options[max(range(len(options)), key=lambda i: totals[i])]
 
 
-def make_bura_opponent(spec: str, rules: BuraRules, seed: int) -> BuraPlayer | None:
+def make_bura_opponent(spec: str, rules: Rules, seed: int) -> Player | None:
     """A benchmark opponent for ``spec``, or ``None`` if it names none."""
     if spec in ("careful", "reckless"):
-        return BuraGreedyPlayer(rules, seed, closed_guess=STYLES[spec])
+        return GreedyPlayer(rules, seed, closed_guess=STYLES[spec])
     kind, _, budget = spec.partition(":")
     if kind == "pimc":
         return PlainMonteCarlo(rules, seed, worlds=int(budget or 40))

@@ -4,7 +4,7 @@ Run with ``python bench/engine.py`` (``--seconds`` per measurement, default 2). 
 are the measuring process's CPU seconds (``time.process_time``), so other jobs on a
 shared machine disturb the figures less than they would wall-clock ones.
 Each deal starts from a seeded random deck; every move is a random pick from
-``Deal.legal_moves()`` (Burkozel) or from every acting seat's legal actions, never
+``Deal.legal_actions()`` (Burkozel) or from every acting seat's legal actions, never
 declaring (Bura, D-rules with ``moscow: on``). "push" plays it trusted (no re-check, as a simulating
 computer player would); "apply" re-validates it first.
 
@@ -73,7 +73,7 @@ def play_deal(players: int, rng: random.Random, *, validated: bool) -> int:
     play = deal.apply if validated else deal.push
     moves = 0
     while not deal.finished:
-        play(rng.choice(deal.legal_moves()))
+        play(rng.choice(deal.legal_actions()))
         moves += 1
     return moves
 
@@ -82,11 +82,11 @@ def play_bura_deal(players: int, rng: random.Random, *, validated: bool) -> int:
     """Play one random full Bura deal (any seat that may act, never declaring, so the
     deal is played out unless a combination ends it); return the number of moves."""
     from engine import shuffled_deck
-    from engine.bura.deal import BuraDeal
-    from engine.bura.rules import BuraRules
+    from engine.bura.deal import Deal as BuraDeal
+    from engine.bura.rules import Rules
 
     deal = BuraDeal.start(
-        players, shuffled_deck(rng=rng), rng.randrange(players), BuraRules(moscow="on")
+        players, shuffled_deck(rng=rng), rng.randrange(players), Rules(moscow="on")
     )
     play = deal.apply if validated else deal.push
     moves = 0

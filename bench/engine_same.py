@@ -26,10 +26,12 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, args.root)
     from engine import shuffled_deck
-    from engine.bura.ai.players import make_bura_player, play_deal
-    from engine.bura.deal import BuraDeal
-    from engine.bura.rules import BuraRules
-    from engine.burkozel import Deal, RuleSet
+    from engine.bura.ai.players import make_player as make_bura_player
+    from engine.bura.ai.players import play_deal
+    from engine.bura.deal import Deal as BuraDeal
+    from engine.bura.rules import Rules as BuraRules
+    from engine.burkozel import Deal
+    from engine.burkozel import Rules as RuleSet
     from engine.burkozel.ai import make_player
 
     tables = [
@@ -50,7 +52,7 @@ def main() -> None:
             while not deal.finished:
                 seat = deal.turn
                 assert seat is not None
-                move = seats[seat].choose(deal.view(seat), deal.legal_moves())
+                move = seats[seat].choose(deal.view(seat), deal.legal_actions())
                 digest.update(json.dumps(move.to_json()).encode())
                 deal.apply(move)
                 moves += 1

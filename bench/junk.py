@@ -198,7 +198,7 @@ async def start_bot(fake: FakeTelegram, tmp: Path, webhook: bool) -> BotProcess:
 
 
 @dataclass
-class Move:
+class Action:
     tapped: float  # the move's tap created at the fake
     answered: float
     table: float  # the group table's next edit (or new table) reached the fake
@@ -214,7 +214,7 @@ class Game:
     game_id: int = 0
     seats: list[int] = field(default_factory=list)
     series: burkozel.Series | None = None
-    moves: list[Move] = field(default_factory=list)
+    moves: list[Action] = field(default_factory=list)
     taps: list[tuple[float, float]] = field(default_factory=list)  # (tapped, answered)
     seen: int = 0  # fake.requests already looked through for table edits
     tables: set[int] = field(default_factory=set)  # the group's table messages
@@ -270,7 +270,7 @@ class Game:
         version = await self.storage.game_version(self.game_id)
         user = next(u for u in self.users if u.id == self.seats[deal.turn])
         anchor = user.dm.messages[0]
-        chosen = random.Random(len(self.moves)).choice(deal.legal_moves())
+        chosen = random.Random(len(self.moves)).choice(deal.legal_actions())
         codes, instant = card_taps(deal, chosen)
         taps = [CardCb(game=self.game_id, v=version, card=code).pack() for code in codes]
         if not instant:
@@ -286,7 +286,7 @@ class Game:
         series.apply(chosen)
         answered = time.monotonic()
         table = await self.fake.wait_for(self.table_edit_after(pending.created), timeout=600)
-        self.moves.append(Move(pending.created, answered, table))
+        self.moves.append(Action(pending.created, answered, table))
 
     def table_edit_after(self, tapped: float) -> Any:
         def found() -> float | None:

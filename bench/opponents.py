@@ -42,11 +42,11 @@ from engine.burkozel.ai.players import (
     utility,
 )
 from engine.burkozel.ai.sim import Sim, build_world, sample_world, unseen_for
-from engine.burkozel.deal import Deal, Move, PlayerView
+from engine.burkozel.deal import Action, Deal, View
 from engine.cards import Suit
 
 
-def _cost(move: Move, trump: Suit) -> tuple[int, int, int]:
+def _cost(move: Action, trump: Suit) -> tuple[int, int, int]:
     """What a set of cards is worth keeping: trumps first, then points, then rank."""
     return (
         sum(c.suit is trump for c in move.cards),
@@ -55,7 +55,7 @@ def _cost(move: Move, trump: Suit) -> tuple[int, int, int]:
     )
 
 
-def _table_points(view: PlayerView) -> int:
+def _table_points(view: View) -> int:
     return sum(c.points for play in view.table for c in play.cards)
 
 
@@ -66,7 +66,7 @@ class CautiousPlayer:
         self.seed = seed
         self.threshold = threshold
 
-    def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+    def choose(self, view: View, legal: Sequence[Action]) -> Action:
         moves = canonical(legal)
         trump = view.trump
         if moves[0].is_lead:
@@ -88,7 +88,7 @@ class AggressivePlayer:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
 
-    def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+    def choose(self, view: View, legal: Sequence[Action]) -> Action:
         moves = canonical(legal)
         trump = view.trump
         if moves[0].is_lead:
@@ -100,7 +100,7 @@ class AggressivePlayer:
         return min(moves, key=lambda m: _cost(m, trump))
 
 
-def playout_values(world: Sim, moves: Sequence[Move], seat: int) -> list[float]:
+def playout_values(world: Sim, moves: Sequence[Action], seat: int) -> list[float]:
     """Each move played in ``world`` and the deal finished greedily for every seat: its
     utility for ``seat`` (margin weight 1)."""
     values = []
@@ -120,7 +120,7 @@ class PlainMonteCarlo:
         self.worlds = worlds
         self.time_limit = time_limit
 
-    def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+    def choose(self, view: View, legal: Sequence[Action]) -> Action:
         moves = canonical(legal)
         if len(moves) == 1:
             return moves[0]
@@ -140,7 +140,7 @@ class PlainMonteCarlo:
         return moves[max(range(len(moves)), key=lambda i: (totals[i], -i))]
 
 
-def true_world(deal: Deal, view: PlayerView) -> Sim:
+def true_world(deal: Deal, view: View) -> Sim:
     """The fast simulator's copy of the real ``deal`` (hidden hands and stock order too)."""
     unseen, known = unseen_for(view)
     sim = build_world(view, unseen, known)
@@ -163,7 +163,7 @@ class OraclePlayer:
     def __init__(self) -> None:
         self.deal: Deal | None = None
 
-    def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+    def choose(self, view: View, legal: Sequence[Action]) -> Action:
         moves = canonical(legal)
         if len(moves) == 1 or self.deal is None:
             return moves[0]
@@ -191,7 +191,7 @@ class PeekingPlayer(StrongPlayer):
         self.late = late  # peek only with at most this many cards left in the stock
         self.deal: Deal | None = None
 
-    def _sampler(self, view: PlayerView) -> Callable[[random.Random], Sim]:
+    def _sampler(self, view: View) -> Callable[[random.Random], Sim]:
         deal = self.deal
         assert deal is not None
         if self.late is not None and view.stock_size > self.late:

@@ -30,7 +30,7 @@ def series_penalties(players: int, seed: int) -> list[tuple[int, ...]]:
     while not series.finished:
         deal = series.start_deal(shuffled_deck(rng=rng))
         while not deal.finished:
-            series.apply(rng.choice(deal.legal_moves()))
+            series.apply(rng.choice(deal.legal_actions()))
     return [r.penalties for r in series.results]
 
 

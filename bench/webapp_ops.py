@@ -221,7 +221,7 @@ async def ops_per_move(
                 user = next(u for u in users if u.id == live.game.seats[deal.turn].user_id)
                 version = live.game.version
                 chosen = make_player("greedy", seed=applied).choose(
-                    deal.view(deal.turn), deal.legal_moves()
+                    deal.view(deal.turn), deal.legal_actions()
                 )
                 kind = "l" if chosen.beat is None else ("b" if chosen.beat else "d")
                 cards = [c.code() for c in sorted(chosen.cards)]

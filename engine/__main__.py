@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from engine.burkozel.ai import LEVELS
 from engine.burkozel.play import run
-from engine.burkozel.rules import RuleSet
+from engine.burkozel.rules import Rules
 from engine.errors import RecordError, RuleSetError
 from engine.registry import replay_json
 
@@ -63,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _replay(args.file)
     if args.command == "play":
         try:
-            rules = RuleSet.from_options(args.rules)
+            rules = Rules.from_options(args.rules)
             rules.check_players(args.players)
         except RuleSetError as exc:
             print(f"error: {exc}", file=sys.stderr)

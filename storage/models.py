@@ -99,7 +99,7 @@ class DealStart:
 @dataclass(frozen=True)
 class LoggedMove:
     deal_index: int
-    move: dict[str, Any]  # engine Move.to_json()
+    move: dict[str, Any]  # engine Action.to_json()
 
 
 @dataclass(frozen=True)

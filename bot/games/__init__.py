@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from bot.games.base import GameSide
-from bot.games.bura.game import BURA
-from bot.games.burkozel.game import BURKOZEL
+from bot.games.bura.game import BURA_BOT
+from bot.games.burkozel.game import BURKOZEL_BOT
 from bot.i18n import add_catalogues, remove_catalogues
 from engine.registry import game_of_rules
 
@@ -46,7 +46,7 @@ def bot_game(rules: Mapping[str, object]) -> BotGame:
 
 
 HERE = Path(__file__).parent
-register(BURKOZEL, HERE / "burkozel" / "locales")
-register(BURA, HERE / "bura" / "locales")
+register(BURKOZEL_BOT, HERE / "burkozel" / "locales")
+register(BURA_BOT, HERE / "bura" / "locales")
 
 __all__ = ["GAMES", "BotGame", "bot_game", "register", "unregister"]

@@ -170,7 +170,7 @@ class PileCard:
 
 
 @dataclass(frozen=True, slots=True)
-class BuraDealResult:
+class DealResult:
     """How a deal ended (D5–D11). ``winner`` is ``None`` for a void deal and a false
     declaration; ``by`` is the seat whose action ended it (declarer, shower, даве)."""
 

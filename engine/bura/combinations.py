@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.bura.rules import HAND_SIZE, BuraRules
+from engine.bura.rules import HAND_SIZE, Rules
 from engine.cards import Card, Rank, Suit
 
 
@@ -13,12 +13,12 @@ def is_bura(hand: Sequence[Card], trump: Suit) -> bool:
     return len(hand) == HAND_SIZE and all(c.suit is trump for c in hand)
 
 
-def is_moscow(hand: Sequence[Card], rules: BuraRules) -> bool:
+def is_moscow(hand: Sequence[Card], rules: Rules) -> bool:
     """D8: three aces (with ``moscow: on``)."""
     return rules.moscow == "on" and len(hand) == HAND_SIZE and all(c.rank is Rank.ACE for c in hand)
 
 
-def is_small_moscow(hand: Sequence[Card], trump: Suit, rules: BuraRules) -> bool:
+def is_small_moscow(hand: Sequence[Card], trump: Suit, rules: Rules) -> bool:
     """D8: малая Москва, three sixes including the trump six (with ``moscow: on``)."""
     return (
         rules.moscow == "on"
@@ -28,7 +28,7 @@ def is_small_moscow(hand: Sequence[Card], trump: Suit, rules: BuraRules) -> bool
     )
 
 
-def is_molodka(hand: Sequence[Card], trump: Suit, rules: BuraRules) -> bool:
+def is_molodka(hand: Sequence[Card], trump: Suit, rules: Rules) -> bool:
     """D7: three cards of one suit, not trumps (with ``molodka: out_of_turn``)."""
     return (
         rules.molodka == "out_of_turn"
@@ -38,7 +38,7 @@ def is_molodka(hand: Sequence[Card], trump: Suit, rules: BuraRules) -> bool:
     )
 
 
-def winning_show(hands: Sequence[Sequence[Card]], trump: Suit, rules: BuraRules) -> tuple[int, str]:
+def winning_show(hands: Sequence[Sequence[Card]], trump: Suit, rules: Rules) -> tuple[int, str]:
     """D6/D8 and Part C: every бура or Москва counts as shown at once; Москва wins,
     otherwise the бура with the highest top trump. Returns (seat, "moscow" | "bura")."""
     for seat, hand in enumerate(hands):
@@ -50,14 +50,14 @@ def winning_show(hands: Sequence[Sequence[Card]], trump: Suit, rules: BuraRules)
     return max(holders, key=lambda s: max(c.rank for c in hands[s])), "bura"
 
 
-def show_kind(hand: Sequence[Card], trump: Suit, rules: BuraRules) -> str | None:
+def show_kind(hand: Sequence[Card], trump: Suit, rules: Rules) -> str | None:
     """What ``hand`` may show (D6, D8): ``"moscow"``, ``"bura"`` or ``None``."""
     if is_moscow(hand, rules):
         return "moscow"
     return "bura" if is_bura(hand, trump) else None
 
 
-def dealt_combination(hand: Sequence[Card], trump: Suit, rules: BuraRules) -> str | None:
+def dealt_combination(hand: Sequence[Card], trump: Suit, rules: Rules) -> str | None:
     """D9: the combination switched on that ``hand`` holds (``"bura"``, ``"moscow"``,
     ``"small_moscow"`` or ``"molodka"``; a hand of three holds at most one), or ``None``."""
     if is_small_moscow(hand, trump, rules):
@@ -67,13 +67,13 @@ def dealt_combination(hand: Sequence[Card], trump: Suit, rules: BuraRules) -> st
     return show_kind(hand, trump, rules)
 
 
-def void_from_deal(hands: Sequence[Sequence[Card]], trump: Suit, rules: BuraRules) -> bool:
+def void_from_deal(hands: Sequence[Sequence[Card]], trump: Suit, rules: Rules) -> bool:
     """D9: a combination switched on, in any hand straight from the deal."""
     return any(dealt_combination(h, trump, rules) is not None for h in hands)
 
 
 def stop_refusal(
-    hands: Sequence[Sequence[Card]], seat: int, leader: int, trump: Suit, rules: BuraRules
+    hands: Sequence[Sequence[Card]], seat: int, leader: int, trump: Suit, rules: Rules
 ) -> str | None:
     """Why ``seat`` may not say «Стоп!» now (D7/D8 "Precisely"), or ``None`` if it may."""
     players = len(hands)
@@ -132,7 +132,7 @@ def hand_kind(hand: Sequence[Card], trump: Suit, moscow: bool, molodka: bool) ->
 
 
 def may_stop(
-    hands: Sequence[Sequence[Card]], seat: int, leader: int, trump: Suit, rules: BuraRules
+    hands: Sequence[Sequence[Card]], seat: int, leader: int, trump: Suit, rules: Rules
 ) -> bool:
     """``stop_refusal(...) is None``, without building a reason (the engine asks it of
     every candidate seat on every lead): the same tests in the same order."""

@@ -5,7 +5,7 @@ The fast form of engine/bura/reference.py, which states the same rules plainly
 (tests/engine/test_reference.py holds the two equal). Shared with Burkozel: cards,
 beating and points (``engine.cards``), the R7 answer matching and the draw
 (``engine.tricks``), the encodings of the hot paths (``engine.fast``). Several seats may
-act at one moment (the rightful leader and a «Стоп!» holder): :meth:`BuraDeal.actors`
+act at one moment (the rightful leader and a «Стоп!» holder): :meth:`Deal.actors`
 names them. Every refusal raises :class:`IllegalMoveError` before anything changes:
 :meth:`check` says why, the one legality test besides :meth:`legal_actions`.
 """
@@ -19,9 +19,9 @@ from operator import attrgetter
 from engine.bura.actions import (
     Action,
     Answer,
-    BuraDealResult,
     Dave,
     DaveReply,
+    DealResult,
     Declare,
     Lead,
     PileCard,
@@ -43,14 +43,14 @@ from engine.bura.combinations import (
     winning_show,
 )
 from engine.bura.rules import (
-    BASE_BURA_RULES,
+    BASE_RULES,
     BUST_LIMIT,
     DECLARE_TARGET,
     HAND_SIZE,
     MAX_PLAYERS,
-    BuraRules,
+    Rules,
 )
-from engine.bura.view import BuraView, SeenPile, closed_plays, seen_plays
+from engine.bura.view import SeenPile, View, closed_plays, seen_plays
 from engine.cards import DECK, Card, Suit, check_deck
 from engine.errors import GameOverError, IllegalMoveError
 from engine.fast import (
@@ -87,7 +87,7 @@ def _make_play(variant: int, seat: int, cards: tuple[Card, ...]) -> TablePlay:
     return TablePlay(seat, cards, beat, kind == _STOP, closed == 1)
 
 
-# Actions handed out by ``BuraDeal.legal_actions``, and the table plays they become, are
+# Actions handed out by ``Deal.legal_actions``, and the table plays they become, are
 # interned (engine/fast.py): each is an immutable value, and one object serves every
 # position that offers it.
 _ACTIONS = Interned(_make_action, kinds=4, limit=20_000)
@@ -141,11 +141,11 @@ def _take_out(hand: list[Card], card: Card) -> None:
         hand.remove(card)  # a longer hand, or ValueError as before
 
 
-class BuraDeal:
+class Deal:
     """The state of one Bura deal. Build it with :meth:`start`; advance it with :meth:`apply`."""
 
     players: int
-    rules: BuraRules
+    rules: Rules
     dealer: int
     deck: tuple[Card, ...]
     trump_card: Card
@@ -170,7 +170,7 @@ class BuraDeal:
     # a trick is seen by all (R8 via Part D) only if the table shows it after the take.
     last_trick: tuple[TablePlay, ...] = ()
     last_taker: int | None = None
-    result_: BuraDealResult | None
+    final_result: DealResult | None
     # The actions legal_actions handed out at history length ``_offered_at`` (kept alive,
     # so their ids stay theirs): apply plays one of them without checking it again.
     _offered: Sequence[Action] = ()
@@ -182,9 +182,9 @@ class BuraDeal:
         players: int,
         deck: Sequence[Card],
         dealer: int,
-        rules: BuraRules = BASE_BURA_RULES,
+        rules: Rules = BASE_RULES,
         stakes: int = 1,
-    ) -> BuraDeal:
+    ) -> Deal:
         """Deal from ``deck`` (index 0 = top) as D1: 3 rounds from the seat after the
         dealer, the next card turned up as trump to the bottom of the stock."""
         rules.check_players(players)
@@ -209,7 +209,7 @@ class BuraDeal:
         self.last_dave_by = self.dave_by = self.trump_drawn_by = None
         self.trick_number = 0
         self.history = []
-        self.result_ = None
+        self.final_result = None
         # D9 (void_from_deal, through hand_kind): dealt again, stakes unchanged.
         moscow, molodka = rules.moscow == "on", rules.molodka == "out_of_turn"
         for hand in hands:
@@ -218,8 +218,8 @@ class BuraDeal:
                 break
         return self
 
-    def copy(self) -> BuraDeal:
-        other = object.__new__(BuraDeal)
+    def copy(self) -> Deal:
+        other = object.__new__(Deal)
         other.__dict__.update(self.__dict__)
         other.hands = [list(h) for h in self.hands]
         other.stock = list(self.stock)
@@ -235,27 +235,27 @@ class BuraDeal:
     def finished(self) -> bool:
         return self.phase == OVER
 
-    def result(self) -> BuraDealResult:
-        if self.result_ is None:
+    def result(self) -> DealResult:
+        if self.final_result is None:
             raise GameOverError("the deal is still being played")
-        return self.result_
+        return self.final_result
 
     def points(self) -> tuple[int, ...]:
         """Trick points per seat, closed cards included (for results, never for views)."""
         return tuple([sum(map(_PILE_POINTS, pile)) for pile in self.piles])
 
-    def view(self, seat: int) -> BuraView:
+    def view(self, seat: int) -> View:
         """What ``seat`` may see (D3): never another hand, closed discard or running total."""
         if not 0 <= seat < self.players:
             raise IllegalMoveError(f"no seat {seat} at a {self.players}-player table")
         return self._seat_view(seat)
 
-    def public_view(self) -> BuraView:
+    def public_view(self) -> View:
         """What everyone sees (the group's table, an onlooker): no hand, no face of any
         closed discard (D3), no running total."""
         return self._seat_view(PUBLIC)
 
-    def _seat_view(self, seat: int) -> BuraView:
+    def _seat_view(self, seat: int) -> View:
         table = seen_plays(self.plays, seat)
         piles = tuple(
             SeenPile(
@@ -273,7 +273,7 @@ class BuraDeal:
             if pc.closed and pc.by == seat
         )
         mine += tuple((c, -1) for p in self.plays if p.closed and p.seat == seat for c in p.cards)
-        return BuraView(
+        return View(
             seat=seat,
             players=self.players,
             hand=() if seat == PUBLIC else tuple(sorted(self.hands[seat])),
@@ -297,7 +297,7 @@ class BuraDeal:
             dave_by=self.dave_by,
             last_dave_by=self.last_dave_by,
             trick_number=self.trick_number,
-            result=self.result_,
+            result=self.final_result,
             closed_discards=self.rules.discards == "closed",
         )
 
@@ -474,7 +474,7 @@ class BuraDeal:
                 return
             # Any other move means no declaration: the draw follows (D5), then the move.
             trial = self.copy()
-            trial._go_on()
+            trial._draw_or_void()
             trial.check(action)
             return
         if isinstance(action, Declare):
@@ -578,7 +578,7 @@ class BuraDeal:
         if cls is Answer or (cls is not Lead and cls is not Declare and isinstance(action, Answer)):
             answer: Answer = action  # type: ignore[assignment]
             if self.phase == DECLARE:
-                self._go_on()
+                self._draw_or_void()
             self.history.append(answer)
             seat, cards, beat = answer.seat, answer.cards, answer.beat
             hand = self.hands[seat]
@@ -610,7 +610,7 @@ class BuraDeal:
         if cls is Lead or (cls is not Declare and isinstance(action, Lead)):
             lead: Lead = action  # type: ignore[assignment]
             if self.phase == DECLARE:
-                self._go_on()
+                self._draw_or_void()
             self.history.append(lead)
             seat, cards, stop = lead.seat, lead.cards, lead.stop
             hand = self.hands[seat]
@@ -634,10 +634,10 @@ class BuraDeal:
             if action.declare:  # type: ignore[union-attr]
                 self._declare(action.seat)
             else:
-                self._go_on()
+                self._draw_or_void()
             return
         if self.phase == DECLARE:
-            self._go_on()
+            self._draw_or_void()
         self.history.append(action)
         seat = action.seat
         if isinstance(action, Show):
@@ -673,7 +673,7 @@ class BuraDeal:
         self.leader = self.trick_leader = winner
         self.phase, self.turn = DECLARE, winner
 
-    def _go_on(self) -> None:
+    def _draw_or_void(self) -> None:
         """No declaration: draw back to 3, winner first (D4, R10); void if all is played."""
         winner = self.leader
         if self.stock:
@@ -696,17 +696,17 @@ class BuraDeal:
             self._end("false_declaration", None, seat)
 
     def _end(self, outcome: str, winner: int | None, by: int | None, run_out: bool = False) -> None:
-        self.result_ = BuraDealResult(outcome, winner, by, self.points(), self.stakes, run_out)
+        self.final_result = DealResult(outcome, winner, by, self.points(), self.stakes, run_out)
         self.phase, self.turn, self.dave_by = OVER, None, None
 
     def finish_record(self) -> None:
         """A record's deal ended right after the last trick with no declaration: the
         deal passed and is complete and void (D5 "Precisely")."""
         if self.phase == DECLARE and not any(self.hands) and not self.stock:
-            self._go_on()
+            self._draw_or_void()
             self._offered_at = -1  # the phase changed with no move played
 
-    def replay(self, actions: Iterable[Action]) -> BuraDeal:
+    def replay(self, actions: Iterable[Action]) -> Deal:
         for action in actions:
             self.apply(action)
         return self

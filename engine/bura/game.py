@@ -7,10 +7,10 @@ from typing import Any
 
 from engine.bura import reference
 from engine.bura.actions import Action, action_from_json
-from engine.bura.deal import BuraDeal
+from engine.bura.deal import Deal
 from engine.bura.record import FORMAT, from_record, replay, to_record
-from engine.bura.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, RULE_IDS, SWITCHES, BuraRules
-from engine.bura.series import BuraSeries
+from engine.bura.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, RULE_IDS, SWITCHES, Rules
+from engine.bura.series import Series
 from engine.game import DealState, SeriesState
 
 
@@ -30,8 +30,8 @@ class BuraReference:
         return reference.after(_deal_of(deal), action)
 
 
-def _deal_of(deal: DealState[Action, Any, Any]) -> BuraDeal:
-    if not isinstance(deal, BuraDeal):
+def _deal_of(deal: DealState[Action, Any, Any]) -> Deal:
+    if not isinstance(deal, Deal):
         raise TypeError("not a Bura deal")
     return deal
 
@@ -47,13 +47,13 @@ class BuraGame:
     presets: Mapping[str, Mapping[str, object]] = PRESETS
     reference = BuraReference()
 
-    def rules_from_dict(self, data: Mapping[str, Any]) -> BuraRules:
-        return BuraRules.from_dict(data)
+    def rules_from_dict(self, data: Mapping[str, Any]) -> Rules:
+        return Rules.from_dict(data)
 
     def new_series(
         self, players: int, rules: Mapping[str, Any] | None = None, first_dealer: int = 0
-    ) -> BuraSeries:
-        return BuraSeries(players, BuraRules.from_dict(rules or {}), first_dealer)
+    ) -> Series:
+        return Series(players, Rules.from_dict(rules or {}), first_dealer)
 
     def action_from_json(self, data: object) -> Action:
         return action_from_json(data)
@@ -61,11 +61,11 @@ class BuraGame:
     def action_to_json(self, action: Action) -> dict[str, Any]:
         return action.to_json()
 
-    def from_record(self, record: object) -> BuraSeries:
+    def from_record(self, record: object) -> Series:
         return from_record(record)
 
     def to_record(self, series: SeriesState[Action]) -> dict[str, Any]:
-        if not isinstance(series, BuraSeries):
+        if not isinstance(series, Series):
             raise TypeError("not a Bura series")
         return to_record(series)
 

@@ -19,16 +19,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.bura.actions import Declare, action_from_json
-from engine.bura.deal import BuraDeal
-from engine.bura.rules import BuraRules
-from engine.bura.series import BuraSeries
+from engine.bura.deal import Deal
+from engine.bura.rules import Rules
+from engine.bura.series import Series
 from engine.errors import EngineError, RecordError
 from engine.records import read_envelope, replay_deal
 
 FORMAT = "bura-record/1"
 
 
-def _moves_json(deal: BuraDeal) -> list[dict[str, Any]]:
+def _moves_json(deal: Deal) -> list[dict[str, Any]]:
     """The deal's moves; a "no declaration" is implied by the next move (D5), so it is
     written only as the last move of a deal still being played."""
     moves = []
@@ -41,7 +41,7 @@ def _moves_json(deal: BuraDeal) -> list[dict[str, Any]]:
     return moves
 
 
-def to_record(series: BuraSeries) -> dict[str, Any]:
+def to_record(series: Series) -> dict[str, Any]:
     deals: list[dict[str, Any]] = []
     for i, deal in enumerate(series.deals):
         entry: dict[str, Any] = {}
@@ -58,12 +58,12 @@ def to_record(series: BuraSeries) -> dict[str, Any]:
     }
 
 
-def from_record(record: object) -> BuraSeries:
+def from_record(record: object) -> Series:
     """Rebuild a series by replaying a record; raises :class:`RecordError` saying where."""
     envelope = read_envelope(record, FORMAT, _RECORD_KEYS)
     try:
-        rules = BuraRules.from_dict(envelope.rules)
-        series = BuraSeries(envelope.players, rules, envelope.first_dealer)
+        rules = Rules.from_dict(envelope.rules)
+        series = Series(envelope.players, rules, envelope.first_dealer)
     except EngineError as exc:
         raise RecordError(str(exc)) from None
     for d, deal_data in enumerate(envelope.deals):
@@ -75,13 +75,13 @@ _RECORD_KEYS = frozenset({"format", "players", "rules", "deals"})
 _DEAL_KEYS = frozenset({"dealer", "deck", "moves"})
 
 
-def _replay_deal(series: BuraSeries, d: int, data: object) -> None:
+def _replay_deal(series: Series, d: int, data: object) -> None:
     replay_deal(series, d, data, action_from_json, _DEAL_KEYS)
     series.close_record_deal()
 
 
 @dataclass(frozen=True, slots=True)
-class BuraDealReport:
+class DealReport:
     outcome: str
     winner: int | None
     points: tuple[int, ...]
@@ -91,8 +91,8 @@ class BuraDealReport:
 
 
 @dataclass(frozen=True, slots=True)
-class BuraReplayReport:
-    deals: tuple[BuraDealReport, ...]
+class ReplayReport:
+    deals: tuple[DealReport, ...]
     totals: tuple[int, ...]
     finished: bool
     winners: tuple[int, ...]
@@ -116,22 +116,18 @@ class BuraReplayReport:
         }
 
 
-def report(series: BuraSeries) -> BuraReplayReport:
+def report(series: Series) -> ReplayReport:
     deals = []
     for i, deal in enumerate(series.deals):
         if deal.finished:
             res = deal.result()
             pens = series.penalties[i]
-            deals.append(
-                BuraDealReport(res.outcome, res.winner, res.points, res.stakes, pens, True)
-            )
+            deals.append(DealReport(res.outcome, res.winner, res.points, res.stakes, pens, True))
         else:
-            deals.append(
-                BuraDealReport("incomplete", None, deal.points(), deal.stakes, None, False)
-            )
+            deals.append(DealReport("incomplete", None, deal.points(), deal.stakes, None, False))
     result = series.result()
-    return BuraReplayReport(tuple(deals), result.totals, result.finished, result.winners)
+    return ReplayReport(tuple(deals), result.totals, result.finished, result.winners)
 
 
-def replay(record: object) -> BuraReplayReport:
+def replay(record: object) -> ReplayReport:
     return report(from_record(record))

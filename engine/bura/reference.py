@@ -1,6 +1,6 @@
 """Bura's rules as docs/RULES.md Part D reads them: who may act, which actions are legal
 now, and what playing one does (the trick, the pile, the draw). Slow and plain on
-purpose: :class:`engine.bura.deal.BuraDeal`'s ``actors``, ``legal_actions`` and
+purpose: :class:`engine.bura.deal.Deal`'s ``actors``, ``legal_actions`` and
 ``apply`` are the fast forms, and tests/engine/test_reference.py holds them equal to
 these, action for action and in the same order (the computer players break ties by it).
 """
@@ -22,18 +22,18 @@ from engine.bura.actions import (
     TablePlay,
 )
 from engine.bura.combinations import is_small_moscow, show_kind, stop_refusal
-from engine.bura.deal import ANSWER, DAVE, DECLARE, LEAD, OVER, BuraDeal
+from engine.bura.deal import ANSWER, DAVE, DECLARE, LEAD, OVER, Deal
 from engine.bura.rules import HAND_SIZE
 from engine.cards import Card
 from engine.tricks import covers, draw_up, group_leads
 
 
-def lead_limit(deal: BuraDeal, seat: int) -> int:
+def lead_limit(deal: Deal, seat: int) -> int:
     """D2: at most 3 cards, never more than the smallest hand among the other seats."""
     return min([HAND_SIZE, *(len(h) for s, h in enumerate(deal.hands) if s != seat)])
 
 
-def may_say_dave(deal: BuraDeal, seat: int) -> bool:
+def may_say_dave(deal: Deal, seat: int) -> bool:
     """D11: switched on, two players, the rightful leader, not twice in a row."""
     return (
         deal.rules.dave == "on"
@@ -43,7 +43,7 @@ def may_say_dave(deal: BuraDeal, seat: int) -> bool:
     )
 
 
-def leads(deal: BuraDeal, seat: int) -> list[Action]:
+def leads(deal: Deal, seat: int) -> list[Action]:
     """The rightful leader's: даве (D11); single cards in hand order; groups of one suit
     (or of one rank with ``same_rank_leads``, D2) by size in ``combinations`` order; the
     three sixes of a малая Москва (D8 "Precisely"), offered once."""
@@ -58,7 +58,7 @@ def leads(deal: BuraDeal, seat: int) -> list[Action]:
     return actions
 
 
-def answers(deal: BuraDeal, seat: int) -> list[Action]:
+def answers(deal: Deal, seat: int) -> list[Action]:
     """R7: every set of as many cards as the claim, in ``combinations`` order, each a
     discard and then, if it covers the claim, a beat."""
     actions: list[Action] = []
@@ -69,7 +69,7 @@ def answers(deal: BuraDeal, seat: int) -> list[Action]:
     return actions
 
 
-def legal_actions(deal: BuraDeal, seat: int) -> list[Action]:
+def legal_actions(deal: Deal, seat: int) -> list[Action]:
     """Every legal action of ``seat`` now: right after taking a trick, to declare or not
     (D5); after даве, to accept or fold (D11); on its turn a show of бура or Москва
     (D6, D8) first, then its leads or answers; for another seat before the lead, «Стоп!»
@@ -93,7 +93,7 @@ def legal_actions(deal: BuraDeal, seat: int) -> list[Action]:
     return shows + (answers(deal, seat) if phase == ANSWER else leads(deal, seat))
 
 
-def actors(deal: BuraDeal) -> tuple[int, ...]:
+def actors(deal: Deal) -> tuple[int, ...]:
     """The seats with a legal action: the one whose turn it is, and before a lead also
     every seat that may say «Стоп!» (the rightful leader first)."""
     if deal.phase == OVER:
@@ -128,7 +128,7 @@ class Position:
 OVER_POSITION = Position((), (), (), (), None, OVER, None)
 
 
-def position(deal: BuraDeal) -> Position:
+def position(deal: Deal) -> Position:
     if deal.phase == OVER:
         return OVER_POSITION
     return Position(
@@ -142,7 +142,7 @@ def position(deal: BuraDeal) -> Position:
     )
 
 
-def after(deal: BuraDeal, action: Action) -> Position:
+def after(deal: Deal, action: Action) -> Position:
     """The position ``action`` (a legal one) leaves.
 
     Right after a take, anything but declaring means no declaration (D5): the draw

@@ -39,7 +39,7 @@ PRESETS: dict[str, dict[str, object]] = {
 }
 
 # The switches in field order, for checking a rule set as it is made (a tuple made once:
-# dataclasses.fields on every BuraRules would cost more than the rest of a short deal).
+# dataclasses.fields on every Rules would cost more than the rest of a short deal).
 _SWITCH_ITEMS = tuple(SWITCHES.items())
 
 HAND_SIZE = 3  # D1
@@ -52,7 +52,7 @@ ROBBER_MARGIN = 2  # D10
 
 
 @dataclass(frozen=True, slots=True)
-class BuraRules:
+class Rules:
     """One choice of every Part D switch; the defaults are the base values."""
 
     same_rank_leads: str = "off"
@@ -71,7 +71,7 @@ class BuraRules:
                 raise RuleSetError(f"rule {name!r} cannot be {value!r} (choose {choices})")
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> BuraRules:
+    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
         """Build from a record's ``rules`` object (base values may be left out or written)."""
         if not isinstance(data, Mapping):
             raise RuleSetError("rules must be an object of switch names to values")
@@ -93,6 +93,6 @@ class BuraRules:
             raise RuleSetError(f"Bura is for {MIN_PLAYERS} to {MAX_PLAYERS} players")
 
 
-BASE_BURA_RULES = BuraRules()
+BASE_RULES = Rules()
 
-assert tuple(f.name for f in fields(BuraRules)) == tuple(SWITCHES), "a switch per field"
+assert tuple(f.name for f in fields(Rules)) == tuple(SWITCHES), "a switch per field"

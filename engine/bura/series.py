@@ -6,27 +6,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.bura.actions import Action, BuraDealResult
-from engine.bura.deal import BuraDeal
+from engine.bura.actions import Action, DealResult
+from engine.bura.deal import Deal
 from engine.bura.rules import (
-    BASE_BURA_RULES,
+    BASE_RULES,
     PENALTY_LIMIT,
     ROBBER_MARGIN,
     ROBBER_TARGETS,
-    BuraRules,
+    Rules,
 )
 from engine.cards import Card
 from engine.errors import GameOverError, IllegalMoveError
 
 
 @dataclass(frozen=True, slots=True)
-class BuraSeriesResult:
+class SeriesResult:
     totals: tuple[int, ...]
     finished: bool
     winners: tuple[int, ...]
 
 
-def deal_penalties(result: BuraDealResult, players: int, rules: BuraRules) -> tuple[int, ...]:
+def deal_penalties(result: DealResult, players: int, rules: Rules) -> tuple[int, ...]:
     """D10: a deal's addition to the totals, multiplied by its stakes (zeros when void)."""
     add = [0] * players
     stakes = result.stakes
@@ -46,7 +46,7 @@ def deal_penalties(result: BuraDealResult, players: int, rules: BuraRules) -> tu
     return tuple(add)
 
 
-def series_over(totals: Sequence[int], rules: BuraRules) -> tuple[bool, tuple[int, ...]]:
+def series_over(totals: Sequence[int], rules: Rules) -> tuple[bool, tuple[int, ...]]:
     """D10: (finished, winners) for a tally."""
     if rules.series == "penalty_12":
         if max(totals) < PENALTY_LIMIT:
@@ -61,28 +61,26 @@ def series_over(totals: Sequence[int], rules: BuraRules) -> tuple[bool, tuple[in
     return False, ()
 
 
-class BuraSeries:
+class Series:
     """Deals one after another until D10 ends the series."""
 
-    def __init__(
-        self, players: int, rules: BuraRules = BASE_BURA_RULES, first_dealer: int = 0
-    ) -> None:
+    def __init__(self, players: int, rules: Rules = BASE_RULES, first_dealer: int = 0) -> None:
         rules.check_players(players)
         if not 0 <= first_dealer < players:
             raise IllegalMoveError(f"dealer must be a seat from 0 to {players - 1}")
         self.players = players
         self.rules = rules
         self.first_dealer = first_dealer
-        self.deals: list[BuraDeal] = []
+        self.deals: list[Deal] = []
 
     @property
-    def current(self) -> BuraDeal | None:
+    def current(self) -> Deal | None:
         if self.deals and not self.deals[-1].finished:
             return self.deals[-1]
         return None
 
     @property
-    def results(self) -> list[BuraDealResult]:
+    def results(self) -> list[DealResult]:
         """The finished deals' results (a deal may be played directly or through :meth:`apply`)."""
         return [d.result() for d in self.deals if d.finished]
 
@@ -99,10 +97,10 @@ class BuraSeries:
     def finished(self) -> bool:
         return series_over(self.totals, self.rules)[0]
 
-    def result(self) -> BuraSeriesResult:
+    def result(self) -> SeriesResult:
         totals = self.totals
         finished, winners = series_over(totals, self.rules)
-        return BuraSeriesResult(totals, finished, winners)
+        return SeriesResult(totals, finished, winners)
 
     def next_dealer(self) -> int:
         """D1/D9/D10: the first dealer; the same dealer after a void deal; the declarer
@@ -129,7 +127,7 @@ class BuraSeries:
                 stakes *= 2
         return stakes
 
-    def start_deal(self, deck: Sequence[Card], dealer: int | None = None) -> BuraDeal:
+    def start_deal(self, deck: Sequence[Card], dealer: int | None = None) -> Deal:
         """Deal the next deal from ``deck``; ``dealer`` if given must agree with D1/D9."""
         if self.finished:
             raise GameOverError("the series is over")
@@ -138,7 +136,7 @@ class BuraSeries:
         expected = self.next_dealer()
         if dealer is not None and dealer != expected:
             raise IllegalMoveError(f"dealer must be seat {expected} (D1, D9), not {dealer}")
-        deal = BuraDeal.start(self.players, deck, expected, self.rules, self.next_stakes())
+        deal = Deal.start(self.players, deck, expected, self.rules, self.next_stakes())
         self.deals.append(deal)
         return deal
 
@@ -148,7 +146,7 @@ class BuraSeries:
             raise GameOverError("no deal is being played")
         deal.apply(action)
 
-    def current_deal(self) -> BuraDeal | None:
+    def current_deal(self) -> Deal | None:
         return self.current
 
     def close_record_deal(self) -> None:

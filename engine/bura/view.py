@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.bura.actions import BuraDealResult, PileCard, TablePlay
+from engine.bura.actions import DealResult, PileCard, TablePlay
 from engine.cards import Card, Suit
 
 
@@ -37,8 +37,8 @@ class SeenPile:
 
 
 @dataclass(frozen=True, slots=True)
-class BuraView:
-    seat: int  # PUBLIC: what everyone sees (``BuraDeal.public_view``)
+class View:
+    seat: int  # PUBLIC: what everyone sees (``Deal.public_view``)
     players: int
     hand: tuple[Card, ...]
     hand_sizes: tuple[int, ...]
@@ -63,7 +63,7 @@ class BuraView:
     dave_by: int | None
     last_dave_by: int | None
     trick_number: int
-    result: BuraDealResult | None  # points are public once the deal is over
+    result: DealResult | None  # points are public once the deal is over
     closed_discards: bool
 
     @property

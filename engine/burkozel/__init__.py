@@ -3,31 +3,31 @@
 computer players (``engine.burkozel.ai``)."""
 
 from engine.burkozel.deal import (
+    Action,
     Deal,
     DealResult,
-    Move,
     Play,
-    PlayerView,
     TrickResult,
+    View,
     penalties_for,
 )
 from engine.burkozel.record import FORMAT, ReplayReport, from_record, replay, report, to_record
-from engine.burkozel.rules import BASE_RULES, RuleSet
+from engine.burkozel.rules import BASE_RULES, Rules
 from engine.burkozel.series import Series, SeriesResult
 
 __all__ = [
     "BASE_RULES",
     "FORMAT",
+    "Action",
     "Deal",
     "DealResult",
-    "Move",
     "Play",
-    "PlayerView",
     "ReplayReport",
-    "RuleSet",
+    "Rules",
     "Series",
     "SeriesResult",
     "TrickResult",
+    "View",
     "from_record",
     "penalties_for",
     "replay",

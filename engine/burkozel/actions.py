@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.burkozel.combinations import SHOWS
-from engine.burkozel.rules import BASE_RULES, RuleSet
+from engine.burkozel.rules import BASE_RULES, Rules
 from engine.burkozel.scoring import PLAYED
 from engine.cards import Card, Suit, card_codes, parse_cards
 from engine.errors import IllegalMoveError
 
 
 @dataclass(frozen=True, slots=True)
-class Move:
+class Action:
     """What one seat does: cards it puts on the table, or a combination it shows.
 
     ``beat`` is ``None`` for a lead; an answer declares ``True`` (a beat) or
@@ -42,7 +42,7 @@ class Move:
         return data
 
     @classmethod
-    def from_json(cls, data: object) -> Move:
+    def from_json(cls, data: object) -> Action:
         if not isinstance(data, dict):
             raise IllegalMoveError("a move must be an object with seat and cards")
         extra = set(data) - {"seat", "cards", "beat", "show", "stop"}
@@ -114,7 +114,7 @@ class DealResult:
 
 
 @dataclass(frozen=True, slots=True)
-class PlayerView:
+class View:
     """Everything one seat may see (R8: the table is open); never another seat's hand."""
 
     seat: int
@@ -136,7 +136,7 @@ class PlayerView:
     last_trick: TrickResult | None
     trick_number: int
     finished: bool
-    rules: RuleSet = BASE_RULES
+    rules: Rules = BASE_RULES
     seats_in: tuple[int, ...] = ()
     known_points: tuple[int, ...] = ()
     stakes: int = 1

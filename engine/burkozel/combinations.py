@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 from engine.cards import Card, Rank, Suit
 
-BURA = "bura"  # C1
-MOSCOW = "moscow"  # C2
-SHOWS = (BURA, MOSCOW)
+BURA_SHOW = "bura"  # C1
+MOSCOW_SHOW = "moscow"  # C2
+SHOWS = (BURA_SHOW, MOSCOW_SHOW)
 COMBO_SIZE = 4
 
 
@@ -49,9 +49,9 @@ def is_lead_combination(hand: Sequence[Card], trump: Suit) -> bool:
 def show_kind(hand: Sequence[Card], trump: Suit) -> str | None:
     """What ``hand`` may show: ``"moscow"``, ``"bura"`` or ``None``."""
     if is_moscow(hand):
-        return MOSCOW
+        return MOSCOW_SHOW
     if is_bura(hand, trump):
-        return BURA
+        return BURA_SHOW
     return None
 
 
@@ -60,8 +60,8 @@ def show_winner(hands: Sequence[Sequence[Card]], trump: Suit) -> tuple[int, str]
     бура with the highest top trump. Returns (seat, kind) or ``None`` if nobody holds one."""
     moscow = [s for s, h in enumerate(hands) if is_moscow(h)]
     if moscow:
-        return moscow[0], MOSCOW
+        return moscow[0], MOSCOW_SHOW
     buras = [s for s, h in enumerate(hands) if is_bura(h, trump)]
     if not buras:
         return None
-    return max(buras, key=lambda s: max(c.rank for c in hands[s])), BURA
+    return max(buras, key=lambda s: max(c.rank for c in hands[s])), BURA_SHOW

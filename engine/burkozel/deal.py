@@ -11,9 +11,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import fields
 from itertools import combinations
 
-from engine.burkozel.actions import DealResult, Move, Play, PlayerView, TrickResult
+from engine.burkozel.actions import Action, DealResult, Play, TrickResult, View
 from engine.burkozel.combinations import is_lead_combination, show_kind, show_winner
-from engine.burkozel.rules import BASE_RULES, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, RuleSet
+from engine.burkozel.rules import BASE_RULES, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, Rules
 from engine.burkozel.scoring import PLAYED, penalties_for, score_deal
 from engine.burkozel.view import display_key, masked
 from engine.cards import DECK, Card, Suit, check_deck
@@ -35,33 +35,33 @@ from engine.fast import (
 from engine.game import PUBLIC
 from engine.tricks import covers, draw_up, one_suit
 
-__all__ = ["Deal", "DealResult", "Move", "Play", "PlayerView", "TrickResult", "penalties_for"]
+__all__ = ["Action", "Deal", "DealResult", "Play", "TrickResult", "View", "penalties_for"]
 
 
 _LEAD, _DISCARD, _BEAT = 0, 1, 2
 
 
-def _make_move(kind: int, seat: int, cards: tuple[Card, ...]) -> Move:
-    return Move(seat, cards, None if kind == _LEAD else kind == _BEAT)
+def _make_move(kind: int, seat: int, cards: tuple[Card, ...]) -> Action:
+    return Action(seat, cards, None if kind == _LEAD else kind == _BEAT)
 
 
-# Moves handed out by ``Deal.legal_moves`` are interned (engine/fast.py): one object
+# Moves handed out by ``Deal.legal_actions`` are interned (engine/fast.py): one object
 # serves every position that offers it. The dictionary of longer moves holds every lead
 # of three cards (9,216 with the seats), so in the base rules it fills once and stays.
 _MOVES = Interned(_make_move, kinds=3, limit=25_000)
 _SINGLES = _MOVES.singles
-_PLAYS: dict[int, tuple[Move, Play]] = {}  # by id(move), with the move (kept alive)
+_PLAYS: dict[int, tuple[Action, Play]] = {}  # by id(move), with the move (kept alive)
 _PLAYS_LIMIT = 25_000
 
 # One-card answers (R7) to one claim card: [seat][trump number][claim card index], a row
 # over the answer card's index of the moves it gives, a discard and then a beat if it
 # beats (R5, BEATEN_BY).
-_ANSWERS_TO_ONE: list[list[list[tuple[tuple[Move, ...], ...] | None]]] = [
+_ANSWERS_TO_ONE: list[list[list[tuple[tuple[Action, ...], ...] | None]]] = [
     [[None] * DECK_SIZE for _ in range(SUITS)] for _ in range(MAX_SEATS)
 ]
 
 
-def _answer_row(seat: int, trump: int, claim: int) -> tuple[tuple[Move, ...], ...]:
+def _answer_row(seat: int, trump: int, claim: int) -> tuple[tuple[Action, ...], ...]:
     beaten_by, discards, beats = (
         BEATEN_BY[trump][claim],
         _SINGLES[_DISCARD][seat],
@@ -80,13 +80,13 @@ _set_plays = TrickResult.__dict__["plays"].__set__
 _set_points = TrickResult.__dict__["points"].__set__
 
 # The seat tables of a table size and the seats still in (B3): next seats, other
-# seats and draw rounds (see Deal._fresh).
+# seats and draw rounds (see Deal._derive_state).
 _SEAT_TABLES: dict[
     tuple[int, tuple[int, ...]],
     tuple[tuple[int, ...], tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]],
 ] = {}
 # Rule sets already found supported (by id, the set kept alive so its id stays its own).
-_SUPPORTED: dict[int, RuleSet] = {}
+_SUPPORTED: dict[int, Rules] = {}
 
 
 class Deal:
@@ -142,9 +142,9 @@ class Deal:
     _leader: int
     _trump_drawn_by: int | None
     _face_down: dict[Card, int]
-    # The moves legal_moves handed out at history length ``_offered_at`` (kept alive, so
+    # The moves legal_actions handed out at history length ``_offered_at`` (kept alive, so
     # their ids stay theirs): apply plays one of them without checking it again.
-    _offered: tuple[Move, ...]
+    _offered: tuple[Action, ...]
     _offered_at: int
     _succ: tuple[int, ...]  # the next seat still in after each seat (B3)
     _others: tuple[tuple[int, ...], ...]  # the other seats still in, for each seat
@@ -156,7 +156,7 @@ class Deal:
     _closed: bool
     _trump_no: int
     players: int
-    rules: RuleSet
+    rules: Rules
     seats_in: tuple[int, ...]
     stakes: int
     dealer: int
@@ -166,7 +166,7 @@ class Deal:
     turn: int | None
     points: list[int]
     won_cards: list[list[Card]]
-    history: list[Move]
+    history: list[Action]
     last_trick: TrickResult | None
     trick_number: int
     outcome: str
@@ -178,7 +178,7 @@ class Deal:
         players: int,
         deck: Sequence[Card],
         dealer: int,
-        rules: RuleSet = BASE_RULES,
+        rules: Rules = BASE_RULES,
         *,
         seats_in: Sequence[int] | None = None,
         stakes: int = 1,
@@ -220,7 +220,7 @@ class Deal:
             hands[active[(first + j) % n]] = list(order[j:dealt:n])
         self.trump_card = order[dealt]
         self.trump = self.trump_card.suit
-        self._fresh()
+        self._derive_state()
         # R3: the turned card lies at the bottom of the stock and is drawn last.
         self._stock = [*order[dealt + 1 :], self.trump_card]
         self._leader = self._next(dealer)
@@ -243,7 +243,7 @@ class Deal:
     @classmethod
     def from_view(
         cls,
-        view: PlayerView,
+        view: View,
         hands: Sequence[Sequence[Card]],
         stock: Sequence[Card],
         table: Sequence[Play],
@@ -252,10 +252,10 @@ class Deal:
         for computer players), see :meth:`_restore`."""
         self = object.__new__(cls)
         self._restore(view, hands, stock, table)
-        self._fresh()
+        self._derive_state()
         return self
 
-    def _fresh(self) -> None:
+    def _derive_state(self) -> None:
         """Set the derived state: seat order, the rules as flags, no moves offered yet.
         Needs ``players``, ``seats_in``, ``rules`` and ``trump_card``."""
         self._offered, self._offered_at = (), -1
@@ -350,12 +350,12 @@ class Deal:
         )
         return DealResult(tuple(self.points), penalties, self.last_trick.winner, self.outcome, tied)
 
-    def view(self, seat: int) -> PlayerView:
+    def view(self, seat: int) -> View:
         """What ``seat`` sees: its own hand and the open table, never other hands, nor
         (B1 closed) another seat's discards until the deal is over."""
         return self._seat_view(seat)
 
-    def public_view(self) -> PlayerView:
+    def public_view(self) -> View:
         """What everyone sees (the group's table): no hand, no closed discard (B1)."""
         return self._seat_view(PUBLIC)
 
@@ -411,9 +411,9 @@ class Deal:
 
     # --- moves ---------------------------------------------------------------
 
-    def legal_moves(self, seat: int | None = None) -> list[Move]:
+    def legal_actions(self, seat: int | None = None) -> list[Action]:
         """Every legal move of ``seat`` (default: the seat to play): exactly
-        ``engine.burkozel.reference.legal_moves(self, seat)``, in its order (the computer
+        ``engine.burkozel.reference.legal_actions(self, seat)``, in its order (the computer
         players break ties by it), and remembered as legal in this position for
         :meth:`apply`. Fast: interned moves (engine/fast.py), one-card answers from rows
         built on ``BEATEN_BY``, groups from ``lead_picks``, R7 from ``PAIRINGS``;
@@ -425,14 +425,14 @@ class Deal:
             seat = turn
         if seat != turn:
             if seat == self.stopper():
-                return self._offer([Move(seat, tuple(self._hands[seat]), stop=True)])
+                return self._offer([Action(seat, tuple(self._hands[seat]), stop=True)])
             return []
         hand = self._hands[seat]
-        moves: list[Move] = []
+        moves: list[Action] = []
         if self._combos_on:
             kind = self._show(seat)
             if kind is not None:
-                moves.append(Move(seat, (), show=kind))
+                moves.append(Action(seat, (), show=kind))
         if not self._plays:
             hands = self._hands
             others = self._others[seat]
@@ -470,7 +470,7 @@ class Deal:
                 moves += _answers(seat, hand, claim, self._trump_no)
         return self._offer(moves)
 
-    def _offer(self, moves: list[Move]) -> list[Move]:
+    def _offer(self, moves: list[Action]) -> list[Action]:
         """Remember ``moves`` as legal in this position (until the next move is played)."""
         now = len(self.history)
         if self._offered_at != now:
@@ -479,7 +479,7 @@ class Deal:
             self._offered += tuple(moves)
         return moves
 
-    def check(self, move: Move) -> None:
+    def check(self, move: Action) -> None:
         """Raise :class:`IllegalMoveError` saying why ``move`` is not legal now."""
         if self.turn is None:
             raise GameOverError("the deal is over")
@@ -512,7 +512,7 @@ class Deal:
         if move.beat and not covers(cards, self._claim, self.trump):
             raise IllegalMoveError("these cards do not beat every claimant card (R7)")
 
-    def _check_lead(self, move: Move) -> None:
+    def _check_lead(self, move: Action) -> None:
         cards = move.cards
         if move.beat is not None:
             raise IllegalMoveError("a lead is neither a beat nor a discard")
@@ -528,7 +528,7 @@ class Deal:
         if len(cards) > smallest:
             raise IllegalMoveError(f"a lead may not exceed the smallest hand, {smallest} (R6)")
 
-    def _check_show(self, move: Move) -> None:
+    def _check_show(self, move: Action) -> None:
         if move.cards or move.beat is not None or move.stop:
             raise IllegalMoveError("a show plays no cards")
         if self.rules.combinations != "on":
@@ -542,7 +542,7 @@ class Deal:
             what = "бура (four trumps)" if move.show == "bura" else "Москва (four aces)"
             raise IllegalMoveError(f"seat {move.seat} does not hold {what}")
 
-    def _check_stop(self, move: Move) -> None:
+    def _check_stop(self, move: Action) -> None:
         if move.beat is not None:
             raise IllegalMoveError("an out-of-turn lead is neither a beat nor a discard")
         if self.rules.combinations != "on":
@@ -565,19 +565,19 @@ class Deal:
                 "holds бура or Москва (C3)"
             )
 
-    def apply(self, move: Move) -> TrickResult | None:
+    def apply(self, move: Action) -> TrickResult | None:
         """Check and play ``move``; returns the trick result when it completes a trick.
         The position it leaves is ``engine.burkozel.reference.after(self, move)``.
 
-        A move :meth:`legal_moves` handed out in this very position (the same object)
+        A move :meth:`legal_actions` handed out in this very position (the same object)
         is known legal and is not derived again; any other move is checked in full.
         """
         if self._offered_at != len(self.history) or id(move) not in map(id, self._offered):
             self.check(move)
         return self.push(move)
 
-    def push(self, move: Move) -> TrickResult | None:
-        """Play a move already known to be legal (e.g. from :meth:`legal_moves`)."""
+    def push(self, move: Action) -> TrickResult | None:
+        """Play a move already known to be legal (e.g. from :meth:`legal_actions`)."""
         seat = move.seat
         self.history.append(move)
         if move.show is not None:
@@ -662,12 +662,12 @@ class Deal:
         if drawn_by is not None:
             self._trump_drawn_by = drawn_by
 
-    def replay(self, moves: Iterable[Move]) -> Deal:
+    def replay(self, moves: Iterable[Action]) -> Deal:
         for move in moves:
             self.apply(move)
         return self
 
-    def _seat_view(self, seat: int) -> PlayerView:
+    def _seat_view(self, seat: int) -> View:
         """What ``seat`` sees: its own hand and the open table, never other hands, nor
         (B1 closed) another seat's discards until the deal is over. ``PUBLIC`` is what a
         spectator (the group) sees: no hand and no closed discard at all."""
@@ -692,7 +692,7 @@ class Deal:
                 for p, pile in zip(self.points, self.won_cards, strict=True)
             )
         closed = self.rules.discards == "closed" and not self.finished
-        return PlayerView(
+        return View(
             seat=seat,
             players=self.players,
             hand=()
@@ -723,7 +723,7 @@ class Deal:
 
     def _restore(
         self,
-        view: PlayerView,
+        view: View,
         hands: Sequence[Sequence[Card]],
         stock: Sequence[Card],
         table: Sequence[Play],
@@ -765,7 +765,7 @@ class Deal:
         self.outcome, self.shown_by = PLAYED, None
 
 
-def _group_leads(seat: int, hand: list[Card], picks: tuple[tuple[int, ...], ...]) -> list[Move]:
+def _group_leads(seat: int, hand: list[Card], picks: tuple[tuple[int, ...], ...]) -> list[Action]:
     """The leads of ``seat`` made of the cards at each of ``picks`` (positions in hand)."""
     moves = []
     for pick in picks:
@@ -773,18 +773,18 @@ def _group_leads(seat: int, hand: list[Card], picks: tuple[tuple[int, ...], ...]
     return moves
 
 
-def _answers(seat: int, hand: list[Card], claim: tuple[Card, ...], trump: int) -> list[Move]:
+def _answers(seat: int, hand: list[Card], claim: tuple[Card, ...], trump: int) -> list[Action]:
     """R7: every answer of ``len(claim)`` cards, each a discard and then a beat if it
     covers, in the order of ``itertools.combinations(hand, len(claim))``. Answers of
     three or four cards are rare and many (171,360 three-card discards alone): they are
     built fresh, not interned, so that they do not flush the table of the common moves."""
     k, n = len(claim), len(hand)
-    moves: list[Move] = []
+    moves: list[Action] = []
     if k not in PAIRINGS or (n, k) not in PICKS:
         for combo in combinations(hand, k):
-            moves.append(Move(seat, combo, False))
+            moves.append(Action(seat, combo, False))
             if covers_cards(combo, claim, trump):
-                moves.append(Move(seat, combo, True))
+                moves.append(Action(seat, combo, True))
         return moves
     if k == 2:
         return _answers_of_two(seat, hand, claim[0].index, claim[1].index, trump)
@@ -798,13 +798,15 @@ def _answers(seat: int, hand: list[Card], claim: tuple[Card, ...], trump: int) -
             packed |= masks[i] << shift
             shift += k
         cards = tuple([hand[i] for i in pick])
-        moves.append(Move(seat, cards, False))
+        moves.append(Action(seat, cards, False))
         if pairing[packed]:
-            moves.append(Move(seat, cards, True))
+            moves.append(Action(seat, cards, True))
     return moves
 
 
-def _answers_of_two(seat: int, hand: list[Card], first: int, second: int, trump: int) -> list[Move]:
+def _answers_of_two(
+    seat: int, hand: list[Card], first: int, second: int, trump: int
+) -> list[Action]:
     """``_answers`` to a claim of two cards (indices ``first``, ``second``)."""
     beaten = BEATEN_BY[trump]
     by_first, by_second = beaten[first], beaten[second]

@@ -7,9 +7,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.burkozel import reference
-from engine.burkozel.deal import Deal, DealResult, Move, PlayerView
+from engine.burkozel.deal import Action, Deal, DealResult, View
 from engine.burkozel.record import FORMAT, from_record, replay, to_record
-from engine.burkozel.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, RULE_IDS, SWITCHES, RuleSet
+from engine.burkozel.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, RULE_IDS, SWITCHES, Rules
 from engine.burkozel.series import Series, SeriesResult
 from engine.cards import Card
 from engine.game import DealState, SeriesState
@@ -37,19 +37,19 @@ class BurkozelDealState:
     def hand(self, seat: int) -> tuple[Card, ...]:
         return self.deal.hand(seat)
 
-    def legal_actions(self, seat: int) -> list[Move]:
-        return self.deal.legal_moves(seat) if seat in self.deal.actors() else []
+    def legal_actions(self, seat: int) -> list[Action]:
+        return self.deal.legal_actions(seat) if seat in self.deal.actors() else []
 
-    def apply(self, action: Move) -> object:
+    def apply(self, action: Action) -> object:
         # Through the series when there is one, so it records the deal's result.
         if self._series is not None and self._series.current is self.deal:
             return self._series.apply(action)
         return self.deal.apply(action)
 
-    def view(self, seat: int) -> PlayerView:
+    def view(self, seat: int) -> View:
         return self.deal.view(seat)
 
-    def public_view(self) -> PlayerView:
+    def public_view(self) -> View:
         return self.deal.public_view()
 
     def result(self) -> DealResult:
@@ -79,7 +79,7 @@ class BurkozelSeriesState:
     def start_deal(self, deck: Sequence[Card], dealer: int | None = None) -> BurkozelDealState:
         return BurkozelDealState(self.series.start_deal(deck, dealer), self.series)
 
-    def apply(self, action: Move) -> object:
+    def apply(self, action: Action) -> object:
         return self.series.apply(action)
 
     def result(self) -> SeriesResult:
@@ -89,24 +89,24 @@ class BurkozelSeriesState:
 class BurkozelReference:
     """engine/burkozel/reference.py for the deal states of :class:`BurkozelGame`."""
 
-    def actors(self, deal: DealState[Move, Any, Any]) -> tuple[int, ...]:
+    def actors(self, deal: DealState[Action, Any, Any]) -> tuple[int, ...]:
         inner = _deal_of(deal)
         if inner.turn is None:
             return ()
         stopper = inner.stopper()
         return (inner.turn,) if stopper is None else (inner.turn, stopper)
 
-    def legal_actions(self, deal: DealState[Move, Any, Any], seat: int) -> list[Move]:
-        return reference.legal_moves(_deal_of(deal), seat)
+    def legal_actions(self, deal: DealState[Action, Any, Any], seat: int) -> list[Action]:
+        return reference.legal_actions(_deal_of(deal), seat)
 
-    def position(self, deal: DealState[Move, Any, Any]) -> reference.Position:
+    def position(self, deal: DealState[Action, Any, Any]) -> reference.Position:
         return reference.position(_deal_of(deal))
 
-    def after(self, deal: DealState[Move, Any, Any], action: Move) -> reference.Position:
+    def after(self, deal: DealState[Action, Any, Any], action: Action) -> reference.Position:
         return reference.after(_deal_of(deal), action)
 
 
-def _deal_of(deal: DealState[Move, Any, Any]) -> Deal:
+def _deal_of(deal: DealState[Action, Any, Any]) -> Deal:
     if not isinstance(deal, BurkozelDealState):
         raise TypeError("not a Burkozel deal")
     return deal.deal
@@ -123,24 +123,24 @@ class BurkozelGame:
     presets: Mapping[str, Mapping[str, object]] = PRESETS
     reference = BurkozelReference()
 
-    def rules_from_dict(self, data: Mapping[str, Any]) -> RuleSet:
-        return RuleSet.from_dict(data)
+    def rules_from_dict(self, data: Mapping[str, Any]) -> Rules:
+        return Rules.from_dict(data)
 
     def new_series(
         self, players: int, rules: Mapping[str, Any] | None = None, first_dealer: int = 0
     ) -> BurkozelSeriesState:
-        return BurkozelSeriesState(Series(players, RuleSet.from_dict(rules or {}), first_dealer))
+        return BurkozelSeriesState(Series(players, Rules.from_dict(rules or {}), first_dealer))
 
-    def action_from_json(self, data: object) -> Move:
-        return Move.from_json(data)
+    def action_from_json(self, data: object) -> Action:
+        return Action.from_json(data)
 
-    def action_to_json(self, action: Move) -> dict[str, Any]:
+    def action_to_json(self, action: Action) -> dict[str, Any]:
         return action.to_json()
 
     def from_record(self, record: object) -> BurkozelSeriesState:
         return BurkozelSeriesState(from_record(record))
 
-    def to_record(self, series: SeriesState[Move]) -> dict[str, Any]:
+    def to_record(self, series: SeriesState[Action]) -> dict[str, Any]:
         if not isinstance(series, BurkozelSeriesState):
             raise TypeError("not a Burkozel series")
         return to_record(series.series)

@@ -11,8 +11,8 @@ import random
 from collections.abc import Callable, Sequence
 
 from engine.burkozel.ai import LEVELS, Player, make_player
-from engine.burkozel.deal import Deal, Move, Play, PlayerView
-from engine.burkozel.rules import BASE_RULES, RuleSet
+from engine.burkozel.deal import Action, Deal, Play, View
+from engine.burkozel.rules import BASE_RULES, Rules
 from engine.burkozel.series import Series
 from engine.cards import Card, shuffled_deck
 
@@ -28,7 +28,7 @@ def _label(cards: Sequence[Card], beat: bool | None) -> str:
     return f"{verb} {_cards(sorted(cards))}"
 
 
-def describe_move(move: Move | Play, names: Sequence[str]) -> str:
+def describe_move(move: Action | Play, names: Sequence[str]) -> str:
     if isinstance(move, Play):
         if move.face_down:
             return f"{names[move.seat]}: discard {move.face_down} card(s) face down"
@@ -36,7 +36,7 @@ def describe_move(move: Move | Play, names: Sequence[str]) -> str:
     return f"{names[move.seat]}: {move_label(move)}"
 
 
-def move_label(move: Move) -> str:
+def move_label(move: Action) -> str:
     if move.show is not None:
         return "show " + ("бура (four trumps)" if move.show == "bura" else "Москва (four aces)")
     if move.stop:
@@ -44,7 +44,7 @@ def move_label(move: Move) -> str:
     return _label(move.cards, move.beat)
 
 
-def show_state(view: PlayerView, names: Sequence[str], deal_no: int) -> list[str]:
+def show_state(view: View, names: Sequence[str], deal_no: int) -> list[str]:
     if view.trump_card_in_stock:
         where = "at the bottom of the stock"
     elif view.trump_card_drawn_by is not None:
@@ -79,7 +79,7 @@ def run(
     seed: int | None = None,
     read: Callable[[str], str] = input,
     write: Callable[[str], None] = print,
-    rules: RuleSet = BASE_RULES,
+    rules: Rules = BASE_RULES,
 ) -> int:
     """Play one series; returns an exit status (0 also when the person quits)."""
     if level not in LEVELS:
@@ -133,17 +133,17 @@ def _play_deal(
         assert seat is not None
         stopper = deal.stopper()  # C3/C4: a seat that may lead out of turn now
         if stopper is not None and stopper != HUMAN:
-            move = bots[stopper].choose(deal.view(stopper), deal.legal_moves(stopper))
+            move = bots[stopper].choose(deal.view(stopper), deal.legal_actions(stopper))
             write(describe_move(move, names))
             series.apply(move)
             continue
         view = deal.view(seat)
-        legal = deal.legal_moves()
+        legal = deal.legal_actions()
         if stopper == HUMAN:
             for line in show_state(deal.view(HUMAN), names, deal_no):
                 write(line)
             write(f"You may lead out of turn before {names[seat]} leads (0 lets them lead).")
-            stop = _ask(deal.legal_moves(HUMAN), read, write, allow_pass=True)
+            stop = _ask(deal.legal_actions(HUMAN), read, write, allow_pass=True)
             if stop is not None:
                 write(describe_move(stop, names))
                 series.apply(stop)
@@ -164,11 +164,11 @@ def _play_deal(
 
 
 def _ask(
-    legal: Sequence[Move],
+    legal: Sequence[Action],
     read: Callable[[str], str],
     write: Callable[[str], None],
     allow_pass: bool = False,
-) -> Move | None:
+) -> Action | None:
     ordered = sorted(
         legal,
         key=lambda m: (m.beat is not None and not m.beat, len(m.cards), sorted(m.cards)),

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.burkozel.deal import Move
-from engine.burkozel.rules import RuleSet
+from engine.burkozel.deal import Action
+from engine.burkozel.rules import Rules
 from engine.burkozel.series import Series
 from engine.errors import EngineError, RecordError
 from engine.records import read_envelope, replay_deal
@@ -37,12 +37,12 @@ def from_record(record: object) -> Series:
     """Rebuild a series by replaying a record; raises :class:`RecordError` saying where."""
     envelope = read_envelope(record, FORMAT)
     try:
-        rules = RuleSet.from_dict(envelope.rules)
+        rules = Rules.from_dict(envelope.rules)
         series = Series(envelope.players, rules, envelope.first_dealer)
     except EngineError as exc:
         raise RecordError(str(exc)) from None
     for d, deal_data in enumerate(envelope.deals):
-        replay_deal(series, d, deal_data, Move.from_json)
+        replay_deal(series, d, deal_data, Action.from_json)
     return series
 
 

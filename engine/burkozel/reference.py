@@ -1,6 +1,6 @@
 """Burkozel's rules as docs/RULES.md reads them: which moves are legal now, and what
 playing one does (the trick, its points and the draw). Slow and plain on purpose:
-:meth:`engine.burkozel.deal.Deal.legal_moves` and ``Deal.apply`` are the fast forms,
+:meth:`engine.burkozel.deal.Deal.legal_actions` and ``Deal.apply`` are the fast forms,
 and tests/engine/test_reference.py holds them equal to these, move for move and in
 the same order (the computer players break ties by that order)."""
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
-from engine.burkozel.actions import Move, Play
+from engine.burkozel.actions import Action, Play
 from engine.burkozel.combinations import is_lead_combination, show_kind
 from engine.burkozel.deal import Deal
 from engine.burkozel.rules import HAND_SIZE
@@ -24,19 +24,19 @@ def lead_limit(deal: Deal, seat: int) -> int:
     return min([cap, *(len(deal.hand(s)) for s in deal.seats_in if s != seat)])
 
 
-def leads(deal: Deal, seat: int) -> list[Move]:
+def leads(deal: Deal, seat: int) -> list[Action]:
     """R6 in hand order: every single card, then the groups of one suit by size (in
     ``combinations`` order), then a whole молодка or четыре лба (C3/C4) when
     combinations count and the limit would not already offer it."""
     hand, limit = deal.hand(seat), lead_limit(deal, seat)
-    moves = [Move(seat, (card,)) for card in hand]
-    moves += [Move(seat, group) for group in group_leads(hand, limit)]
+    moves = [Action(seat, (card,)) for card in hand]
+    moves += [Action(seat, group) for group in group_leads(hand, limit)]
     if (
         deal.combinations_count()
         and is_lead_combination(hand, deal.trump)
         and not (limit >= 4 and one_suit(hand))
     ):
-        moves.append(Move(seat, hand))
+        moves.append(Action(seat, hand))
     return moves
 
 
@@ -47,31 +47,31 @@ def claim(deal: Deal) -> tuple[Card, ...]:
     ][-1]
 
 
-def answers(deal: Deal, seat: int) -> list[Move]:
+def answers(deal: Deal, seat: int) -> list[Action]:
     """R7: every set of as many cards as were led, in ``combinations`` order, each as a
     discard and then, if it covers the claim, as a beat."""
     cards = claim(deal)
     moves = []
     for answer in combinations(deal.hand(seat), len(cards)):
-        moves.append(Move(seat, answer, False))
+        moves.append(Action(seat, answer, False))
         if covers(answer, cards, deal.trump):
-            moves.append(Move(seat, answer, True))
+            moves.append(Action(seat, answer, True))
     return moves
 
 
-def legal_moves(deal: Deal, seat: int) -> list[Move]:
+def legal_actions(deal: Deal, seat: int) -> list[Action]:
     """Every legal move of ``seat``: a show of бура or Москва on its turn (C1/C2, once
     combinations count), then its leads (R6) or answers (R7); for another seat only a
     lead out of turn (C3/C4) when it is the stopper."""
     if deal.turn is None:
         return []
     if seat != deal.turn:
-        return [Move(seat, deal.hand(seat), stop=True)] if seat == deal.stopper() else []
+        return [Action(seat, deal.hand(seat), stop=True)] if seat == deal.stopper() else []
     moves = []
     if deal.combinations_count():
         kind = show_kind(deal.hand(seat), deal.trump)
         if kind is not None:
-            moves.append(Move(seat, (), show=kind))
+            moves.append(Action(seat, (), show=kind))
     return moves + (answers(deal, seat) if deal.table else leads(deal, seat))
 
 
@@ -98,7 +98,7 @@ def position(deal: Deal) -> Position:
     )
 
 
-def after(deal: Deal, move: Move) -> Position:
+def after(deal: Deal, move: Action) -> Position:
     """The position ``move`` (a legal one) leaves: a show ends the deal (C1/C2); cards
     go from the hand to the table; once every seat still in has played, the claimant
     takes the trick and its points (R9, R12), draws first and the others clockwise

@@ -49,7 +49,7 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 4  # R2
 
 
 @dataclass(frozen=True, slots=True)
-class RuleSet:
+class Rules:
     """One choice of every Part B switch; the defaults are the base game (Part A)."""
 
     discards: str = "open"
@@ -73,7 +73,7 @@ class RuleSet:
             raise RuleSetError("series_end 'elimination' cannot be played with teams 'pairs' (B3)")
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> RuleSet:
+    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
         """Build from a record's ``rules`` object: switches that differ from the base."""
         if not isinstance(data, Mapping):
             raise RuleSetError("rules must be an object of switch names to values")
@@ -83,7 +83,7 @@ class RuleSet:
         return cls(**data)
 
     @classmethod
-    def from_options(cls, options: Sequence[str]) -> RuleSet:
+    def from_options(cls, options: Sequence[str]) -> Rules:
         """Build from command-line ``name=value`` options, e.g. ``combinations=on``."""
         data: dict[str, object] = {}
         for option in options:
@@ -95,7 +95,7 @@ class RuleSet:
 
     def to_dict(self) -> dict[str, object]:
         """Only the switches that differ from the base game (so the base game is ``{}``)."""
-        base = RuleSet()
+        base = Rules()
         return {
             f.name: getattr(self, f.name)
             for f in fields(self)
@@ -126,4 +126,4 @@ class RuleSet:
         return 31 if players == 2 else 21
 
 
-BASE_RULES = RuleSet()
+BASE_RULES = Rules()

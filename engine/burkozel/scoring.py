@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.burkozel.combinations import MOSCOW
-from engine.burkozel.rules import RuleSet
+from engine.burkozel.combinations import MOSCOW_SHOW
+from engine.burkozel.rules import Rules
 
 PLAYED = "played"
 
@@ -14,7 +14,7 @@ PLAYED = "played"
 def penalties_for(points: Sequence[int]) -> tuple[int, ...]:
     """R13: 0 for every holder of the top score; else 2 / 4 / 6 by the threshold."""
     top = max(points)
-    threshold = RuleSet.threshold(len(points))
+    threshold = Rules.threshold(len(points))
 
     def penalty(score: int) -> int:
         if score == top:
@@ -26,7 +26,7 @@ def penalties_for(points: Sequence[int]) -> tuple[int, ...]:
     return tuple(penalty(p) for p in points)
 
 
-def sides(rules: RuleSet, seats_in: Sequence[int]) -> list[tuple[int, ...]]:
+def sides(rules: Rules, seats_in: Sequence[int]) -> list[tuple[int, ...]]:
     """The scoring sides: the B5 pairs (0+2, 1+3), otherwise every seat still in (B3)."""
     if rules.teams == "pairs":
         return [(0, 2), (1, 3)]
@@ -35,7 +35,7 @@ def sides(rules: RuleSet, seats_in: Sequence[int]) -> list[tuple[int, ...]]:
 
 def score_deal(
     points: Sequence[int],
-    rules: RuleSet,
+    rules: Rules,
     seats_in: Sequence[int],
     outcome: str = PLAYED,
     shown_by: int | None = None,
@@ -52,7 +52,7 @@ def score_deal(
     tied = False
     if outcome != PLAYED:
         assert shown_by is not None
-        per_other = 6 if outcome == MOSCOW else 4  # C1, C2
+        per_other = 6 if outcome == MOSCOW_SHOW else 4  # C1, C2
         won = [shown_by in side for side in teams]
         if rules.scoring == "winner_takes":  # B4: the holder is credited per other side
             per_side = [per_other * (len(teams) - 1) * stakes if w else 0 for w in won]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.burkozel.deal import Deal, DealResult, Move, TrickResult
-from engine.burkozel.rules import BASE_RULES, MAX_PLAYERS, MIN_PLAYERS, SERIES_LIMIT, RuleSet
+from engine.burkozel.deal import Action, Deal, DealResult, TrickResult
+from engine.burkozel.rules import BASE_RULES, MAX_PLAYERS, MIN_PLAYERS, SERIES_LIMIT, Rules
 from engine.cards import Card
 from engine.errors import GameOverError, IllegalMoveError
 
@@ -22,7 +22,7 @@ class Series:
     """Deals played one after another until someone reaches 12 (R14), or under B3 until
     one seat is left; under B4 the totals are credits and the most credits win."""
 
-    def __init__(self, players: int, rules: RuleSet = BASE_RULES, first_dealer: int = 0) -> None:
+    def __init__(self, players: int, rules: Rules = BASE_RULES, first_dealer: int = 0) -> None:
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise IllegalMoveError(f"Burkozel is for {MIN_PLAYERS} to {MAX_PLAYERS} players")
         if not 0 <= first_dealer < players:
@@ -125,7 +125,7 @@ class Series:
         self.deals.append(deal)
         return deal
 
-    def apply(self, move: Move) -> TrickResult | None:
+    def apply(self, move: Action) -> TrickResult | None:
         deal = self.current
         if deal is None:
             raise GameOverError("no deal is being played")

@@ -14,8 +14,8 @@ from bot.chat_settings import (
     presets,
     rules_of_game,
 )
-from engine.bura import BuraRules
-from engine.burkozel import RuleSet
+from engine.bura import Rules as BuraRules
+from engine.burkozel import Rules as RuleSet
 
 
 def test_defaults_are_base_burkozel_and_store_as_nothing() -> None:

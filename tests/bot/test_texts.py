@@ -19,7 +19,7 @@ from bot.chat_settings import ChatSettings, apply_preset, presets
 from bot.games import GAMES, bot_game
 from bot.games.burkozel import keyboard as burkozel_keyboard
 from bot.games.burkozel import screens as burkozel_screens
-from bot.games.burkozel.game import BURKOZEL
+from bot.games.burkozel.game import BURKOZEL_BOT
 from bot.games.burkozel.keyboard import card_plays
 from bot.games.taps import listed_plays
 from bot.i18n import LANGUAGES, catalog_keys, plain, texts
@@ -27,7 +27,7 @@ from bot.views import render
 from bot.views.lobby import lobby_text
 from bot.views.settings import Customs, lobby_rules_line, menu_keyboard, menu_text, rules_lines
 from engine import shuffled_deck
-from engine.burkozel import Move, Series
+from engine.burkozel import Action, Series
 from engine.registry import GAMES as ENGINE_GAMES
 from engine.tricks import covers
 from storage import Deadline, Game, Seat
@@ -133,7 +133,7 @@ def test_every_screen_shows_hostile_names_and_titles_literally(language: str, pl
         if deal.finished:
             series.start_deal(shuffled_deck(rng=rng))
             continue
-        series.apply(rng.choice(deal.legal_moves()))
+        series.apply(rng.choice(deal.legal_actions()))
     table = parse_html(burkozel_screens.table_text(texts(language), game, series, turn_seconds=5))[
         0
     ]
@@ -167,10 +167,10 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
         for card in view.hand:
             move = burkozel_keyboard.one_tap_move(deal, seat, card)
             if not view.table:
-                assert move == Move(seat, (card,)), (card, view.hand)
+                assert move == Action(seat, (card,)), (card, view.hand)
             elif len(view.table[0].cards) == 1:
                 claim = next(p.cards for p in view.table if p.seat == view.claimant)
-                assert move == Move(seat, (card,), covers((card,), claim, view.trump))
+                assert move == Action(seat, (card,), covers((card,), claim, view.trump))
             else:
                 assert move is None  # several cards to answer with: always a choice
             for other in range(players):
@@ -187,12 +187,12 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
                 if len({c.suit for c in group}) == 1
             }
             assert listed == {(g, None) for g in (several if len(several) <= 4 else ())}
-            assert BURKOZEL.offers_pick(deal, seat) == (len(several) > 4), view.hand
+            assert BURKOZEL_BOT.offers_pick(deal, seat) == (len(several) > 4), view.hand
         elif len(view.table[0].cards) == 1:
             claim = next(p.cards for p in view.table if p.seat == view.claimant)
             beater = any(covers((c,), claim, view.trump) for c in view.hand)
             assert not listed
-            assert BURKOZEL.offers_pick(deal, seat) == beater, (view.hand, claim)
+            assert BURKOZEL_BOT.offers_pick(deal, seat) == beater, (view.hand, claim)
         else:
             claim = next(p.cards for p in view.table if p.seat == view.claimant)
             beats = {
@@ -212,8 +212,8 @@ def test_a_tap_plays_a_card_alone_and_the_choice_button_reaches_every_other_move
                 if m.beat is False
             ]
             assert costs == sorted(costs), (view.hand, costs)
-            assert not BURKOZEL.offers_pick(deal, seat)
-        series.apply(rng.choice(deal.legal_moves()))
+            assert not BURKOZEL_BOT.offers_pick(deal, seat)
+        series.apply(rng.choice(deal.legal_actions()))
     assert checked > 50
 
 
@@ -225,7 +225,7 @@ def test_r8_the_last_trick_of_the_deal_before_marks_that_deals_trumps() -> None:
         game, series = hostile_game(2, rng)
         first = series.deals[-1]
         while not first.finished:
-            series.apply(first.legal_moves()[0])
+            series.apply(first.legal_actions()[0])
         second = series.start_deal(shuffled_deck(rng=rng))
         if second.trump != first.trump:
             break
@@ -279,7 +279,7 @@ def test_r8_a_hand_showing_a_finished_trick_is_a_milestone_of_that_trick(name: s
                 assert seen.setdefault(key, shown) == shown, (key, seen[key], shown)
                 assert named.setdefault(f"{seat} {shown}", key) == key, (shown, key)
         actor = rng.choice(deal.actors())
-        legal = deal.legal_actions(actor) if name == "bura" else deal.legal_moves(actor)
+        legal = deal.legal_actions(actor)
         series.apply(rng.choice(legal))
     assert len({key.split()[1] for key in seen}) >= 6, seen.keys()  # tricks of several deals
 

@@ -12,10 +12,10 @@ from typing import Any
 
 from bot.delivery.chatter import ChatterLimit
 from bot.games.bura.codec import kind_of
-from bot.games.bura.game import BURA
+from bot.games.bura.game import BURA_BOT
 from engine.bura import from_record
 from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
-from engine.bura.deal import BuraDeal
+from engine.bura.deal import Deal
 from engine.cards import Card
 from engine.registry import replay_json
 from storage import Storage
@@ -94,7 +94,7 @@ class Table:
             now, _, series = await self.state()
             one_tap = None
             if now == version and len(action.cards) == 1:
-                one_tap = BURA.one_tap(series.deals[-1], seat, action.cards[0])
+                one_tap = BURA_BOT.one_tap(series.deals[-1], seat, action.cards[0])
             pick = f"t:{self.game_id}:{version}:+"
             shown = any(b.callback_data == pick for row in message.buttons for b in row)
             if one_tap != action and shown:
@@ -134,7 +134,7 @@ async def committed_after(table: Table, version: int) -> None:
 def check_privacy(group: FakeChat, users: list[FakeUser], series: Any) -> None:
     """No closed discard (D3) and no card in a hand shows in the group or in another
     player's DM while the current deal is played (its texts say ``deal N``)."""
-    deal: BuraDeal = series.deals[-1]
+    deal: Deal = series.deals[-1]
     marker = f"deal {len(series.deals)}\n"
     hidden: dict[str, int] = {}
     for seat, hand in enumerate(deal.hands):
@@ -178,7 +178,7 @@ async def open_bura(
 
 
 async def drive(
-    table: Table, choose: Callable[[BuraDeal], tuple[int, Action] | None], until: Any
+    table: Table, choose: Callable[[Deal], tuple[int, Action] | None], until: Any
 ) -> Any:
     """Play until ``until(series)`` or the game ends; privacy checked after every move.
     ``choose`` returns None while only computer players may act. (Bounded by time, not
@@ -190,7 +190,7 @@ async def drive(
         if status != "playing" or until(series):
             return series
         deal = series.current
-        coming = BURA.by_itself(series) if deal is not None else None
+        coming = BURA_BOT.by_itself(series) if deal is not None else None
         if coming is not None and coming.at_once and deal.turn < len(table.users):
             # A draw that follows at once: no hand is drawn for this moment.
             await asyncio.sleep(0.02)
@@ -209,7 +209,7 @@ async def drive(
     raise AssertionError("the game does not end")
 
 
-def sensible(deal: BuraDeal, false_once: list[bool]) -> tuple[int, Action]:
+def sensible(deal: Deal, false_once: list[bool]) -> tuple[int, Action]:
     """Beat with the fewest cards able, else discard; lead one low card; declare with 31
     or more, and once (``false_once``) declare too early: a false declaration."""
     seat = deal.actors()[0]
@@ -465,7 +465,7 @@ async def test_computer_players_take_every_bura_action(tmp_path: Path) -> None:
                 table.game_id = game.id
                 false_once: list[bool] = []
 
-                def mine(deal: BuraDeal) -> tuple[int, Action] | None:
+                def mine(deal: Deal) -> tuple[int, Action] | None:
                     if 0 not in deal.actors():
                         return None
                     if deal.actors()[0] != 0:  # only a «Стоп!» chance: let it pass

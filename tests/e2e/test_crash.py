@@ -171,7 +171,7 @@ async def play_humans(
         if deal is None or human is None:
             await asyncio.sleep(0.05)
             continue
-        move = rng.choice(deal.legal_moves())
+        move = rng.choice(deal.legal_actions())
         kind = "l" if move.beat is None else ("b" if move.beat else "d")
         data = PlayCb(
             game=table.game_id,

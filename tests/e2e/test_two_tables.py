@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.burkozel import Move
+from engine.burkozel import Action
 from tests.e2e.harness import hand_message, is_my_turn, new_fake, play_one_move, running_bot
 from tests.e2e.test_reliability import drained, the_game
 from tests.support.fake_telegram import FakeChat, FakeTelegram, FakeUser
@@ -104,7 +104,7 @@ async def test_r8_a_player_at_one_or_two_tables_is_shown_every_play(
                 # states too, and she may not be looking at that group at all.
                 seen = plays_shown([t for t in dm if f"«{group.title}»" in t])
                 for logged in await app.service.storage.moves(game.id):
-                    move = Move.from_json(logged.move)
+                    move = Action.from_json(logged.move)
                     cards = " ".join(c.pretty() for c in move.cards)
                     total += 1
                     kinds = ("leads", "beats", "discards")

@@ -22,7 +22,7 @@ import pytest
 from bot.app import App
 from bot.i18n import plain, texts
 from engine import Card
-from engine.burkozel import Move
+from engine.burkozel import Action
 from engine.game import PUBLIC
 from tests.bot.webapp.test_webapp_api import hidden_cards
 from tests.e2e.harness import (
@@ -278,7 +278,10 @@ async def test_two_players_play_a_whole_burkozel_deal_in_the_app(tmp_path: Path)
 
         logged = [m for m in await table.moves() if m.deal_index == 0]
         assert [
-            (Move.from_json(m.move).seat, sorted(c.code() for c in Move.from_json(m.move).cards))
+            (
+                Action.from_json(m.move).seat,
+                sorted(c.code() for c in Action.from_json(m.move).cards),
+            )
             for m in logged
         ] == [(seat, sorted(a["cards"] or [])) for seat, a in table.played]
         assert len(logged) == moves
@@ -365,7 +368,7 @@ async def test_a_player_mixes_the_app_and_text_buttons_and_every_page_follows(
             by_text += 1
             moves = await table.moves()
             assert len(moves) == before + 1
-            move = Move.from_json(moves[-1].move)
+            move = Action.from_json(moves[-1].move)
             assert move.seat == state["me"]
             version = await table.version()
             for page in players:
@@ -419,7 +422,7 @@ async def test_the_pages_follow_moves_the_timer_makes(tmp_path: Path) -> None:
         assert len(moves) >= 3, "the timer played nothing"
         version = await table.version()
         await in_step(players, version)
-        last = Move.from_json(moves[-1].move)
+        last = Action.from_json(moves[-1].move)
         for player in players:
             shown = set(await player.table_cards())
             assert {c.code() for c in last.cards} <= shown or (await player.version()) > version

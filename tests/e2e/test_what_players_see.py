@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from bot.i18n import texts
-from engine.burkozel import Move
+from engine.burkozel import Action
 from tests.e2e.harness import (
     SLOW_GROUP,
     hand_message,
@@ -168,7 +168,7 @@ async def test_every_card_played_reaches_the_group_and_every_other_player(
             logged = await app.service.storage.moves(game.id)
             assert len(logged) == 12
             for entry in logged:
-                move = Move.from_json(entry.move)
+                move = Action.from_json(entry.move)
                 cards = " ".join(c.pretty() for c in move.cards)
                 line = re.compile(
                     rf"^\s*{re.escape(names[move.seat])}: (leads|beats|discards) "

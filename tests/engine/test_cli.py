@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from engine import DECK, parse_cards
-from engine.burkozel import Deal, Move, replay
+from engine.burkozel import Action, Deal, replay
 from tests.support.cli import failure, record, run
 
 
@@ -75,8 +75,8 @@ def test_declared_beat_that_does_not_cover(tmp_path: Path) -> None:
     # find a discard that could not have been declared a beat: replace it by a beat
     state = Deal.start(2, parse_cards(deal["deck"]), deal["dealer"])
     for i, m in enumerate(deal["moves"]):
-        move = Move.from_json(m)
-        if move.beat is False and Move(move.seat, move.cards, True) not in state.legal_moves():
+        move = Action.from_json(m)
+        if move.beat is False and Action(move.seat, move.cards, True) not in state.legal_actions():
             m["beat"] = True
             line = failure(data, tmp_path)
             assert (

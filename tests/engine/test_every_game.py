@@ -112,16 +112,16 @@ def test_c3_burkozel_stopper_is_an_actor_through_the_interface() -> None:
     """B6/C3: the interface offers the out-of-turn lead to the молодка holder beside the
     rightful leader, as the Burkozel deal itself does."""
     from engine import parse_cards
-    from engine.burkozel import Move, RuleSet
+    from engine.burkozel import Action, Rules
     from engine.burkozel.game import BurkozelDealState
     from tests.support.burkozel import after_first_trick
 
     deal = after_first_trick(
-        [["7S", "8D", "9D", "9H"], ["6H", "7H", "10H", "AH"]], "6C", RuleSet(combinations="on")
+        [["7S", "8D", "9D", "9H"], ["6H", "7H", "10H", "AH"]], "6C", Rules(combinations="on")
     )
     state = BurkozelDealState(deal)
     assert state.actors() == (0, 1)
-    stop = Move(1, parse_cards(["6H", "7H", "10H", "AH"]), stop=True)
+    stop = Action(1, parse_cards(["6H", "7H", "10H", "AH"]), stop=True)
     assert state.legal_actions(1) == [stop]
     state.apply(stop)
     assert state.actors() == (0,) and deal.leader == 1

@@ -4,7 +4,7 @@ the positions to the readable references):
 
 - the legal set is exactly the set of moves the full check (``check``) accepts, built
   from scratch for every subset of the hand (R6/R7/B2/C3/C4, D2/D5-D8/D11);
-- a move played through the fast path (one ``legal_moves``/``legal_actions`` handed out)
+- a move played through the fast path (one ``legal_actions`` handed out)
   leaves the very state the full check and ``push`` of an equal, freshly built move
   leave (views, history and its JSON, result);
 - a refused move is refused with the same reason on both paths and changes nothing;
@@ -32,9 +32,12 @@ from engine.bura.actions import (
     Show,
 )
 from engine.bura.combinations import may_stop, stop_refusal
-from engine.bura.deal import DECLARE, BuraDeal
-from engine.bura.rules import BuraRules
-from engine.burkozel import Deal, Move, RuleSet
+from engine.bura.deal import DECLARE
+from engine.bura.deal import Deal as BuraDeal
+from engine.bura.rules import Rules as BuraRules
+from engine.burkozel import Action as Move
+from engine.burkozel import Deal
+from engine.burkozel import Rules as RuleSet
 from engine.burkozel.ai import policy
 from engine.burkozel.ai.sim import sample_world
 from tests.support.sim import logged_playout
@@ -87,7 +90,7 @@ def test_burkozel_fast_paths_agree_with_the_full_check(
     while not deal.finished:
         offered: list[Move] = []
         for seat in range(players):
-            fast = deal.legal_moves(seat)
+            fast = deal.legal_actions(seat)
             assert len({_key(m) for m in fast}) == len(fast), "a legal move offered twice"
             accepted = {
                 _key(m) for m in _burkozel_candidates(deal, seat) if _refusal(deal.check, m) is None
@@ -149,7 +152,7 @@ def _bura_state(deal: BuraDeal) -> object:
         deal.phase,
         deal.turn,
         deal.points(),
-        deal.result_,
+        deal.final_result,
         [a.to_json() for a in deal.history],
     )
 
@@ -237,7 +240,7 @@ def test_greedy_playout_plays_the_steps_policy(
     for _ in range(moves):
         if deal.finished:
             return
-        deal.push(rng.choice(deal.legal_moves()))
+        deal.push(rng.choice(deal.legal_actions()))
     if deal.finished:
         return
     world = sample_world(deal.view(deal.turn or 0), rng)

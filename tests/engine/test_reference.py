@@ -26,7 +26,7 @@ from engine.bura.combinations import (
     is_moscow,
     is_small_moscow,
 )
-from engine.bura.rules import BuraRules
+from engine.bura.rules import Rules
 from engine.cards import DECK, Card, Suit
 from engine.errors import RuleSetError
 from engine.fast import (
@@ -157,7 +157,7 @@ def test_the_draw_on_indices_is_draw_up(
 @pytest.mark.parametrize("molodka", [False, True])
 def test_hand_kind_is_the_d6_d8_tests(moscow: bool, molodka: bool) -> None:
     """D6-D8: the engine's one-pass test of a hand says what the readable tests say."""
-    rules = BuraRules(moscow="on" if moscow else "off", molodka="out_of_turn" if molodka else "off")
+    rules = Rules(moscow="on" if moscow else "off", molodka="out_of_turn" if molodka else "off")
     for trump in Suit:
         for hand in [*combinations(DECK, 3), *combinations(DECK[::5], 2)]:
             expected = NOTHING_HELD

@@ -58,7 +58,7 @@ def engine_deals(players: int, seed: int) -> list[tuple[tuple[int, ...], tuple[i
     while not series.finished:
         deal = series.start_deal(engine.shuffled_deck(rng=rng))
         while not deal.finished:
-            series.apply(rng.choice(deal.legal_moves()))
+            series.apply(rng.choice(deal.legal_actions()))
     return [(r.points, r.penalties) for r in series.results]
 
 

@@ -6,10 +6,10 @@ import random
 from collections.abc import Sequence
 
 from engine.bura.actions import Action, Answer, Declare, Lead
-from engine.bura.deal import BuraDeal
-from engine.bura.rules import HAND_SIZE, BuraRules
-from engine.bura.series import BuraSeries
-from engine.bura.view import BuraView
+from engine.bura.deal import Deal
+from engine.bura.rules import HAND_SIZE, Rules
+from engine.bura.series import Series
+from engine.bura.view import View
 from engine.cards import DECK, Card, parse_cards
 from engine.game import PUBLIC
 
@@ -48,11 +48,11 @@ def declare(seat: int) -> Declare:
     return Declare(seat, True)
 
 
-def all_actions(deal: BuraDeal) -> list[Action]:
+def all_actions(deal: Deal) -> list[Action]:
     return [a for s in deal.actors() for a in deal.legal_actions(s)]
 
 
-def random_play(deal: BuraDeal, rng: random.Random, declare_rate: float = 0.15) -> None:
+def random_play(deal: Deal, rng: random.Random, declare_rate: float = 0.15) -> None:
     """Play the deal to its end with random legal actions of any seat that may act."""
     while not deal.finished:
         options = all_actions(deal)
@@ -63,10 +63,10 @@ def random_play(deal: BuraDeal, rng: random.Random, declare_rate: float = 0.15) 
 
 
 def random_series(
-    players: int, seed: int, rules: BuraRules | None = None, max_deals: int = 200
-) -> BuraSeries:
+    players: int, seed: int, rules: Rules | None = None, max_deals: int = 200
+) -> Series:
     rng = random.Random(seed)
-    series = BuraSeries(players, rules or BuraRules(), rng.randrange(players))
+    series = Series(players, rules or Rules(), rng.randrange(players))
     while not series.finished and len(series.deals) < max_deals:
         deck = list(DECK)
         rng.shuffle(deck)
@@ -74,7 +74,7 @@ def random_series(
     return series
 
 
-def cards_in_play(deal: BuraDeal) -> list[Card]:
+def cards_in_play(deal: Deal) -> list[Card]:
     """Hands + stock + table + trick piles: must always be the whole deck."""
     cards = [c for h in deal.hands for c in h]
     cards += deal.stock
@@ -83,7 +83,7 @@ def cards_in_play(deal: BuraDeal) -> list[Card]:
     return cards
 
 
-def cards_in_view(view: BuraView) -> set[Card]:
+def cards_in_view(view: View) -> set[Card]:
     """Every card a view shows anywhere."""
     shown = set(view.hand) | {view.trump_card}
     shown |= {c for p in view.table for c in (p.cards or ())}
@@ -94,7 +94,7 @@ def cards_in_view(view: BuraView) -> set[Card]:
     return shown
 
 
-def assert_view_private(deal: BuraDeal, seat: int) -> None:
+def assert_view_private(deal: Deal, seat: int) -> None:
     """The view of ``seat`` shows no other hand, no other seat's closed discard, no
     stock card but the turned trump, and no running point total (D3). ``PUBLIC``: the
     public view (the group's, an onlooker's) shows no hand and no closed discard at all."""

@@ -6,7 +6,7 @@ import random
 from collections.abc import Sequence
 
 from engine import DECK, Card, Suit, parse_cards
-from engine.burkozel import Deal, Move, PlayerView, RuleSet, Series
+from engine.burkozel import Action, Deal, Rules, Series, View
 from engine.burkozel.rules import HAND_SIZE
 
 
@@ -32,8 +32,8 @@ def build_deck(
     return deck
 
 
-def move(seat: int, codes: str, beat: bool | None = None) -> Move:
-    return Move(seat, parse_cards(codes.split()), beat)
+def move(seat: int, codes: str, beat: bool | None = None) -> Action:
+    return Action(seat, parse_cards(codes.split()), beat)
 
 
 def cards_in_play(deal: Deal) -> list[Card]:
@@ -45,7 +45,7 @@ def cards_in_play(deal: Deal) -> list[Card]:
     return cards
 
 
-def view_cards(view: PlayerView) -> set[Card]:
+def view_cards(view: View) -> set[Card]:
     """Every card a view shows anywhere, except the (public) turned-up trump card."""
     shown = set(view.hand) | set(view.seen_cards)
     shown |= {c for p in view.table for c in p.cards}
@@ -61,7 +61,7 @@ def assert_views_private(deal: Deal) -> None:
         others = {c for s in range(deal.players) if s != seat for c in deal.hand(s)}
         assert not view_cards(view) & others, f"seat {seat} sees another hand"
         # Nothing else in the view may carry a card either (only the public trump card).
-        for name in PlayerView.__slots__:
+        for name in View.__slots__:
             value = getattr(view, name)
             if isinstance(value, Card):
                 assert name == "trump_card" and value is deal.trump_card
@@ -69,17 +69,17 @@ def assert_views_private(deal: Deal) -> None:
 
 def random_deal(deal: Deal, rng: random.Random) -> Deal:
     while not deal.finished:
-        deal.apply(rng.choice(deal.legal_moves()))
+        deal.apply(rng.choice(deal.legal_actions()))
     return deal
 
 
-def all_legal(deal: Deal) -> list[Move]:
+def all_legal(deal: Deal) -> list[Action]:
     """Every legal move of every seat that may act now (B6: out-of-turn leads too)."""
-    return [m for seat in deal.actors() for m in deal.legal_moves(seat)]
+    return [m for seat in deal.actors() for m in deal.legal_actions(seat)]
 
 
 def random_series(
-    players: int, seed: int, deals: int | None = None, rules: RuleSet | None = None
+    players: int, seed: int, deals: int | None = None, rules: Rules | None = None
 ) -> Series:
     """A series played with random legal moves until it ends (or ``deals`` deals)."""
     rng = random.Random(seed)
@@ -90,12 +90,12 @@ def random_series(
     while not series.finished and (deals is None or len(series.deals) < deals):
         deal = series.start_deal(tuple(rng.sample(DECK, len(DECK))))
         while not deal.finished:
-            series.apply(rng.choice(all_legal(deal) if rules else deal.legal_moves()))
+            series.apply(rng.choice(all_legal(deal) if rules else deal.legal_actions()))
     return series
 
 
 def after_first_trick(
-    hands: Sequence[Sequence[str]], trump: str, rules: RuleSet, *, stakes: int = 1
+    hands: Sequence[Sequence[str]], trump: str, rules: Rules, *, stakes: int = 1
 ) -> Deal:
     """A deal at the lead of its second trick in which seat ``s`` holds ``hands[s]``.
 
@@ -109,9 +109,9 @@ def after_first_trick(
     dealt = [[*h[:3], spare[s].code()] for s, h in enumerate(hands)]
     deck = build_deck(players, players - 1, dealt, trump, [h[3] for h in hands])
     deal = Deal.start(players, deck, players - 1, rules, stakes=stakes)
-    deal.apply(Move(0, (spare[0],)))
+    deal.apply(Action(0, (spare[0],)))
     for seat in range(1, players):
-        deal.apply(Move(seat, (spare[seat],), False))
+        deal.apply(Action(seat, (spare[seat],), False))
     assert deal.trick_number == 1 and deal.turn == 0
     assert [sorted(deal.hand(s)) for s in range(players)] == [sorted(parse_cards(h)) for h in hands]
     return deal
@@ -119,12 +119,12 @@ def after_first_trick(
 
 def shown_series(hands: list[list[str]]) -> Series:
     """Seat 0 leads 7♠ at the second trick and seat 1 shows its бура instead of answering."""
-    on = RuleSet(combinations="on")
+    on = Rules(combinations="on")
     first = after_first_trick(hands, "6C", on)
     series = Series(len(hands), on, first_dealer=len(hands) - 1)
     series.start_deal(first.deck, len(hands) - 1)
     for played in first.history:
         series.apply(played)
-    series.apply(Move(0, parse_cards(["7S"])))
-    series.apply(Move(1, (), show="bura"))
+    series.apply(Action(0, parse_cards(["7S"])))
+    series.apply(Action(1, (), show="bura"))
     return series

@@ -75,7 +75,7 @@ def next_change(game: Game, series: Series, rng: random.Random) -> GameChange:
         new_deal = DealStart(len(series.deals) - 1, dealer, tuple(card_codes(deck)))
     deal = series.current
     assert deal is not None
-    move = rng.choice(deal.legal_moves())
+    move = rng.choice(deal.legal_actions())
     series.apply(move)
     deal_index = len(series.deals) - 1
     tally = None

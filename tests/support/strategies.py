@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from engine import DECK, Card
 from engine.bura.rules import SWITCHES as BURA_SWITCHES
-from engine.bura.rules import BuraRules
-from engine.burkozel import RuleSet
+from engine.bura.rules import Rules as BuraRules
+from engine.burkozel import Rules as RuleSet
 
 
 @st.composite

@@ -1,5 +1,5 @@
 """Bura in the Mini App: its part of a seat's state JSON (docs/webapp-api.md), built
-only from that seat's view (``BuraDeal.view``: never another hand nor, D3, another
+only from that seat's view (``Deal.view``: never another hand nor, D3, another
 seat's closed discard; an onlooker's, ``PUBLIC``, neither), and its legal actions in the kinds the text buttons carry (``codec``)."""
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from bot.i18n import Texts, plain
 from bot.json import Json
 from engine import Card
 from engine.bura.actions import Answer, Lead
-from engine.bura.deal import BuraDeal
-from engine.bura.series import BuraSeries
-from engine.bura.view import BuraView, SeenPlay
+from engine.bura.deal import Deal
+from engine.bura.series import Series
+from engine.bura.view import SeenPlay, View
 from engine.game import PUBLIC
 
 
-def app_state(out: Json, t: Texts, series: BuraSeries, me: int, playing: bool) -> bool:
+def app_state(out: Json, t: Texts, series: Series, me: int, playing: bool) -> bool:
     _bura(out, t, series.deals[-1], me, playing)
     return True
 
@@ -39,8 +39,8 @@ def _seen_json(play: SeenPlay, me: int) -> Json:
     }
 
 
-def _bura(out: Json, t: Texts, deal: BuraDeal, me: int, playing: bool) -> None:
-    view: BuraView = deal.public_view() if me == PUBLIC else deal.view(me)
+def _bura(out: Json, t: Texts, deal: Deal, me: int, playing: bool) -> None:
+    view: View = deal.public_view() if me == PUBLIC else deal.view(me)
     out["turn"] = view.turn if playing else None
     out["trump"] = {
         "suit": view.trump.value,
@@ -77,7 +77,7 @@ def _bura_play(play: SeenPlay, me: int, mine: set[Card]) -> Json:
     return row
 
 
-def bura_actions(t: Texts, deal: BuraDeal, me: int) -> list[Json]:
+def bura_actions(t: Texts, deal: Deal, me: int) -> list[Json]:
     """Every legal action of ``me`` now (D2-D8), as the text hand offers them, in the
     codec's kinds (``bot.games.bura.codec``: leads and answers with cards, the calls
     without), each with its place among the main button's choices and its label without

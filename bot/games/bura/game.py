@@ -14,18 +14,18 @@ from bot.i18n import Html, Texts
 from bot.json import Json
 from bot.views.render import Keyboard
 from engine.bura.actions import Action, Dave, DaveReply, Declare
-from engine.bura.ai import make_bura_player
-from engine.bura.ai.players import BuraGreedyPlayer
-from engine.bura.deal import DAVE, DECLARE, BuraDeal
+from engine.bura.ai import make_player
+from engine.bura.ai.players import GreedyPlayer
+from engine.bura.deal import DAVE, DECLARE, Deal
 from engine.bura.record import from_record, to_record
-from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, MAX_PLAYERS, MIN_PLAYERS, BuraRules
-from engine.bura.series import BuraSeries
-from engine.bura.view import BuraView
+from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, MAX_PLAYERS, MIN_PLAYERS, Rules
+from engine.bura.series import Series
+from engine.bura.view import View
 from engine.cards import DECK, Card
 from storage import Game, PlayerRecord
 
 
-def declaration_may_win(view: BuraView, rules: BuraRules) -> bool:
+def declaration_may_win(view: View, rules: Rules) -> bool:
     """Whether declaring (D5) may win, as far as the trick's taker knows: the open cards
     of their pile, and for its face-down cards (D3) the most and the least that many of
     the cards they have not seen elsewhere could hold. Judged from the view alone, so
@@ -42,57 +42,55 @@ def declaration_may_win(view: BuraView, rules: BuraRules) -> bool:
     return most >= DECLARE_TARGET and (rules.target == "31" or least <= BUST_LIMIT)
 
 
-class BuraSide(GameSide[BuraSeries, BuraDeal, Action]):
+class BuraSide(GameSide[Series, Deal, Action]):
     name = "bura"
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
 
     def start_series(
         self, players: int, switches: Mapping[str, object], first_dealer: int
-    ) -> BuraSeries:
-        return BuraSeries(players, BuraRules.from_dict(switches), first_dealer)
+    ) -> Series:
+        return Series(players, Rules.from_dict(switches), first_dealer)
 
-    def from_record(self, record: Json) -> BuraSeries:
+    def from_record(self, record: Json) -> Series:
         return from_record(record)
 
-    def record(self, series: BuraSeries) -> Json:
+    def record(self, series: Series) -> Json:
         return to_record(series)
 
-    def deal_rows(self, series: BuraSeries) -> tuple[list[Sequence[int]], list[Sequence[int]]]:
+    def deal_rows(self, series: Series) -> tuple[list[Sequence[int]], list[Sequence[int]]]:
         return [r.points for r in series.results], list(series.penalties)
 
-    def trick_open(self, deal: BuraDeal) -> bool:
+    def trick_open(self, deal: Deal) -> bool:
         return bool(deal.plays)
 
-    def trick_shown(self, series: BuraSeries) -> str | None:
+    def trick_shown(self, series: Series) -> str | None:
         deal = series.deals[-1]
         if deal.plays or not deal.last_trick:
             return None
         return f"{len(series.deals)}.{deal.trick_number}"
 
-    def could_play_together(self, deal: BuraDeal, seat: int, cards: Sequence[Card]) -> bool:
+    def could_play_together(self, deal: Deal, seat: int, cards: Sequence[Card]) -> bool:
         plays = card_actions(deal, seat)
         return not plays or any(set(cards) <= set(a.cards) for a in plays)
 
-    def one_tap(self, deal: BuraDeal, seat: int, card: Card) -> Action | None:
+    def one_tap(self, deal: Deal, seat: int, card: Card) -> Action | None:
         return one_tap_action(deal, seat, card)
 
-    def offers_pick(self, deal: BuraDeal, seat: int) -> bool:
+    def offers_pick(self, deal: Deal, seat: int) -> bool:
         return offers_pick(deal, seat)
 
-    def parse_action(self, deal: BuraDeal, seat: int, kind: str, cards: tuple[Card, ...]) -> Action:
+    def parse_action(self, deal: Deal, seat: int, kind: str, cards: tuple[Card, ...]) -> Action:
         action = codec.action_of(seat, kind, cards)
         deal.check(action)
         return action
 
-    def computer_action(
-        self, level: str, seed: int, series: BuraSeries, seat: int
-    ) -> Action | None:
+    def computer_action(self, level: str, seed: int, series: Series, seat: int) -> Action | None:
         deal = series.deals[-1]
-        player = make_bura_player(level, series.rules, seed=seed)
+        player = make_player(level, series.rules, seed=seed)
         return player.choose(deal.view(seat), deal.legal_actions(seat))
 
-    def stand_in_action(self, series: BuraSeries, seat: int) -> Action:
+    def stand_in_action(self, series: Series, seat: int) -> Action:
         """For a person who let the timer run out: play on, never declare nor say даве
         (those are a player's own calls). A даве put to them is folded: the stand-in
         never raises the stakes on someone's behalf, and folding costs exactly what the
@@ -104,10 +102,10 @@ class BuraSide(GameSide[BuraSeries, BuraDeal, Action]):
         if deal.phase == DAVE:
             return DaveReply(seat, False)
         plain = [a for a in legal if not isinstance(a, Dave)]
-        choice = BuraGreedyPlayer(series.rules).choose(deal.view(seat), plain)
+        choice = GreedyPlayer(series.rules).choose(deal.view(seat), plain)
         return choice if choice is not None else plain[0]
 
-    def by_itself(self, series: BuraSeries) -> ByItself[Action] | None:
+    def by_itself(self, series: Series) -> ByItself[Action] | None:
         """After a trick the draw (D4) comes by itself: at once where the taker cannot
         know a declaration (D5) to have a chance (``declaration_may_win``), else when
         the flows' short pause is over, «Вскрываюсь» offered meanwhile."""
@@ -118,9 +116,7 @@ class BuraSide(GameSide[BuraSeries, BuraDeal, Action]):
         chance = declaration_may_win(deal.view(seat), deal.rules)
         return ByItself(Declare(seat, False), at_once=not chance)
 
-    def table_text(
-        self, t: Texts, game: Game, series: BuraSeries, *, turn_seconds: int | None
-    ) -> str:
+    def table_text(self, t: Texts, game: Game, series: Series, *, turn_seconds: int | None) -> str:
         return table_text(t, game, series, turn_seconds=turn_seconds)
 
     def hand_text(
@@ -128,7 +124,7 @@ class BuraSide(GameSide[BuraSeries, BuraDeal, Action]):
         t: Texts,
         game: Game,
         chat_title: str,
-        series: BuraSeries,
+        series: Series,
         seat: int,
         *,
         turn_seconds: int | None,
@@ -142,20 +138,20 @@ class BuraSide(GameSide[BuraSeries, BuraDeal, Action]):
         self,
         t: Texts,
         game: Game,
-        series: BuraSeries,
+        series: Series,
         seat: int,
         selection: Sequence[Card],
         picking: bool = False,
     ) -> Keyboard | None:
         return hand_keyboard(t, game, series, seat, selection, picking)
 
-    def deal_end_text(self, t: Texts, game: Game, series: BuraSeries, index: int) -> str:
+    def deal_end_text(self, t: Texts, game: Game, series: Series, index: int) -> str:
         return deal_end_text(t, game, series, index)
 
-    def move_notes(self, t: Texts, game: Game, series: BuraSeries, action: Action) -> list[str]:
+    def move_notes(self, t: Texts, game: Game, series: Series, action: Action) -> list[str]:
         return move_notes(t, game, series, action)
 
-    def app_state(self, out: Json, t: Texts, series: BuraSeries, me: int, playing: bool) -> bool:
+    def app_state(self, out: Json, t: Texts, series: Series, me: int, playing: bool) -> bool:
         return app.app_state(out, t, series, me, playing)
 
     def stats_lines(self, t: Texts, stats: PlayerRecord) -> list[Html]:
@@ -164,4 +160,4 @@ class BuraSide(GameSide[BuraSeries, BuraDeal, Action]):
         ]
 
 
-BURA = BuraSide()
+BURA_BOT = BuraSide()

@@ -15,13 +15,13 @@ from bot.i18n import Texts
 from bot.views.callbacks import card_data, play_data
 from bot.views.render import Keyboard, button, card_text, cards_text, keyboard
 from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
-from engine.bura.deal import ANSWER, LEAD, BuraDeal
-from engine.bura.series import BuraSeries
+from engine.bura.deal import ANSWER, LEAD, Deal
+from engine.bura.series import Series
 from engine.cards import Card
 from storage import Game
 
 
-def card_actions(deal: BuraDeal, seat: int) -> list[Lead | Answer]:
+def card_actions(deal: Deal, seat: int) -> list[Lead | Answer]:
     """The seat's legal plays of cards on its own turn (not «Стоп!»)."""
     if deal.turn != seat or deal.phase not in (LEAD, ANSWER):
         return []
@@ -32,12 +32,12 @@ def card_actions(deal: BuraDeal, seat: int) -> list[Lead | Answer]:
     ]
 
 
-def offers_pick(deal: BuraDeal, seat: int) -> bool:
+def offers_pick(deal: Deal, seat: int) -> bool:
     """The hand shows the «➕ Several cards» / «🗑 Discard, don't beat» switch."""
     return pick_offered(card_actions(deal, seat), deal.hands[seat])
 
 
-def one_tap_action(deal: BuraDeal, seat: int, card: Card) -> Action | None:
+def one_tap_action(deal: Deal, seat: int, card: Card) -> Action | None:
     """A tap plays ``card`` at once: a lead of it alone, or an answer to one card that
     beats with it if it can, else discards it (face down under D3's closed discards);
     None for an answer of several cards, which is chosen and confirmed."""
@@ -49,7 +49,7 @@ def played_cards(action: Action) -> tuple[Card, ...]:
     return tuple(sorted(action.cards)) if isinstance(action, Lead | Answer) else ()
 
 
-def label_key(deal: BuraDeal, action: Action) -> str:
+def label_key(deal: Deal, action: Action) -> str:
     """The text key of the action's button."""
     match action:
         case Lead(stop=True):
@@ -74,7 +74,7 @@ def label_key(deal: BuraDeal, action: Action) -> str:
     raise TypeError(action)
 
 
-def action_label(t: Texts, deal: BuraDeal, action: Action) -> str:
+def action_label(t: Texts, deal: Deal, action: Action) -> str:
     key = label_key(deal, action)
     if isinstance(action, Lead | Answer):
         return t(key, cards=cards_text(played_cards(action), deal.trump))
@@ -86,7 +86,7 @@ def action_label(t: Texts, deal: BuraDeal, action: Action) -> str:
 def hand_keyboard(
     t: Texts,
     game: Game,
-    series: BuraSeries,
+    series: Series,
     seat: int,
     selection: Sequence[Card],
     picking: bool = False,

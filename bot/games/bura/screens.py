@@ -26,8 +26,8 @@ from bot.views.render import (
 )
 from engine.bura.actions import Action, Dave, DaveReply, Lead, TablePlay
 from engine.bura.combinations import dealt_combination, show_kind
-from engine.bura.deal import DAVE, DECLARE, LEAD, BuraDeal
-from engine.bura.series import BuraSeries, deal_penalties
+from engine.bura.deal import DAVE, DECLARE, LEAD, Deal
+from engine.bura.series import Series, deal_penalties
 from storage import Game, Seat
 
 FACE_DOWN = "🂠"
@@ -37,7 +37,7 @@ def closed_text(count: int) -> str:
     return " ".join([FACE_DOWN] * count)
 
 
-def robber(series: BuraSeries) -> bool:
+def robber(series: Series) -> bool:
     return series.rules.series != "penalty_12"
 
 
@@ -45,7 +45,7 @@ def robber(series: BuraSeries) -> bool:
 
 
 def _play_line(
-    t: Texts, play: TablePlay, seats: Sequence[Seat], deal: BuraDeal, me: int, crown: int
+    t: Texts, play: TablePlay, seats: Sequence[Seat], deal: Deal, me: int, crown: int
 ) -> str:
     """One play on the table; a closed discard shows its cards only to its owner ``me``;
     👑 marks the play of ``crown``, the seat that holds (or took) the trick."""
@@ -65,7 +65,7 @@ def _play_line(
     )
 
 
-def _table_lines(t: Texts, deal: BuraDeal, seats: Sequence[Seat], me: int = -1) -> list[str]:
+def _table_lines(t: Texts, deal: Deal, seats: Sequence[Seat], me: int = -1) -> list[str]:
     """The trick in progress; else the whole trick taken last, until the next lead, so
     the card that completed it reaches everyone. No points: D3 shows no running total."""
     if deal.plays:
@@ -78,7 +78,7 @@ def _table_lines(t: Texts, deal: BuraDeal, seats: Sequence[Seat], me: int = -1) 
     return [t("table.empty")]
 
 
-def _waiting_line(t: Texts, deal: BuraDeal, seats: Sequence[Seat]) -> str | None:
+def _waiting_line(t: Texts, deal: Deal, seats: Sequence[Seat]) -> str | None:
     if deal.turn is None:
         return None
     name = seat_name(seats[deal.turn])
@@ -91,7 +91,7 @@ def _waiting_line(t: Texts, deal: BuraDeal, seats: Sequence[Seat]) -> str | None
     return None
 
 
-def table_text(t: Texts, game: Game, series: BuraSeries, *, turn_seconds: int | None) -> str:
+def table_text(t: Texts, game: Game, series: Series, *, turn_seconds: int | None) -> str:
     deal = series.deals[-1]
     view = deal.view(0)  # only its public parts are used below (trump, stock)
     totals = series.totals
@@ -137,7 +137,7 @@ def hand_text(
     t: Texts,
     game: Game,
     chat_title: str,
-    series: BuraSeries,
+    series: Series,
     seat: int,
     *,
     turn_seconds: int | None,
@@ -181,7 +181,7 @@ def hand_text(
     return "\n".join(lines)
 
 
-def _your_turn_line(t: Texts, deal: BuraDeal, seat: int, picking: bool) -> str:
+def _your_turn_line(t: Texts, deal: Deal, seat: int, picking: bool) -> str:
     if deal.phase == DECLARE:  # no time given (the draw then waits for a tap)
         return t("bura.your_declare_untimed")
     if deal.phase == DAVE:
@@ -200,7 +200,7 @@ def _your_turn_line(t: Texts, deal: BuraDeal, seat: int, picking: bool) -> str:
 # --- results in words --------------------------------------------------------------
 
 
-def shown_of(deal: BuraDeal) -> Shown | None:
+def shown_of(deal: Deal) -> Shown | None:
     """The бура or Москва that ended ``deal`` (D6/D8): the cards stay in the hands."""
     result = deal.result()
     if result.outcome not in ("bura", "moscow"):
@@ -210,7 +210,7 @@ def shown_of(deal: BuraDeal) -> Shown | None:
     return Shown(result.by, result.winner, found, deal.trump)
 
 
-def deal_end_text(t: Texts, game: Game, series: BuraSeries, index: int) -> str:
+def deal_end_text(t: Texts, game: Game, series: Series, index: int) -> str:
     deal = series.deals[index]
     result = deal.result()
     seats = game.seats
@@ -254,7 +254,7 @@ def deal_end_text(t: Texts, game: Game, series: BuraSeries, index: int) -> str:
     return "\n".join(lines)
 
 
-def move_notes(t: Texts, game: Game, series: BuraSeries, action: Action) -> list[str]:
+def move_notes(t: Texts, game: Game, series: Series, action: Action) -> list[str]:
     name = seat_name(game.seats[action.seat])
     if isinstance(action, Lead) and action.stop:
         return [t("bura.note_stop", name=name)]

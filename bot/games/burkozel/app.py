@@ -76,7 +76,7 @@ def burkozel_actions(t: Texts, deal: Deal, me: int) -> list[Json]:
     if me not in deal.actors():
         return []
     actions: list[Json] = []
-    for move in deal.legal_moves(me):
+    for move in deal.legal_actions(me):
         kind = codec.kind_of(move)
         if move.show is not None:
             label = plain(t(f"house.show_{move.show}"))

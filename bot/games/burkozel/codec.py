@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.games.base import ForgedAction
 from engine import Card
-from engine.burkozel import Move
+from engine.burkozel import Action
 
 LEAD, BEAT, DISCARD, STOP, SHOW = "l", "b", "d", "o", "s"
 
@@ -24,7 +24,7 @@ MAIN_BUTTON_ORDER = (LEAD, BEAT, STOP, DISCARD)
 takes the first kind here (a beat rather than a discard of the same cards)."""
 
 
-def kind_of(move: Move) -> str:
+def kind_of(move: Action) -> str:
     if move.show is not None:
         return SHOW
     if move.stop:
@@ -32,17 +32,17 @@ def kind_of(move: Move) -> str:
     return {None: LEAD, True: BEAT, False: DISCARD}[move.beat]
 
 
-def move_of(seat: int, kind: str, cards: tuple[Card, ...], show: str | None = None) -> Move:
+def move_of(seat: int, kind: str, cards: tuple[Card, ...], show: str | None = None) -> Action:
     """A button's move; ``show``: the combination the seat's hand can show now (C1/C2),
     if any. ``ForgedAction`` if no honest keyboard draws it."""
     if kind == SHOW:
         if cards or show is None:
             raise ForgedAction(kind)
-        return Move(seat, (), show=show)
+        return Action(seat, (), show=show)
     if kind not in _PLAYS:
         raise ForgedAction(kind)
     beat, stop = _PLAYS[kind]
-    return Move(seat, cards, beat, stop=stop)
+    return Action(seat, cards, beat, stop=stop)
 
 
 def main_rank(kind: str) -> int:

@@ -14,14 +14,14 @@ from bot.i18n import Html, Texts
 from bot.json import Json
 from bot.views.render import Keyboard
 from engine import Card
-from engine.burkozel import Deal, Move, RuleSet, Series, from_record, to_record
+from engine.burkozel import Action, Deal, Rules, Series, from_record, to_record
 from engine.burkozel.ai import make_player, safe_move
 from engine.burkozel.ai.house import house_move
 from engine.burkozel.rules import MAX_PLAYERS, MIN_PLAYERS
 from storage import Game
 
 
-class BurkozelSide(GameSide[Series, Deal, Move]):
+class BurkozelSide(GameSide[Series, Deal, Action]):
     name = "burkozel"
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
@@ -29,7 +29,7 @@ class BurkozelSide(GameSide[Series, Deal, Move]):
     def start_series(
         self, players: int, switches: Mapping[str, object], first_dealer: int
     ) -> Series:
-        return Series(players, RuleSet.from_dict(switches), first_dealer=first_dealer)
+        return Series(players, Rules.from_dict(switches), first_dealer=first_dealer)
 
     def from_record(self, record: Json) -> Series:
         return from_record(record)
@@ -56,15 +56,15 @@ class BurkozelSide(GameSide[Series, Deal, Move]):
     def could_play_together(self, deal: Deal, seat: int, cards: Sequence[Card]) -> bool:
         if deal.turn != seat:
             return True
-        return any(set(cards) <= set(m.cards) for m in deal.legal_moves())
+        return any(set(cards) <= set(m.cards) for m in deal.legal_actions())
 
-    def one_tap(self, deal: Deal, seat: int, card: Card) -> Move | None:
+    def one_tap(self, deal: Deal, seat: int, card: Card) -> Action | None:
         return one_tap_move(deal, seat, card)
 
     def offers_pick(self, deal: Deal, seat: int) -> bool:
         return offers_pick(deal, seat)
 
-    def parse_action(self, deal: Deal, seat: int, kind: str, cards: tuple[Card, ...]) -> Move:
+    def parse_action(self, deal: Deal, seat: int, kind: str, cards: tuple[Card, ...]) -> Action:
         # C1/C2: the engine knows which combination the hand shows.
         shows = [m.show for m in house.combination_moves(deal, seat) if m.show is not None]
         move = codec.move_of(seat, kind, cards, shows[0] if shows else None)
@@ -72,17 +72,17 @@ class BurkozelSide(GameSide[Series, Deal, Move]):
             deal.check(move)
         return move
 
-    def computer_action(self, level: str, seed: int, series: Series, seat: int) -> Move:
+    def computer_action(self, level: str, seed: int, series: Series, seat: int) -> Action:
         deal = series.deals[-1]
-        view, legal = deal.view(seat), deal.legal_moves(seat)
+        view, legal = deal.view(seat), deal.legal_actions(seat)
         if seat != deal.turn:
             return house_move(view, legal)  # a C3/C4 stopper off turn: takes its lead
         return make_player(level, seed=seed).choose(view, legal)
 
-    def stand_in_action(self, series: Series, seat: int) -> Move:
+    def stand_in_action(self, series: Series, seat: int) -> Action:
         """Never a show or an out-of-turn lead: those are the player's own call."""
         deal = series.deals[-1]
-        return safe_move(deal.view(seat), house.ordinary(deal.legal_moves(seat)))
+        return safe_move(deal.view(seat), house.ordinary(deal.legal_actions(seat)))
 
     def app_state(self, out: Json, t: Texts, series: Series, me: int, playing: bool) -> bool:
         return app.app_state(out, t, series, me, playing)
@@ -147,4 +147,4 @@ class BurkozelSide(GameSide[Series, Deal, Move]):
         return deal_end_text(t, game, index + 1, result, totals, series)
 
 
-BURKOZEL = BurkozelSide()
+BURKOZEL_BOT = BurkozelSide()

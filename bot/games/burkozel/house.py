@@ -9,28 +9,28 @@ from collections.abc import Sequence
 from bot.chat_settings import rules_of_game
 from bot.i18n import Html, Texts, html, html_join
 from engine import EngineError
-from engine.burkozel import Deal, Move, RuleSet, Series
+from engine.burkozel import Action, Deal, Rules, Series
 from engine.burkozel.scoring import sides
 from storage import Game, Seat
 
 # B5: partners sit opposite each other; the engine's own scoring sides, so what the
 # screens (the lobby included) call a pair is what is scored together.
-PAIRS = tuple(sides(RuleSet(teams="pairs"), range(4)))
+PAIRS = tuple(sides(Rules(teams="pairs"), range(4)))
 
 
 def _name(seat: Seat) -> Html:
     return html(seat.name)
 
 
-def pairs(rules: RuleSet) -> bool:
+def pairs(rules: Rules) -> bool:
     return rules.teams == "pairs"
 
 
-def credits(rules: RuleSet) -> bool:
+def credits(rules: Rules) -> bool:
     return rules.scoring == "winner_takes"
 
 
-def total_key(rules: RuleSet) -> str:
+def total_key(rules: Rules) -> str:
     """B4 counts credits, every other scoring penalties."""
     return "house.credits" if credits(rules) else "house.penalties"
 
@@ -53,7 +53,7 @@ def lobby_pair_lines(t: Texts, game: Game) -> list[Html]:
         _, rules = rules_of_game(game.rules)
     except EngineError:
         return []
-    if not isinstance(rules, RuleSet) or not pairs(rules):
+    if not isinstance(rules, Rules) or not pairs(rules):
         return []
 
     def seat_entry(seat: int) -> Html:
@@ -97,14 +97,14 @@ def eliminated_line(t: Texts, game: Game, series: Series, deal_index: int) -> Ht
     return t("house.eliminated", names=html_join(", ", (_name(game.seats[s]) for s in out)))
 
 
-def combination_moves(deal: Deal, seat: int) -> list[Move]:
+def combination_moves(deal: Deal, seat: int) -> list[Action]:
     """C1/C2 shows and the C3/C4 out-of-turn lead this seat may make now (each a button)."""
     if deal.rules.combinations != "on" or seat not in deal.actors():
         return []
-    return [m for m in deal.legal_moves(seat) if m.show is not None or m.stop]
+    return [m for m in deal.legal_actions(seat) if m.show is not None or m.stop]
 
 
-def ordinary(legal: Sequence[Move]) -> list[Move]:
+def ordinary(legal: Sequence[Action]) -> list[Action]:
     """What auto-play may do for a human: never a show or an out-of-turn lead (those
     are the player's own call)."""
     plain = [m for m in legal if m.show is None and not m.stop]

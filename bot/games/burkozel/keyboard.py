@@ -14,7 +14,7 @@ from bot.i18n import Texts
 from bot.views.callbacks import card_data, play_data
 from bot.views.render import Keyboard, button, card_text, cards_text, keyboard
 from engine import Card
-from engine.burkozel import Deal, Move
+from engine.burkozel import Action, Deal
 from engine.tricks import covers
 from storage import Game
 
@@ -67,11 +67,11 @@ def hand_keyboard(
     return keyboard(rows)
 
 
-def card_plays(deal: Deal, seat: int) -> list[Move]:
+def card_plays(deal: Deal, seat: int) -> list[Action]:
     """The seat's legal plays of cards on its turn (no shows, no C3/C4 stop)."""
     if deal.turn != seat:
         return []
-    return [m for m in deal.legal_moves() if m.show is None and not m.stop]
+    return [m for m in deal.legal_actions() if m.show is None and not m.stop]
 
 
 def offers_pick(deal: Deal, seat: int) -> bool:
@@ -79,14 +79,14 @@ def offers_pick(deal: Deal, seat: int) -> bool:
     return pick_offered(card_plays(deal, seat), deal.hand(seat))
 
 
-def one_tap_move(deal: Deal, seat: int, card: Card) -> Move | None:
+def one_tap_move(deal: Deal, seat: int, card: Card) -> Action | None:
     """The move a tap on ``card`` makes at once: a lead of it alone (R6), or an answer to
     one card, beating with it if it can (R7), else discarding it; None for an answer of
     several cards, which is chosen and confirmed."""
     return tap_play(card_plays(deal, seat), card)
 
 
-def card_taps(deal: Deal, move: Move) -> tuple[list[str], bool]:
+def card_taps(deal: Deal, move: Action) -> tuple[list[str], bool]:
     """The card buttons (codes, ``PICK`` first if needed) a person taps to make ``move``,
     and whether the last of them makes it (else a button confirms; no card at all: the
     move is a listed button of its own): for drivers that play through the keyboard,
@@ -103,7 +103,7 @@ def card_taps(deal: Deal, move: Move) -> tuple[list[str], bool]:
     return codes, False
 
 
-def play_button(t: Texts, game: Game, deal: Deal, move: Move) -> dict[str, str]:
+def play_button(t: Texts, game: Game, deal: Deal, move: Action) -> dict[str, str]:
     """A listed play of several cards (``listed_plays``): a lead, a beat or a discard."""
     chosen = tuple(sorted(move.cards))
     label = t(PLAY_LABELS[move.beat], cards=cards_text(chosen, deal.trump))
@@ -125,7 +125,7 @@ def action_buttons(
 
     if not deal.table:
         try:
-            deal.check(Move(seat, chosen))
+            deal.check(Action(seat, chosen))
             buttons.append(act(codec.LEAD, PLAY_LABELS[None]))
         except ValueError:
             pass

@@ -21,7 +21,7 @@ from bot.views.render import (
     trump_line,
 )
 from engine import Suit
-from engine.burkozel import Deal, DealResult, Play, PlayerView, Series
+from engine.burkozel import Deal, DealResult, Play, Series, View
 from engine.burkozel.combinations import SHOWS, show_kind
 from engine.burkozel.deal import TrickResult
 from storage import Game, Seat
@@ -58,7 +58,7 @@ def play_text(t: Texts, play: Play, seats: Sequence[Seat], trump: Suit, claimant
 
 
 def _table_lines(
-    t: Texts, view: PlayerView, seats: Sequence[Seat], previous: PreviousTrick | None = None
+    t: Texts, view: View, seats: Sequence[Seat], previous: PreviousTrick | None = None
 ) -> list[str]:
     """The trick in progress; else the whole last trick, until the next lead (R8: every
     card on the table is seen by all, the one that completes a trick included).

@@ -1,6 +1,6 @@
 """Bura computer players behind one small interface, and a driver for a whole deal.
 
-Each decides from its seat's :class:`~engine.bura.view.BuraView` alone; randomness is
+Each decides from its seat's :class:`~engine.bura.view.View` alone; randomness is
 seeded from the player's seed plus that view, so a decision is a pure function of
 (seed, view), as for the Burkozel players.
 """
@@ -8,19 +8,20 @@ seeded from the player's seed plus that view, so a decision is a pure function o
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from engine.bura.actions import Action, BuraDealResult, Dave, Declare, Show
+from engine.bura.actions import Action, Dave, DealResult, Declare, Show
 from engine.bura.ai.policy import CLOSED_GUESS, Situation, greedy
 from engine.bura.ai.sure import sure_win
 from engine.bura.ai.world import DISCARD_TEMPERATURE, sample_world
-from engine.bura.deal import DECLARE, BuraDeal
-from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, BuraRules
+from engine.bura.deal import DECLARE, Deal
+from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, Rules
 from engine.bura.series import deal_penalties
-from engine.bura.view import BuraView
+from engine.bura.view import View
 
-BURA_LEVELS = ("random", "greedy", "easy", "normal", "hard")
+LEVELS = ("random", "greedy", "easy", "normal", "hard")
 # A single card just led by the other seat makes its kept cards 20x likelier to be ones
 # it values more (engine.bura.ai.world). With sure self-declaring playouts this took
 # hard from 65.3% to 69.8% of deals against greedy on the same 300 decks
@@ -59,8 +60,8 @@ HARD_WORLDS = 200
 HARD_STYLES = (CLOSED_GUESS,)
 
 
-class BuraPlayer(Protocol):
-    def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+class Player(Protocol):
+    def choose(self, view: View, legal: Sequence[Action]) -> Action | None:
         """One of ``legal``; ``None`` lets a «Стоп!» chance pass (only when
         ``view.turn != view.seat``)."""
         ...
@@ -78,24 +79,30 @@ def canonical(legal: Sequence[Action]) -> list[Action]:
     return sorted(legal, key=_key)
 
 
-def decision_rng(seed: int, view: BuraView) -> random.Random:
-    # random.Random(str) hashes the text with SHA-512: stable across processes.
-    return random.Random(f"{seed}#{view!r}")
+_FIRST_CLASS_NAMES = re.compile(r"\b(View|DealResult)\(")
 
 
-def optional(view: BuraView) -> bool:
+def decision_rng(seed: int, view: View) -> random.Random:
+    # random.Random(str) hashes the text with SHA-512: stable across processes. The
+    # text names the view's classes as they were first called, so that the computers
+    # choose as they always have (bench/engine_same.py).
+    text = _FIRST_CLASS_NAMES.sub(r"Bura\1(", repr(view))
+    return random.Random(f"{seed}#{text}")
+
+
+def optional(view: View) -> bool:
     """Whether the seat may also let the moment pass (a «Стоп!» it need not say)."""
     return view.turn != view.seat
 
 
-class BuraRandomPlayer:
+class RandomPlayer:
     """Any legal action (or letting a «Стоп!» pass), except that a sure win is taken."""
 
-    def __init__(self, rules: BuraRules, seed: int = 0) -> None:
+    def __init__(self, rules: Rules, seed: int = 0) -> None:
         self.rules = rules
         self.seed = seed
 
-    def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+    def choose(self, view: View, legal: Sequence[Action]) -> Action | None:
         sure = sure_win(view, legal, self.rules)
         if sure is not None:
             return sure
@@ -105,13 +112,13 @@ class BuraRandomPlayer:
         return decision_rng(self.seed, view).choice(options)
 
 
-class BuraGreedyPlayer:
+class GreedyPlayer:
     """Rules of thumb (``engine.bura.ai.policy``); with ``noise`` a random move that
     often; a sure win (``engine.bura.ai.sure``) always."""
 
     def __init__(
         self,
-        rules: BuraRules,
+        rules: Rules,
         seed: int = 0,
         noise: float = 0.0,
         closed_guess: float = CLOSED_GUESS,
@@ -121,7 +128,7 @@ class BuraGreedyPlayer:
         self.noise = noise
         self.closed_guess = closed_guess  # how it guesses its face-down cards (policy.greedy)
 
-    def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+    def choose(self, view: View, legal: Sequence[Action]) -> Action | None:
         sure = sure_win(view, legal, self.rules)
         if sure is not None:
             return sure
@@ -132,7 +139,7 @@ class BuraGreedyPlayer:
         return greedy(Situation.of_view(view, self.rules), canonical(legal), self.closed_guess)
 
 
-def utility(result: BuraDealResult, seat: int, rules: BuraRules, players: int) -> float:
+def utility(result: DealResult, seat: int, rules: Rules, players: int) -> float:
     """How good a finished deal is for ``seat``: its edge in penalties (or deal wins)."""
     add = deal_penalties(result, players, rules)
     others = (sum(add) - add[seat]) / (players - 1)
@@ -141,7 +148,7 @@ def utility(result: BuraDealResult, seat: int, rules: BuraRules, players: int) -
     return add[seat] - others
 
 
-def after_option(world: BuraDeal, option: Action | None) -> BuraDeal:
+def after_option(world: Deal, option: Action | None) -> Deal:
     """A copy of ``world`` with ``option`` played; ``None`` (a «Стоп!» let pass, D7): the
     rightful leader acts instead, as the greedy rule would."""
     deal = world.copy()
@@ -157,11 +164,11 @@ def after_option(world: BuraDeal, option: Action | None) -> BuraDeal:
 
 
 def rollout(
-    deal: BuraDeal,
+    deal: Deal,
     sure_seat: int | None = None,
     guesses: Mapping[int, float] | None = None,
     sure_guess: float | None = None,
-) -> BuraDealResult:
+) -> DealResult:
     """Finish ``deal`` with the greedy policy for every seat (a «Стоп!» is always said).
     ``sure_seat`` declares exactly when its pile in this world holds enough (D5);
     ``guesses``: per seat, what its declaring style takes each face-down card of its
@@ -187,7 +194,7 @@ def rollout(
     return deal.result()
 
 
-class BuraStrongPlayer:
+class StrongPlayer:
     """Determinized Monte Carlo: sample ``worlds`` deals consistent with the view (the
     face-down discards leaning to low cards, a just-led card's hand to better cards),
     try every legal action (and, for a «Стоп!», letting it pass) in each and finish with
@@ -199,7 +206,7 @@ class BuraStrongPlayer:
 
     def __init__(
         self,
-        rules: BuraRules,
+        rules: Rules,
         seed: int = 0,
         worlds: int = 40,
         search: str = "all",
@@ -253,7 +260,7 @@ class BuraStrongPlayer:
         # (bench/RESULTS-ai.md, declaring in the playouts).
         self.self_guess = self_guess
 
-    def choose(self, view: BuraView, legal: Sequence[Action]) -> Action | None:
+    def choose(self, view: View, legal: Sequence[Action]) -> Action | None:
         sure_action = sure_win(view, legal, self.rules) if self.sure_first else None
         if sure_action is not None:
             return sure_action
@@ -305,7 +312,7 @@ class BuraStrongPlayer:
 
 
 def declaring_styles(
-    view: BuraView, rules: BuraRules, seat: int, styles: tuple[float, ...]
+    view: View, rules: Rules, seat: int, styles: tuple[float, ...]
 ) -> tuple[float, ...]:
     """The declaring styles (closed guesses) of ``styles`` that ``seat``'s play in this
     deal leaves possible: its pile only grows when it takes a trick, and each time it
@@ -326,23 +333,23 @@ def declaring_styles(
     return left or styles
 
 
-def _key_decision(view: BuraView, options: Sequence[Action | None]) -> bool:
+def _key_decision(view: View, options: Sequence[Action | None]) -> bool:
     if view.phase in ("declare", "dave") or None in options:
         return True
     return any(isinstance(a, Show | Dave) for a in options)
 
 
-def make_bura_player(level: str, rules: BuraRules, seed: int = 0) -> BuraPlayer:
+def make_player(level: str, rules: Rules, seed: int = 0) -> Player:
     if level == "random":
-        return BuraRandomPlayer(rules, seed)
+        return RandomPlayer(rules, seed)
     if level == "greedy":
-        return BuraGreedyPlayer(rules, seed)
+        return GreedyPlayer(rules, seed)
     if level == "easy":
-        return BuraGreedyPlayer(rules, seed, noise=0.25)
+        return GreedyPlayer(rules, seed, noise=0.25)
     if level == "normal":
-        return BuraStrongPlayer(rules, seed, worlds=8)
+        return StrongPlayer(rules, seed, worlds=8)
     if level == "hard":
-        return BuraStrongPlayer(
+        return StrongPlayer(
             rules,
             seed,
             worlds=HARD_WORLDS,
@@ -350,10 +357,10 @@ def make_bura_player(level: str, rules: BuraRules, seed: int = 0) -> BuraPlayer:
             last_lean=LAST_LEAN,
             styles=HARD_STYLES,
         )
-    raise ValueError(f"unknown level {level!r} (choose {', '.join(BURA_LEVELS)})")
+    raise ValueError(f"unknown level {level!r} (choose {', '.join(LEVELS)})")
 
 
-def play_deal(deal: BuraDeal, players: Mapping[int, BuraPlayer]) -> None:
+def play_deal(deal: Deal, players: Mapping[int, Player]) -> None:
     """Play ``deal`` to its end: at a lead moment a «Стоп!» holder is asked first and
     may let it pass; then the seat to act chooses. Each sees only its own view."""
     while not deal.finished:

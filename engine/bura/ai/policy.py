@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.bura.actions import Action, Answer, DaveReply, Declare, Lead, Show
-from engine.bura.deal import ANSWER, DAVE, DECLARE, BuraDeal
-from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, BuraRules
-from engine.bura.view import BuraView
+from engine.bura.deal import ANSWER, DAVE, DECLARE, Deal
+from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, Rules
+from engine.bura.view import View
 from engine.cards import Card, Suit
 
 # A face-down discard is usually a low card; this is what one is guessed to be worth.
@@ -29,10 +29,10 @@ class Situation:
     known_points: int  # open cards in the seat's own trick pile
     closed_in_pile: int  # face-down cards in the seat's own pile (unknown to it)
     hands_left: bool  # whether any card is left after this trick (else run-out void)
-    rules: BuraRules
+    rules: Rules
 
     @classmethod
-    def of_view(cls, view: BuraView, rules: BuraRules) -> Situation:
+    def of_view(cls, view: View, rules: Rules) -> Situation:
         pile = view.piles[view.seat]
         return cls(
             view.seat,
@@ -47,7 +47,7 @@ class Situation:
         )
 
     @classmethod
-    def of_deal(cls, deal: BuraDeal, seat: int) -> Situation:
+    def of_deal(cls, deal: Deal, seat: int) -> Situation:
         pile = deal.piles[seat]
         return cls(
             seat,

@@ -21,13 +21,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine.bura.actions import Action, Answer, Declare, Lead, Show
-from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, HAND_SIZE, BuraRules
-from engine.bura.view import BuraView
+from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, HAND_SIZE, Rules
+from engine.bura.view import View
 from engine.cards import DECK, Card, Rank, Suit
 from engine.tricks import covers
 
 
-def unseen_pool(view: BuraView) -> list[Card]:
+def unseen_pool(view: View) -> list[Card]:
     """Every card that may be in another hand, another seat's face-down discard or the
     stock (the turned-up trump at the bottom of the stock is seen)."""
     known = set(view.hand) | set(view.seen_cards()) | {card for card, _ in view.my_closed}
@@ -65,7 +65,7 @@ def could_cover(claim: Sequence[Card], pool: Sequence[Card], trump: Suit) -> boo
     )
 
 
-def could_show(pool: Sequence[Card], trump: Suit, rules: BuraRules, over: int | None) -> bool:
+def could_show(pool: Sequence[Card], trump: Suit, rules: Rules, over: int | None) -> bool:
     """Whether a hand of three from ``pool`` may be a Москва or a бура whose top trump
     is above rank ``over`` (``None``: any бура) (D6, D8 and their precedence)."""
     if rules.moscow == "on" and sum(c.rank is Rank.ACE for c in pool) >= HAND_SIZE:
@@ -76,7 +76,7 @@ def could_show(pool: Sequence[Card], trump: Suit, rules: BuraRules, over: int | 
     return over is None or any(c.rank > over for c in trumps)
 
 
-def _pile_bounds(view: BuraView, pool: Sequence[Card], unknown_extra: int) -> tuple[int, int]:
+def _pile_bounds(view: View, pool: Sequence[Card], unknown_extra: int) -> tuple[int, int]:
     """The least and the most this seat's pile can hold, plus ``unknown_extra`` more
     cards of the pool: the open cards and its own face-down cards are known, every other
     face-down card is one of the pool's."""
@@ -92,12 +92,12 @@ def _pile_bounds(view: BuraView, pool: Sequence[Card], unknown_extra: int) -> tu
     return low, high
 
 
-def _enough(low: int, high: int, rules: BuraRules) -> bool:
+def _enough(low: int, high: int, rules: Rules) -> bool:
     """D5: a declaration surely good for any pile total from ``low`` to ``high``."""
     return low >= DECLARE_TARGET and (rules.target == "31" or high <= BUST_LIMIT)
 
 
-def _seats_to_answer(view: BuraView, leading: bool) -> list[int]:
+def _seats_to_answer(view: View, leading: bool) -> list[int]:
     """The seats that answer after this seat's lead or answer in the current trick."""
     if leading:
         return [s for s in range(view.players) if s != view.seat]
@@ -106,7 +106,7 @@ def _seats_to_answer(view: BuraView, leading: bool) -> list[int]:
 
 
 def _takes_and_declares(
-    view: BuraView, rules: BuraRules, play: Lead | Answer, pool: Sequence[Card]
+    view: View, rules: Rules, play: Lead | Answer, pool: Sequence[Card]
 ) -> bool:
     """Whether ``play`` surely takes the trick (nobody after it beats it or shows) and
     the pile then surely makes a good declaration (D5)."""
@@ -130,7 +130,7 @@ def _takes_and_declares(
     return _enough(low + extra, high + extra, rules)
 
 
-def sure_wins(view: BuraView, legal: Sequence[Action], rules: BuraRules) -> list[Action]:
+def sure_wins(view: View, legal: Sequence[Action], rules: Rules) -> list[Action]:
     """The actions of ``legal`` that win the deal for certain (see the module text)."""
     pool = unseen_pool(view)
     others_of_three = [
@@ -153,7 +153,7 @@ def sure_wins(view: BuraView, legal: Sequence[Action], rules: BuraRules) -> list
     return sure
 
 
-def sure_win(view: BuraView, legal: Sequence[Action], rules: BuraRules) -> Action | None:
+def sure_win(view: View, legal: Sequence[Action], rules: Rules) -> Action | None:
     """One sure win of ``legal``, if any: a show or a declaration first (they end the
     deal now), else the first sure lead or answer in a fixed order."""
     wins = sure_wins(view, legal, rules)

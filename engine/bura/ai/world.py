@@ -16,9 +16,9 @@ from collections.abc import Callable
 
 from engine.bura.actions import PileCard, TablePlay
 from engine.bura.ai.policy import keep_value
-from engine.bura.deal import BuraDeal
-from engine.bura.rules import HAND_SIZE, BuraRules
-from engine.bura.view import BuraView
+from engine.bura.deal import Deal
+from engine.bura.rules import HAND_SIZE, Rules
+from engine.bura.view import View
 from engine.cards import DECK, Card, Suit
 
 DISCARD_TEMPERATURE = 6.0  # weight of a card as a closed discard: exp(-points / T)
@@ -40,7 +40,7 @@ def would_take(card: Card, claim: Card, trump: Suit) -> bool:
     return card.suit is trump and claim.points >= 10
 
 
-def dealt_trump_weight(view: BuraView) -> float:
+def dealt_trump_weight(view: View) -> float:
     """How much likelier an unseen trump is in a hand than in the stock, for a player
     who keeps every trump it is dealt (and plays it only when made to): a hand has
     then kept the trumps of all the cards it was ever dealt, about (36 - stock) / players
@@ -49,7 +49,7 @@ def dealt_trump_weight(view: BuraView) -> float:
     return max(1.0, dealt / HAND_SIZE)
 
 
-def _unbeaten(view: BuraView) -> dict[int, tuple[Card, int]]:
+def _unbeaten(view: View) -> dict[int, tuple[Card, int]]:
     """Seats that laid one card face down under a single-card claim in the last trick
     and have not played since: the claim, and how many of their cards they held then
     (their hand now less what they may have drawn since)."""
@@ -67,7 +67,7 @@ def _unbeaten(view: BuraView) -> dict[int, tuple[Card, int]]:
     return {seat: (last[0].cards[0], held)} if held else {}
 
 
-def _held_since_last_trick(view: BuraView, seat: int, count: int) -> int:
+def _held_since_last_trick(view: View, seat: int, count: int) -> int:
     """How many of ``seat``'s cards now it surely held when it played ``count`` cards
     in the last trick: its hand less what it may have drawn since, less what it may have
     played from them on the table now."""
@@ -86,7 +86,7 @@ def _beat_cost(card: Card, trump: Suit) -> tuple[bool, int]:
     return (card.suit is trump, -card.points)
 
 
-def last_trick_leans(view: BuraView) -> dict[int, tuple[int, Callable[[Card], bool]]]:
+def last_trick_leans(view: View) -> dict[int, tuple[int, Callable[[Card], bool]]]:
     """What another seat's single-card play in the last trick tells of the cards it held
     with it (and, unless it played or drew since, still holds): after leading one card,
     that they are cards it would rather keep (it leads its least wanted, D2); after
@@ -205,7 +205,7 @@ def _take_kept(
 
 
 def _last_trick(
-    view: BuraView, rules: BuraRules, dealt: dict[tuple[tuple[Card, ...], int], list[Card]]
+    view: View, rules: Rules, dealt: dict[tuple[tuple[Card, ...], int], list[Card]]
 ) -> tuple[tuple[TablePlay, ...], int | None]:
     """The last trick with the faces its closed discards were given in the piles."""
     plays: list[TablePlay] = []
@@ -223,8 +223,8 @@ def _last_trick(
 
 
 def sample_world(
-    view: BuraView,
-    rules: BuraRules,
+    view: View,
+    rules: Rules,
     rng: random.Random,
     temperature: float = DISCARD_TEMPERATURE,
     lead_lean: float = 1.0,
@@ -232,7 +232,7 @@ def sample_world(
     trump_weight: float = TRUMP_KEEP_WEIGHT,
     rank_lean: float = 0.0,
     last_lean: float = 1.0,
-) -> BuraDeal:
+) -> Deal:
     me = view.seat
     seen = set(view.seen_cards()) | {c for c, _owner in view.my_closed}
     known: set[Card] = set(view.hand) | seen | {view.trump_card}
@@ -333,7 +333,7 @@ def sample_world(
         stock.append(view.trump_card)
     assert len(stock) == view.stock_size, "world: card count mismatch"
 
-    world = object.__new__(BuraDeal)
+    world = object.__new__(Deal)
     world.players, world.rules, world.dealer, world.deck = view.players, rules, view.dealer, ()
     world.trump_card, world.trump = view.trump_card, view.trump
     world.hands, world.stock, world.plays, world.piles = hands, stock, plays, piles
@@ -344,6 +344,6 @@ def sample_world(
     world.claim = claim[-1].cards if claim else ()
     world.stakes, world.last_dave_by, world.dave_by = view.stakes, view.last_dave_by, view.dave_by
     world.trump_drawn_by = view.trump_card_drawn_by
-    world.trick_number, world.history, world.result_ = view.trick_number, [], None
+    world.trick_number, world.history, world.final_result = view.trick_number, [], None
     world.last_trick, world.last_taker = _last_trick(view, rules, dealt)
     return world

@@ -19,7 +19,7 @@ from itertools import combinations
 
 from engine.burkozel.ai import policy
 from engine.burkozel.ai.sim import PTS, SUIT_INDEX, Sim, covers, sample_world
-from engine.burkozel.deal import Play, PlayerView
+from engine.burkozel.deal import Play, View
 
 Option = tuple[tuple[int, ...], bool | None]
 
@@ -59,7 +59,7 @@ def _plays(plays: Sequence[Play], players: int) -> list[tuple[Play, tuple[int, .
     return out
 
 
-def observations(view: PlayerView) -> list[Observation]:
+def observations(view: View) -> list[Observation]:
     """The other seats' plays this view shows, with the context each was made in."""
     n = view.players
     found: list[Observation] = []
@@ -156,7 +156,7 @@ def likelihood(world: Sim, players: int, obs: Sequence[Observation], eps: float)
 class Sampler:
     """Draws worlds from the posterior: uniform worlds, accepted with their likelihood."""
 
-    def __init__(self, view: PlayerView, eps: float | None, tries: int = 12) -> None:
+    def __init__(self, view: View, eps: float | None, tries: int = 12) -> None:
         self.view = view
         self.eps = eps
         self.tries = tries
@@ -250,9 +250,7 @@ class PublicSampler:
     after which the seat drew at most this many cards (0: the last trick only).
     """
 
-    def __init__(
-        self, view: PlayerView, strength: float, tries: int = 12, history: int = 0
-    ) -> None:
+    def __init__(self, view: View, strength: float, tries: int = 12, history: int = 0) -> None:
         self.view = view
         self.strength = strength
         self.tries = tries
@@ -283,7 +281,7 @@ class PublicSampler:
 Trick = tuple[int, int, tuple[tuple[int, ...], ...], tuple[int, ...], tuple[bool, ...]]
 
 
-def past_tricks(view: PlayerView, depth: int = 6) -> list[Trick] | None:
+def past_tricks(view: View, depth: int = 6) -> list[Trick] | None:
     """The last finished tricks of the deal (at most ``depth``, oldest first), rebuilt
     from ``view.seen_cards`` (the open cards in the order they were played, R8), or
     ``None`` when the view does not allow it.
@@ -401,7 +399,7 @@ def past_tricks(view: PlayerView, depth: int = 6) -> list[Trick] | None:
     return out[::-1] or None
 
 
-def history_observations(view: PlayerView, max_drawn: int) -> list[Observation] | None:
+def history_observations(view: View, max_drawn: int) -> list[Observation] | None:
     """The other seats' answers on the table now and in the last tricks of the deal
     (:func:`past_tricks`), each with the cards that seat has played and drawn since
     (R10); answers after which a seat drew more than ``max_drawn`` cards tell little

@@ -24,25 +24,25 @@ from statistics import fmean
 from engine.burkozel.ai import policy
 from engine.burkozel.ai.sim import PTS, SUIT_INDEX
 from engine.burkozel.combinations import is_four_foreheads, is_lead_combination, show_kind
-from engine.burkozel.deal import Deal, Move, Play, PlayerView
+from engine.burkozel.deal import Action, Deal, Play, View
 from engine.burkozel.scoring import PLAYED, sides
 from engine.cards import DECK, Card
 
 
-def _seats_in(view: PlayerView) -> tuple[int, ...]:
+def _seats_in(view: View) -> tuple[int, ...]:
     return view.seats_in or tuple(range(view.players))
 
 
-def side_of(view: PlayerView, seat: int) -> tuple[int, ...]:
+def side_of(view: View, seat: int) -> tuple[int, ...]:
     """The seats scoring with ``seat``: its B5 pair, else itself."""
     return next(s for s in sides(view.rules, _seats_in(view)) if seat in s)
 
 
-def _combinations_count(view: PlayerView) -> bool:
+def _combinations_count(view: View) -> bool:
     return view.rules.combinations == "on" and view.trick_number >= 1 and not view.finished
 
 
-def _answer_order(view: PlayerView) -> list[int]:
+def _answer_order(view: View) -> list[int]:
     """The seats still to answer after this one, in order (B3: seats in only)."""
     seats = _seats_in(view)
     n = len(seats)
@@ -51,38 +51,38 @@ def _answer_order(view: PlayerView) -> list[int]:
     return [seats[(start + k) % n] for k in range(1, n) if seats[(start + k) % n] not in played]
 
 
-def house_choice(view: PlayerView) -> Move:
+def house_choice(view: View) -> Action:
     """The greedy move for the seat to play (``view.turn == view.seat``)."""
     seat = view.seat
     hand = list(view.hand)
     if _combinations_count(view):
         kind = show_kind(hand, view.trump)
         if kind is not None:
-            return Move(seat, (), show=kind)  # C1/C2: the deal is won (or lost to a better one)
+            return Action(seat, (), show=kind)  # C1/C2: the deal is won (or lost to a better one)
     idx = [c.index for c in hand]
     trump = SUIT_INDEX[view.trump]
     if not view.table:
         if _combinations_count(view) and is_lead_combination(hand, view.trump):
             worthless = all(c.points == 0 for c in hand)
             if worthless or is_four_foreheads(hand):
-                return Move(seat, tuple(hand))  # hard to cover with four (C3/C4)
+                return Action(seat, tuple(hand))  # hard to cover with four (C3/C4)
         others = [view.hand_sizes[s] for s in _seats_in(view) if s != seat]
         b2 = view.rules.max_lead == 4 and view.trick_number >= 1
         limit = min(4 if b2 else 3, min(others), len(idx))
         cards = policy.lead(idx, trump, limit, view.stock_size)
-        return Move(seat, tuple(DECK[c] for c in cards))
+        return Action(seat, tuple(DECK[c] for c in cards))
     claim, table_pts = _claim(view)
     after = _answer_order(view)
     mine = side_of(view, seat)
     n_sides = len(sides(view.rules, _seats_in(view)))
     if view.claimant in mine:  # B5: never beat the partner's claim
         foes_after = any(s not in mine for s in after)
-        return Move(seat, _partner_discard(idx, trump, len(claim), smear=not foes_after), False)
+        return Action(seat, _partner_discard(idx, trump, len(claim), smear=not foes_after), False)
     cards, beat = policy.answer(idx, trump, claim, table_pts, len(after), n_sides)
-    return Move(seat, tuple(DECK[c] for c in cards), beat)
+    return Action(seat, tuple(DECK[c] for c in cards), beat)
 
 
-def _claim(view: PlayerView) -> tuple[tuple[int, ...], int]:
+def _claim(view: View) -> tuple[tuple[int, ...], int]:
     claim: tuple[int, ...] = ()
     pts = 0
     for play in view.table:
@@ -106,7 +106,7 @@ def _partner_discard(hand: list[int], trump: int, k: int, smear: bool) -> tuple[
     return tuple(DECK[c] for c in best)
 
 
-def house_move(view: PlayerView, legal: Sequence[Move]) -> Move:
+def house_move(view: View, legal: Sequence[Action]) -> Action:
     """:func:`house_choice` if legal, else the first legal move in a fixed order; a
     lead out of turn (the only move offered to a seat off turn) is always taken."""
     if view.turn != view.seat:
@@ -122,7 +122,7 @@ def house_move(view: PlayerView, legal: Sequence[Move]) -> Move:
     return sorted(legal, key=_key)[0]
 
 
-def _key(move: Move) -> tuple[int, tuple[int, ...], int, str, bool]:
+def _key(move: Action) -> tuple[int, tuple[int, ...], int, str, bool]:
     beat = -1 if move.beat is None else int(move.beat)
     return (
         len(move.cards),
@@ -133,7 +133,7 @@ def _key(move: Move) -> tuple[int, tuple[int, ...], int, str, bool]:
     )
 
 
-def sample_deal(view: PlayerView, rng: random.Random) -> Deal:
+def sample_deal(view: View, rng: random.Random) -> Deal:
     """A complete position consistent with everything ``view`` shows (a determinization):
     the unseen cards spread at random over the other hands, the face-down discards on
     the table and the stock; the turned card stays where the view says it is."""
@@ -177,14 +177,14 @@ def rollout(deal: Deal) -> None:
     while deal.turn is not None:
         stopper = deal.stopper()
         if stopper is not None:
-            deal.push(deal.legal_moves(stopper)[0])
+            deal.push(deal.legal_actions(stopper)[0])
             continue
         seat = deal.turn
         move = house_choice(deal.view(seat))
         try:
             deal.check(move)
         except ValueError:
-            move = house_move(deal.view(seat), deal.legal_moves(seat))
+            move = house_move(deal.view(seat), deal.legal_actions(seat))
         deal.push(move)
 
 
@@ -212,7 +212,7 @@ class HouseSearch:
         self.worlds = worlds
         self.margin_weight = margin_weight
 
-    def choose(self, view: PlayerView, legal: Sequence[Move], rng: random.Random) -> Move:
+    def choose(self, view: View, legal: Sequence[Action], rng: random.Random) -> Action:
         moves = sorted(legal, key=_key)
         if len(moves) == 1 or view.turn != view.seat:
             return house_move(view, legal)

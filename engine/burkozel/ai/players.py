@@ -1,6 +1,6 @@
 """Computer players: random, greedy and determinized Monte Carlo ("strong").
 
-Every player decides from the seat's :class:`~engine.burkozel.deal.PlayerView` alone, and its
+Every player decides from the seat's :class:`~engine.burkozel.deal.View` alone, and its
 randomness is seeded from its own seed plus that view, so a decision is a pure
 function of (seed, view): it cannot depend on cards the seat cannot see, it is the
 same after a bot restart, and it does not depend on how many decisions came before.
@@ -29,30 +29,30 @@ from engine.burkozel.ai.sim import (
 )
 from engine.burkozel.ai.solver import Solver
 from engine.burkozel.ai.sure import move_key, sure_win
-from engine.burkozel.deal import Move, PlayerView, penalties_for
+from engine.burkozel.deal import Action, View, penalties_for
 from engine.burkozel.rules import BASE_RULES
 from engine.game import COMPUTER_LEVELS
 
 
 class Player(Protocol):
-    def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move: ...
+    def choose(self, view: View, legal: Sequence[Action]) -> Action: ...
 
 
 Option = tuple[tuple[int, ...], bool | None]
 
 
-def canonical(legal: Sequence[Move]) -> list[Move]:
+def canonical(legal: Sequence[Action]) -> list[Action]:
     """``legal`` in an order that depends only on the moves, not on hidden hand order."""
     if not legal:
         raise ValueError("no legal moves to choose from")
     return sorted(legal, key=move_key)
 
 
-def _option(move: Move) -> Option:
+def _option(move: Action) -> Option:
     return tuple(sorted(c.index for c in move.cards)), move.beat
 
 
-def _find(legal: Sequence[Move], cards: tuple[int, ...], beat: bool | None) -> Move | None:
+def _find(legal: Sequence[Action], cards: tuple[int, ...], beat: bool | None) -> Action | None:
     want = (tuple(sorted(cards)), beat)
     for move in legal:
         if _option(move) == want:
@@ -60,7 +60,7 @@ def _find(legal: Sequence[Move], cards: tuple[int, ...], beat: bool | None) -> M
     return None
 
 
-def view_key(view: PlayerView) -> str:
+def view_key(view: View) -> str:
     """A stable text of everything that can matter in ``view`` (seeds per-decision RNGs)."""
     table = ";".join(
         f"{p.seat}:{','.join(c.code() for c in p.cards)}:{p.declared_beat}" for p in view.table
@@ -82,13 +82,13 @@ def view_key(view: PlayerView) -> str:
     )
 
 
-def decision_rng(seed: int, view: PlayerView) -> random.Random:
+def decision_rng(seed: int, view: View) -> random.Random:
     # random.Random(str) hashes the text with SHA-512: stable across processes,
     # unlike hash(), which Python salts per run.
     return random.Random(f"{seed}#{view_key(view)}")
 
 
-def greedy_option(view: PlayerView) -> Option:
+def greedy_option(view: View) -> Option:
     """The greedy policy's choice from a view, as (card indices, beat)."""
     hand = [c.index for c in view.hand]
     trump = SUIT_INDEX[view.trump]
@@ -100,7 +100,7 @@ def greedy_option(view: PlayerView) -> Option:
     return policy.answer(hand, trump, claim, table_pts, left - 1, view.players)
 
 
-def safe_move(view: PlayerView, legal: Sequence[Move]) -> Move:
+def safe_move(view: View, legal: Sequence[Action]) -> Action:
     """A deterministic, cheap move (the greedy policy): for a seat whose player is away."""
     if view.rules != BASE_RULES or view.turn != view.seat:
         return house_move(view, legal)  # Part B/C: the rules-complete greedy rule
@@ -115,7 +115,7 @@ class RandomPlayer:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
 
-    def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+    def choose(self, view: View, legal: Sequence[Action]) -> Action:
         sure = sure_win(view, legal)
         if sure is not None:
             return sure
@@ -130,7 +130,7 @@ class GreedyPlayer:
         self.seed = seed
         self.noise = noise
 
-    def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+    def choose(self, view: View, legal: Sequence[Action]) -> Action:
         sure = sure_win(view, legal)
         if sure is not None:
             return sure
@@ -226,7 +226,7 @@ class StrongPlayer:
         self.halving = halving
         self.clock = clock
 
-    def choose(self, view: PlayerView, legal: Sequence[Move]) -> Move:
+    def choose(self, view: View, legal: Sequence[Action]) -> Action:
         sure = sure_win(view, legal)
         if sure is not None:
             return sure
@@ -242,7 +242,7 @@ class StrongPlayer:
         best = max(range(len(moves)), key=lambda i: (scores[i], -i))
         return moves[best]
 
-    def evaluate(self, view: PlayerView, moves: Sequence[Move]) -> list[float]:
+    def evaluate(self, view: View, moves: Sequence[Action]) -> list[float]:
         """Mean utility of each move over the same sampled worlds."""
         rng = decision_rng(self.seed, view)
         if view.players == 2 and view.stock_size == 0 and self.endgame != "off":
@@ -305,7 +305,7 @@ class StrongPlayer:
 
     def _halving(
         self,
-        view: PlayerView,
+        view: View,
         options: list[Option],
         sampler: Callable[[random.Random], Sim],
         rng: random.Random,
@@ -337,7 +337,7 @@ class StrongPlayer:
             scores[i] = mean
         return scores
 
-    def _sampler(self, view: PlayerView) -> Callable[[random.Random], Sim]:
+    def _sampler(self, view: View) -> Callable[[random.Random], Sim]:
         if self.infer:
             return PublicSampler(view, self.infer, history=self.infer_history)
         return Sampler(view, self.belief)
@@ -360,9 +360,7 @@ class StrongPlayer:
             keep.append(i)
         return keep
 
-    def solve_worlds(
-        self, view: PlayerView, moves: Sequence[Move], worlds: list[Sim]
-    ) -> list[float]:
+    def solve_worlds(self, view: View, moves: Sequence[Action], worlds: list[Sim]) -> list[float]:
         """Few worlds left (the stock nearly gone): solve each one exactly, weighted by
         how well it explains the other seat's plays."""
         obs = Sampler(view, self.belief).obs
@@ -382,9 +380,7 @@ class StrongPlayer:
                 totals[i] += w * v
         return [t / mass for t in totals] if mass else totals
 
-    def solve_endgame(
-        self, view: PlayerView, moves: Sequence[Move], rng: random.Random
-    ) -> list[float]:
+    def solve_endgame(self, view: View, moves: Sequence[Action], rng: random.Random) -> list[float]:
         """Two players, empty stock: the only world consistent with the view, solved
         exactly against a perfect opponent (minimax), not against our greedy policy."""
         world = sample_world(view, rng)
@@ -400,7 +396,7 @@ class StrongPlayer:
         return value
 
 
-def all_worlds(view: PlayerView, cap: int) -> list[Sim] | None:
+def all_worlds(view: View, cap: int) -> list[Sim] | None:
     """Every world consistent with a two-player ``view``, if there are at most ``cap``."""
     if cap <= 0:
         return None

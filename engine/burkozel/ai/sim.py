@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from engine.burkozel.deal import PlayerView, penalties_for
+from engine.burkozel.deal import View, penalties_for
 from engine.burkozel.rules import HAND_SIZE
 from engine.cards import DECK, Card
 from engine.fast import (
@@ -129,7 +129,7 @@ class Sim:
         return penalties_for(self.points)
 
 
-def view_table(view: PlayerView) -> tuple[tuple[int, ...], int, int, int]:
+def view_table(view: View) -> tuple[tuple[int, ...], int, int, int]:
     """(claim, table points, cards per play, answers still to come) from a view's table."""
     if not view.table:
         return (), 0, 0, 0
@@ -142,7 +142,7 @@ def view_table(view: PlayerView) -> tuple[tuple[int, ...], int, int, int]:
     return claim, pts, len(view.table[0].cards), view.players - len(view.table)
 
 
-def unseen_for(view: PlayerView) -> tuple[list[int], dict[int, list[int]]]:
+def unseen_for(view: View) -> tuple[list[int], dict[int, list[int]]]:
     """Cards this seat cannot place, and the cards it knows some other seat holds.
 
     The only such knowledge in the base game is the turned trump card once drawn
@@ -158,7 +158,7 @@ def unseen_for(view: PlayerView) -> tuple[list[int], dict[int, list[int]]]:
     return [i for i in INDICES if i not in placed], known
 
 
-def sample_world(view: PlayerView, rng: random.Random) -> Sim:
+def sample_world(view: View, rng: random.Random) -> Sim:
     """A complete deal state consistent with everything ``view`` shows (a determinization).
 
     Unseen cards are spread uniformly over the other hands and the stock; the turned
@@ -171,7 +171,7 @@ def sample_world(view: PlayerView, rng: random.Random) -> Sim:
     return build_world(view, unseen, known)
 
 
-def build_world(view: PlayerView, unseen: list[int], known: dict[int, list[int]]) -> Sim:
+def build_world(view: View, unseen: list[int], known: dict[int, list[int]]) -> Sim:
     """The world in which the unseen cards, in this order, fill the other hands (seat
     order), then the stock from the bottom up; ``known`` as from :func:`unseen_for`."""
     if view.turn is None:

@@ -18,16 +18,16 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
-from engine.burkozel.actions import Move, PlayerView
+from engine.burkozel.actions import Action, View
 from engine.burkozel.ai.sim import Sim, sample_world
 from engine.burkozel.ai.solver import Solver
-from engine.burkozel.combinations import COMBO_SIZE, MOSCOW
+from engine.burkozel.combinations import COMBO_SIZE, MOSCOW_SHOW
 from engine.burkozel.rules import BASE_RULES
 from engine.burkozel.scoring import penalties_for
 from engine.cards import DECK, Card, Rank, Suit
 
 
-def unseen_pool(view: PlayerView) -> list[Card]:
+def unseen_pool(view: View) -> list[Card]:
     """Every card that may be in another hand or the stock (or face down, B1)."""
     known = set(view.hand) | set(view.seen_cards)
     if view.trump_card_in_stock:
@@ -35,9 +35,11 @@ def unseen_pool(view: PlayerView) -> list[Card]:
     return [c for c in DECK if c not in known]
 
 
-def could_show_better(pool: Sequence[Card], trump: Suit, mine: Move, hand: Sequence[Card]) -> bool:
+def could_show_better(
+    pool: Sequence[Card], trump: Suit, mine: Action, hand: Sequence[Card]
+) -> bool:
     """Whether a hand of four from ``pool`` may hold a combination that beats ``mine``."""
-    if mine.show == MOSCOW:
+    if mine.show == MOSCOW_SHOW:
         return False  # one Москва at a time: there are four aces
     if sum(c.rank is Rank.ACE for c in pool) >= COMBO_SIZE:
         return True
@@ -46,12 +48,12 @@ def could_show_better(pool: Sequence[Card], trump: Suit, mine: Move, hand: Seque
     return len(trumps) >= COMBO_SIZE and any(c.rank > top for c in trumps)
 
 
-def move_key(move: Move) -> tuple[int, tuple[int, ...], bool]:
+def move_key(move: Action) -> tuple[int, tuple[int, ...], bool]:
     """The players' fixed order of moves (by the cards, not by hidden hand order)."""
     return (len(move.cards), tuple(sorted(c.index for c in move.cards)), move.beat is True)
 
 
-def _option(move: Move) -> tuple[tuple[int, ...], bool | None]:
+def _option(move: Action) -> tuple[tuple[int, ...], bool | None]:
     return tuple(sorted(c.index for c in move.cards)), move.beat
 
 
@@ -77,7 +79,7 @@ def _score_value(me: int) -> Callable[[Sim], float]:
     return value
 
 
-def endgame_known(view: PlayerView) -> bool:
+def endgame_known(view: View) -> bool:
     """Two players, base rules, empty stock, this seat to play: nothing is hidden."""
     return (
         view.players == 2
@@ -88,7 +90,7 @@ def endgame_known(view: PlayerView) -> bool:
     )
 
 
-def sure_wins(view: PlayerView, legal: Sequence[Move]) -> list[Move]:
+def sure_wins(view: View, legal: Sequence[Action]) -> list[Action]:
     """The moves of ``legal`` that win the deal for certain (see the module text)."""
     if view.turn != view.seat or view.finished:
         return []
@@ -107,7 +109,7 @@ def sure_wins(view: PlayerView, legal: Sequence[Move]) -> list[Move]:
     return [m for m, v in zip(moves, won, strict=True) if v > 0]
 
 
-def sure_win(view: PlayerView, legal: Sequence[Move]) -> Move | None:
+def sure_win(view: View, legal: Sequence[Action]) -> Action | None:
     """One sure win of ``legal``: a show, else of the sure last-trick moves the one
     worth most by the full score, the first in :func:`move_key` order of those (as the
     strong player's exact search picks); ``None`` if there is none."""

@@ -14,15 +14,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.games.base import PICK
-from bot.games.bura.game import BURA
-from bot.games.burkozel.game import BURKOZEL
+from bot.games.bura.game import BURA_BOT
+from bot.games.burkozel.game import BURKOZEL_BOT
 from bot.i18n import texts
 from bot.service.table import cards_of
 from bot.views.callbacks import PlayCb
 from engine import parse_cards
-from engine.bura.rules import SWITCHES, BuraRules
-from engine.bura.series import BuraSeries
-from engine.burkozel import Move, RuleSet, Series
+from engine.bura.rules import SWITCHES
+from engine.bura.rules import Rules as BuraRules
+from engine.bura.series import Series as BuraSeries
+from engine.burkozel import Action, Series
+from engine.burkozel import Rules as RuleSet
 from tests.bot.games.burkozel.test_house_screens import game_of
 from tests.support.burkozel import build_deck
 from tests.support.strategies import lumpy_decks, table_rules
@@ -34,7 +36,7 @@ def legal(deal: Any, seat: int) -> list[Any]:
     """A seat's legal actions (Bura) or moves (Burkozel)."""
     if hasattr(deal, "legal_actions"):
         return list(deal.legal_actions(seat))
-    return list(deal.legal_moves(seat))
+    return list(deal.legal_actions(seat))
 
 
 def buttons(ui: Any, series: Any, seat: int, selection: list[Any] | None = None) -> list[str]:
@@ -148,9 +150,9 @@ def test_every_legal_burkozel_move_has_its_buttons(
     series = Series(players, rules)
     deal = series.start_deal(deck)
     while not deal.finished:
-        check_every_action_reachable(BURKOZEL, series)
+        check_every_action_reachable(BURKOZEL_BOT, series)
         seat = rng.choice(deal.actors())
-        series.apply(rng.choice(deal.legal_moves(seat)))
+        series.apply(rng.choice(deal.legal_actions(seat)))
 
 
 @settings(max_examples=60, deadline=None)
@@ -170,7 +172,7 @@ def test_every_legal_bura_action_has_its_buttons(
     series = BuraSeries(players, BuraRules(**switches), first_dealer=0)
     deal = series.start_deal(deck)
     while not deal.finished:
-        check_every_action_reachable(BURA, series)
+        check_every_action_reachable(BURA_BOT, series)
         seat = rng.choice(deal.actors())
         series.apply(rng.choice(deal.legal_actions(seat)))
 
@@ -186,9 +188,9 @@ def test_every_burkozel_button_is_a_legal_action(
     deal = series.start_deal(deck)
     taps = 0
     while not deal.finished:
-        taps += check_every_button(BURKOZEL, series)
+        taps += check_every_button(BURKOZEL_BOT, series)
         seat = rng.choice(deal.actors())
-        series.apply(rng.choice(deal.legal_moves(seat)))
+        series.apply(rng.choice(deal.legal_actions(seat)))
     assert taps > 0
 
 
@@ -206,7 +208,7 @@ def test_every_bura_button_is_a_legal_action(
     series = BuraSeries(players, BuraRules(**switches), first_dealer=0)
     deal = series.start_deal(deck)
     while not deal.finished:
-        check_every_button(BURA, series)
+        check_every_button(BURA_BOT, series)
         seat = rng.choice(deal.actors())
         series.apply(rng.choice(deal.legal_actions(seat)))
 
@@ -217,8 +219,8 @@ def test_c1_the_show_button_is_taken() -> None:
     series = Series(2, RuleSet(combinations="on"), first_dealer=0)
     hands = [["7H", "8H", "9H", "10H"], ["6S", "7C", "8C", "9C"]]
     series.start_deal(build_deck(2, 0, hands, "6H", ["JH", "10C"]))
-    series.apply(Move(1, parse_cards(["6S"])))
-    series.apply(Move(0, parse_cards(["7H"]), True))  # seat 0 takes, draws J♥ and leads
-    kinds = {PlayCb.unpack(d).kind for d in buttons(BURKOZEL, series, 0)}
+    series.apply(Action(1, parse_cards(["6S"])))
+    series.apply(Action(0, parse_cards(["7H"]), True))  # seat 0 takes, draws J♥ and leads
+    kinds = {PlayCb.unpack(d).kind for d in buttons(BURKOZEL_BOT, series, 0)}
     assert "s" in kinds  # C1: «Show бура»
-    assert check_every_button(BURKOZEL, series) > 0
+    assert check_every_button(BURKOZEL_BOT, series) > 0

@@ -19,9 +19,12 @@ from bot.games.burkozel.app import burkozel_actions
 from bot.i18n import texts
 from engine import parse_cards
 from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
-from engine.bura.rules import SWITCHES, BuraRules
-from engine.bura.series import BuraSeries
-from engine.burkozel import Move, RuleSet, Series
+from engine.bura.rules import SWITCHES
+from engine.bura.rules import Rules as BuraRules
+from engine.bura.series import Series as BuraSeries
+from engine.burkozel import Action as Move
+from engine.burkozel import Rules as RuleSet
+from engine.burkozel import Series
 from engine.cards import DECK
 from tests.support.strategies import lumpy_decks, table_rules
 
@@ -46,7 +49,7 @@ def test_burkozel_moves_read_back_as_written(
     deal = series.start_deal(deck)
     while not deal.finished:
         for seat in deal.actors():
-            legal = deal.legal_moves(seat)
+            legal = deal.legal_actions(seat)
             for move in legal:
                 kind = burkozel_codec.kind_of(move)
                 cards = tuple(sorted(move.cards))
@@ -60,7 +63,7 @@ def test_burkozel_moves_read_back_as_written(
                 read = burkozel_codec.move_of(seat, action["kind"], cards, show)
                 assert read in map(sorted_cards, legal), action
         seat = rng.choice(deal.actors())
-        series.apply(rng.choice(deal.legal_moves(seat)))
+        series.apply(rng.choice(deal.legal_actions(seat)))
 
 
 @settings(max_examples=60, deadline=None)

@@ -314,7 +314,9 @@ async def test_r8_a_deal_that_ends_turns_its_table_into_its_record_and_the_next_
             assert live.series is not None
             deal = live.series.deals[-1]
             assert deal.turn is not None
-            chosen = make_player("greedy", seed=1).choose(deal.view(deal.turn), deal.legal_moves())
+            chosen = make_player("greedy", seed=1).choose(
+                deal.view(deal.turn), deal.legal_actions()
+            )
             kind = "l" if chosen.beat is None else ("b" if chosen.beat else "d")
             codes = ".".join(c.code() for c in chosen.cards)
             user = (ALICE, BOB)[deal.turn]

@@ -17,7 +17,7 @@ import pytest
 
 from bot.chat_settings import ChatSettings
 from bot.games.burkozel.codec import kind_of
-from bot.games.burkozel.game import BURKOZEL
+from bot.games.burkozel.game import BURKOZEL_BOT
 from bot.i18n import texts
 from bot.service import GameService, UserError, UserInfo
 from engine import burkozel
@@ -67,7 +67,7 @@ async def test_instances_taking_turns_keep_the_game_as_stored(pg_url: str) -> No
             if deal is None or deal.turn is None:
                 break
             cached = service._live.get(game.id)
-            move = rng.choice(deal.legal_moves())
+            move = rng.choice(deal.legal_actions())
             user = stored.seats[deal.turn].user_id
             assert user is not None
             codes = ".".join(c.code() for c in sorted(move.cards))
@@ -151,7 +151,7 @@ class Table:
         if now is None:
             return None
         stored, deal, user = now
-        move = self.rng.choice(deal.legal_moves())
+        move = self.rng.choice(deal.legal_actions())
         codes = ".".join(c.code() for c in sorted(move.cards))
         version = stored.version if drawn_at is None else drawn_at
         await service.play(self.game_id, user, version, kind_of(move), codes)
@@ -278,7 +278,7 @@ async def test_a_selection_made_through_one_instance_is_seen_by_the_other(table:
         assert deal is not None and deal.turn is not None
         user = stored.seats[deal.turn].user_id
         assert user is not None
-        if not BURKOZEL.offers_pick(deal, deal.turn):
+        if not BURKOZEL_BOT.offers_pick(deal, deal.turn):
             await table.move(a)
             continue
         # «➕ Several cards» through A, a card through B: selected, not played.

@@ -180,7 +180,7 @@ def test_every_listed_action_parses_back_as_the_text_buttons_do(name: str) -> No
             choices = []
             for seat in deal.actors():
                 listed = listing(t, deal, seat)
-                legal = deal.legal_moves(seat) if name == "burkozel" else deal.legal_actions(seat)
+                legal = deal.legal_actions(seat)
                 parsed = [
                     ui.parse_action(
                         deal, seat, a["kind"], tuple(Card.parse(c) for c in a["cards"] or [])

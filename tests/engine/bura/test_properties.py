@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.bura.actions import Lead
-from engine.bura.deal import BuraDeal
+from engine.bura.deal import Deal
 from engine.bura.record import from_record, replay, to_record
-from engine.bura.rules import SWITCHES, BuraRules
-from engine.bura.series import BuraSeries
+from engine.bura.rules import SWITCHES, Rules
+from engine.bura.series import Series
 from engine.cards import DECK, Card, parse_cards
 from engine.errors import IllegalMoveError
 from engine.game import PUBLIC
@@ -19,12 +19,12 @@ from tests.support.bura import all_actions, assert_view_private, cards_in_play
 
 decks = st.permutations(DECK).map(tuple)
 rule_sets = st.builds(
-    BuraRules,
+    Rules,
     **{name: st.sampled_from(values) for name, values in SWITCHES.items() if name != "dave"},
 )
 
 
-def _state(deal: BuraDeal) -> object:
+def _state(deal: Deal) -> object:
     return (
         deal.phase,
         deal.turn,
@@ -40,11 +40,11 @@ def _state(deal: BuraDeal) -> object:
 @settings(max_examples=150, deadline=None)
 @given(players=st.integers(2, 4), deck=decks, rules=rule_sets, data=st.data())
 def test_cards_conserved_views_private_refusals_change_nothing(
-    players: int, deck: tuple[Card, ...], rules: BuraRules, data: st.DataObject
+    players: int, deck: tuple[Card, ...], rules: Rules, data: st.DataObject
 ) -> None:
     if players == 2:
-        rules = BuraRules(**{**rules.to_dict(), "dave": data.draw(st.sampled_from(["off", "on"]))})
-    deal = BuraDeal.start(players, deck, data.draw(st.integers(0, players - 1)), rules)
+        rules = Rules(**{**rules.to_dict(), "dave": data.draw(st.sampled_from(["off", "on"]))})
+    deal = Deal.start(players, deck, data.draw(st.integers(0, players - 1)), rules)
     while True:
         assert sorted(cards_in_play(deal)) == list(DECK)
         for seat in [*range(players), PUBLIC]:
@@ -75,9 +75,9 @@ def test_cards_conserved_views_private_refusals_change_nothing(
 @settings(max_examples=40, deadline=None)
 @given(players=st.integers(2, 4), rules=rule_sets, seed=st.integers(0, 10**6), data=st.data())
 def test_replay_is_deterministic_and_a_record_round_trips(
-    players: int, rules: BuraRules, seed: int, data: st.DataObject
+    players: int, rules: Rules, seed: int, data: st.DataObject
 ) -> None:
-    series = BuraSeries(players, rules, seed % players)
+    series = Series(players, rules, seed % players)
     for _ in range(data.draw(st.integers(1, 4))):
         if series.finished:
             break
@@ -96,7 +96,7 @@ def test_replay_is_deterministic_and_a_record_round_trips(
 
 
 def test_a_view_never_shows_another_seats_closed_discard_by_example() -> None:
-    deal = BuraDeal.start(3, parse_cards(c.code() for c in DECK), 0, BuraRules(molodka="off"))
+    deal = Deal.start(3, parse_cards(c.code() for c in DECK), 0, Rules(molodka="off"))
     while not deal.finished:
         for seat in (0, 1, 2, PUBLIC):
             assert_view_private(deal, seat)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from engine.bura.record import FORMAT, from_record, replay, to_record
-from engine.bura.rules import BuraRules
+from engine.bura.rules import Rules
 from engine.cards import DECK
 from engine.errors import RecordError
 from engine.registry import game_for_record, replay_json
@@ -88,7 +88,7 @@ def test_an_unfinished_deal_is_incomplete() -> None:
 @pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("seed", range(4))
 def test_random_series_round_trip(players: int, seed: int) -> None:
-    rules = BuraRules(
+    rules = Rules(
         molodka=("out_of_turn", "off")[seed % 2],
         moscow=("off", "on")[seed // 2],
         series=("penalty_12", "robber_11", "robber_21")[seed % 3],

@@ -5,26 +5,26 @@ from __future__ import annotations
 import pytest
 
 from engine.bura.actions import Dave, DaveReply, Declare, Lead, Show
-from engine.bura.deal import BuraDeal
-from engine.bura.rules import BuraRules
-from engine.bura.series import BuraSeries, deal_penalties, series_over
+from engine.bura.deal import Deal
+from engine.bura.rules import Rules
+from engine.bura.series import Series, deal_penalties, series_over
 from engine.cards import parse_cards
 from engine.errors import IllegalMoveError, RuleSetError
 from tests.support.bura import answer, bura_deck, cards_in_play, declare, lead
 
-NO_MOLODKA = BuraRules(molodka="off")
+NO_MOLODKA = Rules(molodka="off")
 
 
 def start(
     hands: list[str],
     trump: str,
     stock: str = "",
-    rules: BuraRules = NO_MOLODKA,
+    rules: Rules = NO_MOLODKA,
     players: int = 2,
     dealer: int = 0,
     stakes: int = 1,
-) -> BuraDeal:
-    deal = BuraDeal.start(
+) -> Deal:
+    deal = Deal.start(
         players, bura_deck(players, dealer, hands, trump, stock), dealer, rules, stakes
     )
     assert not deal.finished, "the test deck must not be void from the deal"
@@ -58,7 +58,7 @@ def test_d1_three_rounds_from_the_seat_after_the_dealer_trump_to_the_bottom() ->
 
 
 def test_d1_winner_of_the_previous_deal_leads_the_next() -> None:
-    series = BuraSeries(3, NO_MOLODKA, first_dealer=0)
+    series = Series(3, NO_MOLODKA, first_dealer=0)
     deal = series.start_deal(bura_deck(3, 0, ["7S 9D JH", "AH 10H KH", "8S 10D 6C"], "QC"))
     assert deal.leader == 1
     series.apply(lead(1, "AH 10H KH"))
@@ -95,7 +95,7 @@ def test_d2_never_more_than_the_smallest_other_hand() -> None:
 
 @pytest.mark.parametrize("switch", ["off", "on"])
 def test_d2_same_rank_leads_switch(switch: str) -> None:
-    rules = BuraRules(molodka="off", same_rank_leads=switch)
+    rules = Rules(molodka="off", same_rank_leads=switch)
     deal = start(["8S 9D JH", "AH AS 7D"], "QC", rules=rules)
     if switch == "off":
         with pytest.raises(IllegalMoveError, match="one suit"):
@@ -120,7 +120,7 @@ def test_r7_answers_match_the_claim_one_to_one() -> None:
 
 @pytest.mark.parametrize("switch", ["closed", "open"])
 def test_d3_discards_switch(switch: str) -> None:
-    rules = BuraRules(molodka="off", discards=switch)
+    rules = Rules(molodka="off", discards=switch)
     deal = start(["KS 9D JH", "AH 10H 7S"], "QC", rules=rules, stock="8D 6H")
     deal.apply(lead(1, "AH"))
     deal.apply(answer(0, "KS", False))
@@ -174,7 +174,7 @@ def test_d3_the_last_trick_shows_a_closed_discard_only_to_its_owner() -> None:
 
 
 def test_d3_closed_under_keeps_each_trick_apart() -> None:
-    rules = BuraRules(molodka="off")
+    rules = Rules(molodka="off")
     deal = start(["KS 9D JH", "AH 10H 7S"], "QC", rules=rules, stock="8D 6H 7D 8H")
     deal.apply(lead(1, "AH 10H"))
     deal.apply(answer(0, "KS 9D", False))
@@ -201,7 +201,7 @@ def test_d4_draw_back_to_three_winner_first_then_the_winner_leads() -> None:
 # --- D5 declaring ---------------------------------------------------------------
 
 
-def _one_trick(answer_cards: str, rules: BuraRules = NO_MOLODKA) -> BuraDeal:
+def _one_trick(answer_cards: str, rules: Rules = NO_MOLODKA) -> Deal:
     deal = start([answer_cards, "AH 10H KH"], "7C", rules=rules)
     deal.apply(lead(1, "AH 10H KH"))
     deal.apply(answer(0, answer_cards, False))
@@ -231,7 +231,7 @@ def test_d5_30_declared_is_false() -> None:
     ],
 )
 def test_d5_31_50_bust_at_51(target: str, answer_cards: str, outcome: str) -> None:
-    deal = _one_trick(answer_cards, BuraRules(molodka="off", target=target))
+    deal = _one_trick(answer_cards, Rules(molodka="off", target=target))
     deal.apply(declare(1))
     assert deal.result().outcome == outcome
 
@@ -299,9 +299,7 @@ def test_d6_show_only_on_the_holders_turn() -> None:
 # --- D7 молодка -------------------------------------------------------------------
 
 
-def _after_first_trick(
-    hands: list[str], stock: str, rules: BuraRules, players: int = 2
-) -> BuraDeal:
+def _after_first_trick(hands: list[str], stock: str, rules: Rules, players: int = 2) -> Deal:
     """Seat 1 leads 7S and takes it; the others discard their first card; then the draw."""
     deal = start(hands, "10C", stock=stock, rules=rules, players=players)
     deal.apply(lead(1, "7S"))
@@ -312,7 +310,7 @@ def _after_first_trick(
 
 
 def test_d7_molodka_stop_takes_over_the_rightful_leaders_turn() -> None:
-    deal = _after_first_trick(["KH QH 9S", "AC 7S 8D"], "6D JH", BuraRules())
+    deal = _after_first_trick(["KH QH 9S", "AC 7S 8D"], "6D JH", Rules())
     assert set(deal.hand(0)) == set(parse_cards(["KH", "QH", "JH"]))
     assert deal.actors() == (1, 0)
     assert deal.legal_actions(0) == [Lead(0, deal.hand(0), True)]
@@ -334,7 +332,7 @@ def test_d7_molodka_off_gives_no_privilege() -> None:
 
 def test_d7_two_molodki_the_first_clockwise_from_the_rightful_leader() -> None:
     # seat 1 leads; seat 2 then seat 0 both draw into a молодка
-    deal = _after_first_trick(["KD QD 6H", "AC 7S 8D", "KH QH 9S"], "9H JH JD", BuraRules(), 3)
+    deal = _after_first_trick(["KD QD 6H", "AC 7S 8D", "KH QH 9S"], "9H JH JD", Rules(), 3)
     assert set(deal.hand(2)) == set(parse_cards(["KH", "QH", "JH"]))
     assert set(deal.hand(0)) == set(parse_cards(["KD", "QD", "JD"]))
     assert deal.actors() == (1, 2)
@@ -345,7 +343,7 @@ def test_d7_two_molodki_the_first_clockwise_from_the_rightful_leader() -> None:
 
 
 def test_d7_the_rightful_leaders_own_molodka_keeps_the_lead() -> None:
-    deal = _after_first_trick(["KH QH 9S", "AD 7S 8D"], "6D JH", BuraRules())
+    deal = _after_first_trick(["KH QH 9S", "AD 7S 8D"], "6D JH", Rules())
     assert set(deal.hand(1)) == set(parse_cards(["AD", "8D", "6D"]))
     assert deal.actors() == (1,)
     with pytest.raises(IllegalMoveError, match="rightful leader's own молодка"):
@@ -354,7 +352,7 @@ def test_d7_the_rightful_leaders_own_molodka_keeps_the_lead() -> None:
 
 
 def test_d7_stop_refused_while_another_seat_holds_bura() -> None:
-    deal = _after_first_trick(["KH QH 9S", "AC KC 7S"], "QC JH", BuraRules())
+    deal = _after_first_trick(["KH QH 9S", "AC KC 7S"], "QC JH", Rules())
     assert deal.actors() == (1,)
     with pytest.raises(IllegalMoveError, match="бура or Москва"):
         deal.apply(lead(0, "KH QH JH", stop=True))
@@ -364,7 +362,7 @@ def test_d7_stop_refused_while_another_seat_holds_bura() -> None:
 
 
 def test_d8_moscow_beats_a_bura_shown_at_the_same_time() -> None:
-    rules = BuraRules(molodka="off", moscow="on")
+    rules = Rules(molodka="off", moscow="on")
     deal = start(["AS AD 8S", "KC QC 7H"], "6C", stock="JC AH", rules=rules)
     deal.apply(lead(1, "7H"))
     deal.apply(answer(0, "8S", False))
@@ -384,7 +382,7 @@ def test_d8_moscow_off_three_aces_are_nothing() -> None:
 
 
 def test_d8_small_moscow_stop_comes_before_molodka() -> None:
-    rules = BuraRules(moscow="on")
+    rules = Rules(moscow="on")
     # seat 2 (first clockwise) draws a молодка, seat 0 three sixes with the trump six
     deal = _after_first_trick(["6S 6H 8H", "AC 7S 8D", "KH QD 9S"], "9H QH 6C", rules, 3)
     assert set(deal.hand(0)) == set(parse_cards(["6S", "6H", "6C"]))
@@ -396,7 +394,7 @@ def test_d8_small_moscow_stop_comes_before_molodka() -> None:
 
 
 def test_d8_a_rightful_leader_may_lead_the_three_sixes() -> None:
-    rules = BuraRules(moscow="on")
+    rules = Rules(moscow="on")
     deal = _after_first_trick(["KH QH 9S", "6S 7S 6H"], "6C JH", rules)
     assert set(deal.hand(1)) == set(parse_cards(["6S", "6H", "6C"]))
     with pytest.raises(IllegalMoveError, match="малая Москва"):
@@ -409,7 +407,7 @@ def test_d8_a_rightful_leader_may_lead_the_three_sixes() -> None:
 def test_d8_the_three_sixes_lead_is_offered_once(same_rank: str) -> None:
     """With same_rank_leads (D2) the three sixes are a same-rank lead too: one button,
     not two (the hand and the Mini App list every legal action)."""
-    rules = BuraRules(moscow="on", same_rank_leads=same_rank)
+    rules = Rules(moscow="on", same_rank_leads=same_rank)
     deal = _after_first_trick(["KH QH 9S", "6S 7S 6H"], "6C JH", rules)
     whole = [a for a in deal.legal_actions(1) if isinstance(a, Lead) and len(a.cards) == 3]
     assert [set(a.cards) for a in whole] == [set(parse_cards(["6S", "6H", "6C"]))]
@@ -421,25 +419,25 @@ def test_d8_the_three_sixes_lead_is_offered_once(same_rank: str) -> None:
 @pytest.mark.parametrize(
     ("hand", "rules", "void"),
     [
-        ("AC KC 7C", BuraRules(), True),  # бура: always
-        ("AH KH 7H", BuraRules(), True),  # молодка with out_of_turn
-        ("AH KH 7H", BuraRules(molodka="off"), False),
-        ("AS AH AD", BuraRules(), False),  # Москва only with moscow on
-        ("AS AH AD", BuraRules(moscow="on"), True),
-        ("6S 6H 6C", BuraRules(moscow="on"), True),  # малая Москва
-        ("6S 6H 6C", BuraRules(), False),
-        ("6S 6H 6D", BuraRules(moscow="on"), False),  # no trump six
+        ("AC KC 7C", Rules(), True),  # бура: always
+        ("AH KH 7H", Rules(), True),  # молодка with out_of_turn
+        ("AH KH 7H", Rules(molodka="off"), False),
+        ("AS AH AD", Rules(), False),  # Москва only with moscow on
+        ("AS AH AD", Rules(moscow="on"), True),
+        ("6S 6H 6C", Rules(moscow="on"), True),  # малая Москва
+        ("6S 6H 6C", Rules(), False),
+        ("6S 6H 6D", Rules(moscow="on"), False),  # no trump six
     ],
 )
-def test_d9_void_from_the_deal(hand: str, rules: BuraRules, void: bool) -> None:
+def test_d9_void_from_the_deal(hand: str, rules: Rules, void: bool) -> None:
     deck = bura_deck(2, 0, ["8S 9D JS", hand], "10C")
-    deal = BuraDeal.start(2, deck, 0, rules)
+    deal = Deal.start(2, deck, 0, rules)
     assert deal.finished is void
     if void:
         assert deal.result().outcome == "void" and not deal.result().run_out
 
 
-def _play_out(deal: BuraDeal) -> None:
+def _play_out(deal: Deal) -> None:
     """Play to the end with the first plain lead/answer, never declaring or showing."""
     while not deal.finished:
         seat = deal.actors()[0]
@@ -451,8 +449,8 @@ def _play_out(deal: BuraDeal) -> None:
 
 
 def test_d9_void_kinds_stakes_and_the_same_dealer() -> None:
-    rules = BuraRules(molodka="off")
-    series = BuraSeries(2, rules, first_dealer=1)
+    rules = Rules(molodka="off")
+    series = Series(2, rules, first_dealer=1)
     # a deck void from the deal: stakes unchanged, same dealer
     series.start_deal(bura_deck(2, 1, ["AC KC 7C", "8S 9D JS"], "10C"))
     assert series.results[-1].outcome == "void" and series.next_stakes() == 1
@@ -477,7 +475,7 @@ def test_d9_void_kinds_stakes_and_the_same_dealer() -> None:
 
 
 def test_d10_penalty_12_false_declaration_declarer_deals_next() -> None:
-    series = BuraSeries(3, NO_MOLODKA, first_dealer=0)
+    series = Series(3, NO_MOLODKA, first_dealer=0)
     series.start_deal(bura_deck(3, 0, ["7S 9D JH", "AH 10H 6H", "8S 10D 6C"], "QC"))
     series.apply(lead(1, "AH"))
     series.apply(answer(2, "8S", False))
@@ -489,7 +487,7 @@ def test_d10_penalty_12_false_declaration_declarer_deals_next() -> None:
 
 
 def test_d10_penalty_12_a_win_gives_every_other_player_2_and_ends_at_12() -> None:
-    series = BuraSeries(2, NO_MOLODKA)
+    series = Series(2, NO_MOLODKA)
     for _ in range(6):
         dealer = series.next_dealer()
         leader = (dealer + 1) % 2
@@ -518,11 +516,11 @@ def test_d10_penalty_12_a_win_gives_every_other_player_2_and_ends_at_12() -> Non
 def test_d10_series_end(
     series_kind: str, totals: tuple[int, ...], finished: bool, winners: tuple[int, ...]
 ) -> None:
-    assert series_over(totals, BuraRules(series=series_kind)) == (finished, winners)
+    assert series_over(totals, Rules(series=series_kind)) == (finished, winners)
 
 
 def test_d10_robber_counts_deal_wins_and_false_declarations_for_the_others() -> None:
-    rules = BuraRules(molodka="off", series="robber_11")
+    rules = Rules(molodka="off", series="robber_11")
     deal = _one_trick("KS JS 6S", rules)
     deal.apply(declare(1))
     assert deal_penalties(deal.result(), 2, rules) == (0, 1)
@@ -539,11 +537,11 @@ def test_d10_robber_counts_deal_wins_and_false_declarations_for_the_others() -> 
 # --- D11 даве ------------------------------------------------------------------
 
 
-DAVE = BuraRules(molodka="off", dave="on")
+DAVE = Rules(molodka="off", dave="on")
 
 
 def test_d11_fold_wins_the_deal_for_the_dave_sayer_at_the_stakes_before_doubling() -> None:
-    series = BuraSeries(2, DAVE)
+    series = Series(2, DAVE)
     deal = series.start_deal(bura_deck(2, 0, ["8S 9D JH", "AH 10H 7S"], "QC"))
     series.apply(Dave(1))
     assert deal.actors() == (0,)
@@ -556,7 +554,7 @@ def test_d11_fold_wins_the_deal_for_the_dave_sayer_at_the_stakes_before_doubling
 
 
 def test_d11_accept_doubles_the_stakes_each_in_turn() -> None:
-    series = BuraSeries(2, DAVE)
+    series = Series(2, DAVE)
     deal = series.start_deal(bura_deck(2, 0, ["KS JS 6S", "AH 10H KH"], "7C", "8D 9D"))
     series.apply(Dave(1))
     series.apply(DaveReply(0, True))
@@ -571,7 +569,7 @@ def test_d11_accept_doubles_the_stakes_each_in_turn() -> None:
 
 
 def test_d11_the_other_player_may_say_dave_back_and_it_resets_every_deal() -> None:
-    series = BuraSeries(2, DAVE)
+    series = Series(2, DAVE)
     deal = series.start_deal(bura_deck(2, 0, ["AS 9D JH", "10S QH 7D"], "QC", "8D 9H"))
     series.apply(Dave(1))
     series.apply(DaveReply(0, True))
@@ -588,7 +586,7 @@ def test_d11_the_other_player_may_say_dave_back_and_it_resets_every_deal() -> No
 
 
 def test_d11_stop_still_possible_after_an_accepted_dave() -> None:
-    rules = BuraRules(dave="on")
+    rules = Rules(dave="on")
     deal = _after_first_trick(["KH QH 9S", "AC 7S 8D"], "6D JH", rules)
     deal.apply(Dave(1))
     assert deal.actors() == (0,)
@@ -602,7 +600,7 @@ def test_d11_refused_with_three_players_and_when_off() -> None:
         ["7S 9D JH", "AH 10H KS", "8S 10D 6C"],
         "QC",
         players=3,
-        rules=BuraRules(molodka="off", dave="on"),
+        rules=Rules(molodka="off", dave="on"),
     )
     with pytest.raises(IllegalMoveError, match="2 players only"):
         deal.apply(Dave(1))
@@ -624,12 +622,12 @@ def test_d11_only_the_rightful_leader_at_a_lead_moment() -> None:
 
 
 def test_rules_record_keys_and_values() -> None:
-    rules = BuraRules.from_dict({"target": "31_50", "series": "robber_21", "dave": "off"})
+    rules = Rules.from_dict({"target": "31_50", "series": "robber_21", "dave": "off"})
     assert rules.to_dict() == {"target": "31_50", "series": "robber_21"}
     with pytest.raises(RuleSetError, match="unknown Bura rule switch"):
-        BuraRules.from_dict({"max_lead": 4})
+        Rules.from_dict({"max_lead": 4})
     with pytest.raises(RuleSetError, match="cannot be 31"):
-        BuraRules.from_dict({"target": 31})
+        Rules.from_dict({"target": 31})
 
 
 @pytest.mark.parametrize("kind", ["robber_11", "robber_21", "penalty_12"])
@@ -637,7 +635,7 @@ def test_d10_every_series_kind_ends_exactly_when_its_rule_says(kind: str) -> Non
     from tests.support.bura import random_series
 
     for seed in range(3):
-        series = random_series(2 + seed, seed, BuraRules(series=kind), max_deals=400)
+        series = random_series(2 + seed, seed, Rules(series=kind), max_deals=400)
         assert series.finished
         totals = series.totals
         before = tuple(t - p for t, p in zip(totals, series.penalties[-1], strict=True))
@@ -652,7 +650,7 @@ def test_d10_every_series_kind_ends_exactly_when_its_rule_says(kind: str) -> Non
 
 
 def test_d7_no_stop_once_the_rightful_leader_has_led() -> None:
-    deal = _after_first_trick(["KH QH 9S", "AC 7S 8D"], "6D JH", BuraRules())
+    deal = _after_first_trick(["KH QH 9S", "AC 7S 8D"], "6D JH", Rules())
     deal.apply(lead(1, "AC"))
     with pytest.raises(IllegalMoveError, match="turn to answer"):
         deal.apply(lead(0, "KH QH JH", stop=True))

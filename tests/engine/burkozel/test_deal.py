@@ -7,7 +7,7 @@ import random
 import pytest
 
 from engine import DECK, Card, GameOverError, IllegalMoveError, Suit
-from engine.burkozel import Deal, Move, penalties_for
+from engine.burkozel import Action, Deal, penalties_for
 from engine.tricks import covers
 from tests.support.burkozel import (
     assert_views_private,
@@ -34,7 +34,7 @@ def snapshot(deal: Deal) -> object:
         tuple(deal.history),
         deal.turn,
         deal.claimant,
-        deal.legal_moves(),
+        deal.legal_actions(),
     )
 
 
@@ -76,7 +76,7 @@ def test_r3_r10_stock_drawn_in_order_trump_card_last(players: int) -> None:
     rng = random.Random(1)
     while not deal.finished:
         before = [set(deal.hand(s)) for s in range(players)]
-        trick = deal.apply(rng.choice(deal.legal_moves()))
+        trick = deal.apply(rng.choice(deal.legal_actions()))
         if trick is None:
             continue
         winner = trick.winner
@@ -107,7 +107,7 @@ def test_r4_first_lead_is_after_dealer(players: int) -> None:
         deal = Deal.start(players, DECK, dealer)
         assert deal.turn == deal.leader == (dealer + 1) % players
         assert deal.view(dealer).turn == (dealer + 1) % players
-        assert all(m.seat == deal.turn and m.is_lead for m in deal.legal_moves())
+        assert all(m.seat == deal.turn and m.is_lead for m in deal.legal_actions())
 
 
 # --- R5 beating one card -----------------------------------------------------------------
@@ -144,14 +144,14 @@ def r6_deal() -> Deal:
 @pytest.mark.parametrize("codes", ["6H", "6H 7H", "6H 7H 9H"])
 def test_r6_lead_one_to_three_of_a_suit(codes: str) -> None:
     deal = r6_deal()
-    assert move(0, codes) in deal.legal_moves()
+    assert move(0, codes) in deal.legal_actions()
     deal.apply(move(0, codes))
     assert deal.turn == 1 and deal.lead_size() == len(codes.split())
 
 
 def test_r6_lead_of_four_refused() -> None:
     deal = r6_deal()
-    assert all(len(m.cards) <= 3 for m in deal.legal_moves())
+    assert all(len(m.cards) <= 3 for m in deal.legal_actions())
     with pytest.raises(IllegalMoveError, match=r"at most 3 cards \(R6\)"):
         deal.apply(move(0, "6H 7H 8H 9H"))
 
@@ -161,8 +161,8 @@ def test_r6_lead_of_mixed_suits_refused() -> None:
     deal = Deal.start(2, deck, dealer=1)
     with pytest.raises(IllegalMoveError, match=r"one suit \(R6\)"):
         deal.apply(move(0, "6H 8S"))
-    assert move(0, "6H 8S") not in deal.legal_moves()
-    assert len(deal.legal_moves()) == 4 + 3 + 1  # singles, three pairs, one triple of hearts
+    assert move(0, "6H 8S") not in deal.legal_actions()
+    assert len(deal.legal_actions()) == 4 + 3 + 1  # singles, three pairs, one triple of hearts
 
 
 def test_r6_lead_not_more_than_smallest_other_hand() -> None:
@@ -171,7 +171,7 @@ def test_r6_lead_not_more_than_smallest_other_hand() -> None:
     deal._hands[1] = deal._hands[1][:2]
     with pytest.raises(IllegalMoveError, match=r"smallest hand, 2 \(R6\)"):
         deal.apply(move(0, "6H 7H 8H"))
-    assert all(len(m.cards) <= 2 for m in deal.legal_moves())
+    assert all(len(m.cards) <= 2 for m in deal.legal_actions())
     deal.apply(move(0, "6H 7H"))
 
 
@@ -180,9 +180,9 @@ def test_r6_late_in_the_deal_leads_shrink_with_the_hands() -> None:
     deal = Deal.start(2, tuple(rng.sample(DECK, 36)), 0)
     while not deal.finished:
         if deal.table == () and len(deal.hand(deal.turn or 0)) < 3:
-            sizes = {len(m.cards) for m in deal.legal_moves()}
+            sizes = {len(m.cards) for m in deal.legal_actions()}
             assert max(sizes) <= len(deal.hand(deal.turn or 0))
-        deal.apply(rng.choice(deal.legal_moves()))
+        deal.apply(rng.choice(deal.legal_actions()))
 
 
 # --- R7 answers and claimants ------------------------------------------------------------
@@ -194,7 +194,7 @@ def test_r7_worked_example_partial_cover_keeps_claimant() -> None:
     # A♥ beats 10♥ but Q♥ does not beat K♥: it cannot be declared a beat ...
     with pytest.raises(IllegalMoveError, match="do not beat every claimant card"):
         deal.apply(move(1, "AH QH", True))
-    assert move(1, "AH QH", True) not in deal.legal_moves()
+    assert move(1, "AH QH", True) not in deal.legal_actions()
     # ... and as a discard the leader keeps the trick.
     trick = deal.apply(move(1, "AH QH", False))
     assert trick is not None and trick.winner == 0
@@ -205,7 +205,7 @@ def test_r7_worked_example_partial_cover_keeps_claimant() -> None:
 def test_r7_worked_example_trump_cover_takes_trick() -> None:
     deal = two_player_example()
     deal.apply(move(0, "10H KH"))
-    assert move(1, "AH 6C", True) in deal.legal_moves()
+    assert move(1, "AH 6C", True) in deal.legal_actions()
     trick = deal.apply(move(1, "AH 6C", True))
     assert trick is not None and trick.winner == 1
     assert deal.points == [0, 25] and deal.turn == 1 and deal.leader == 1
@@ -233,7 +233,7 @@ def test_r7_covers_needs_every_card_beaten() -> None:
 def test_r7_discard_always_legal_even_if_it_could_beat() -> None:
     deal = two_player_example()
     deal.apply(move(0, "10H KH"))
-    assert move(1, "AH 6C", False) in deal.legal_moves()
+    assert move(1, "AH 6C", False) in deal.legal_actions()
     trick = deal.apply(move(1, "AH 6C", False))
     assert trick is not None and trick.winner == 0
 
@@ -244,9 +244,9 @@ def test_r7_answer_with_exactly_as_many_cards() -> None:
     for codes in ["AH", "AH QH 6C"]:
         with pytest.raises(IllegalMoveError, match=r"exactly 2 card\(s\) \(R7\)"):
             deal.apply(move(1, codes, False))
-    assert {len(m.cards) for m in deal.legal_moves()} == {2}
+    assert {len(m.cards) for m in deal.legal_actions()} == {2}
     # no obligation to follow suit: 9♦ with a heart is fine as a discard
-    assert move(1, "QH 9D", False) in deal.legal_moves()
+    assert move(1, "QH 9D", False) in deal.legal_actions()
 
 
 def three_player_chain() -> Deal:
@@ -268,8 +268,8 @@ def test_r7_three_players_next_must_beat_new_claimant() -> None:
     # K♥ beats the led 9♥ but not the new claimant's 10♥
     with pytest.raises(IllegalMoveError, match="do not beat"):
         deal.apply(move(2, "KH", True))
-    assert move(2, "KH", True) not in deal.legal_moves()
-    assert move(2, "AH", True) in deal.legal_moves()
+    assert move(2, "KH", True) not in deal.legal_actions()
+    assert move(2, "AH", True) in deal.legal_actions()
     trick = deal.apply(move(2, "AH", True))
     assert trick is not None and trick.winner == 2
     assert deal.points == [0, 0, 0 + 10 + 11]
@@ -313,7 +313,7 @@ def test_r7_four_players_claimant_chain() -> None:
         deal.apply(move(3, "JS QS", True))
     deal.apply(move(3, "JS QS", False))
     assert deal.claimant == 2
-    assert move(0, "AS 6C", True) in deal.legal_moves()
+    assert move(0, "AS 6C", True) in deal.legal_actions()
     deal.apply(move(0, "AS 6C", True))
     assert deal.claimant is None  # the trick is complete and taken
     assert deal.last_trick is not None and deal.last_trick.winner == 0
@@ -355,7 +355,7 @@ def test_r10_trump_card_drawn_last() -> None:
     while deal.stock_size > 0:
         assert deal.trump_card not in [c for s in range(2) for c in deal.hand(s)]
         assert deal.view(0).trump_card_in_stock
-        deal.apply(rng.choice(deal.legal_moves()))
+        deal.apply(rng.choice(deal.legal_actions()))
     holder = deal.view(1).trump_card_drawn_by
     assert holder is not None and not deal.view(0).trump_card_in_stock
     assert deal.trump_card in deal.hand(holder) or deal.trump_card in deal.view(0).seen_cards
@@ -365,9 +365,9 @@ def test_r11_deal_ends_when_hands_are_empty() -> None:
     deal = random_deal(Deal.start(3, DECK, 0), random.Random(4))
     assert deal.finished and deal.turn is None
     assert deal.hand_sizes() == (0, 0, 0) and deal.stock_size == 0
-    assert deal.legal_moves() == []
+    assert deal.legal_actions() == []
     with pytest.raises(GameOverError, match="the deal is over"):
-        deal.apply(Move(0, (C("AS"),)))
+        deal.apply(Action(0, (C("AS"),)))
     result = deal.result()
     assert deal.last_trick is not None and result.last_trick == deal.last_trick.winner
 
@@ -422,13 +422,13 @@ def test_r13_penalty_table(points: tuple[int, ...], penalties: tuple[int, ...]) 
         (move(1, "AH"), "it is seat 0's turn, not seat 1's"),
         (move(0, "AS"), "seat 0 does not hold AS"),
         (move(0, "10H 10H"), "the same card is played twice"),
-        (Move(0, ()), "needs at least one card"),
+        (Action(0, ()), "needs at least one card"),
         (move(0, "10H 7S"), "one suit"),
         (move(0, "10H", True), "a lead is neither a beat nor a discard"),
         (move(0, "10H", False), "a lead is neither a beat nor a discard"),
     ],
 )
-def test_illegal_lead_refused_and_changes_nothing(bad: Move, reason: str) -> None:
+def test_illegal_lead_refused_and_changes_nothing(bad: Action, reason: str) -> None:
     deal = two_player_example()
     before = snapshot(deal)
     with pytest.raises(IllegalMoveError, match=reason):
@@ -447,7 +447,7 @@ def test_illegal_lead_refused_and_changes_nothing(bad: Move, reason: str) -> Non
         (move(0, "7S 8S", False), "seat 1's turn"),
     ],
 )
-def test_illegal_answer_refused_and_changes_nothing(bad: Move, reason: str) -> None:
+def test_illegal_answer_refused_and_changes_nothing(bad: Action, reason: str) -> None:
     deal = two_player_example()
     deal.apply(move(0, "10H KH"))
     before = snapshot(deal)
@@ -460,7 +460,7 @@ def test_every_legal_move_is_accepted_and_others_checked() -> None:
     rng = random.Random(11)
     deal = Deal.start(3, tuple(rng.sample(DECK, 36)), 2)
     while not deal.finished:
-        legal = deal.legal_moves()
+        legal = deal.legal_actions()
         for m in legal:
             deal.check(m)
         deal.apply(rng.choice(legal))

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import DECK, Card, IllegalMoveError
-from engine.burkozel import Deal, Move, RuleSet, Series, from_record, replay, report, to_record
+from engine.burkozel import Action, Deal, Rules, Series, from_record, replay, report, to_record
 from tests.support.burkozel import all_legal, assert_views_private, cards_in_play, view_cards
 from tests.support.strategies import lumpy_decks, table_rules
 
@@ -29,7 +29,7 @@ def assert_no_closed_leak(deal: Deal) -> None:
     table=table_rules(), decks=st.lists(lumpy_decks(), min_size=3, max_size=3), seed=st.integers()
 )
 def test_cards_conserved_and_views_private_under_any_switches(
-    table: tuple[int, RuleSet], decks: list[tuple[Card, ...]], seed: int
+    table: tuple[int, Rules], decks: list[tuple[Card, ...]], seed: int
 ) -> None:
     players, rules = table
     rng = random.Random(seed)
@@ -59,30 +59,30 @@ def test_cards_conserved_and_views_private_under_any_switches(
         assert all(result.penalties[s] == 0 for s in range(players) if s not in deal.seats_in)
 
 
-def candidates(deal: Deal, rng: random.Random) -> list[Move]:
+def candidates(deal: Deal, rng: random.Random) -> list[Action]:
     """Random moves of every kind by any seat: many illegal, some legal."""
     found = []
     for seat in range(deal.players):
         hand = deal.hand(seat)
-        found.append(Move(seat, (), show=rng.choice(["bura", "moscow"])))
+        found.append(Action(seat, (), show=rng.choice(["bura", "moscow"])))
         if not hand:
             continue
         cards = tuple(rng.sample(hand, rng.randint(1, len(hand))))
-        found.append(Move(seat, cards, rng.choice([None, True, False])))
-        found.append(Move(seat, cards, stop=True))
-        found.append(Move(seat, tuple(hand), stop=True))
-        found.append(Move(seat, tuple(hand)))
+        found.append(Action(seat, cards, rng.choice([None, True, False])))
+        found.append(Action(seat, cards, stop=True))
+        found.append(Action(seat, tuple(hand), stop=True))
+        found.append(Action(seat, tuple(hand)))
     return found
 
 
-def key(move: Move) -> tuple[int, frozenset[Card], bool | None, str | None, bool]:
+def key(move: Action) -> tuple[int, frozenset[Card], bool | None, str | None, bool]:
     return (move.seat, frozenset(move.cards), move.beat, move.show, move.stop)
 
 
 @settings(max_examples=100, deadline=None)
 @given(table=table_rules(), deck=lumpy_decks(), seed=st.integers())
 def test_every_legal_move_accepted_every_illegal_refused(
-    table: tuple[int, RuleSet], deck: tuple[Card, ...], seed: int
+    table: tuple[int, Rules], deck: tuple[Card, ...], seed: int
 ) -> None:
     players, rules = table
     rng = random.Random(seed)
@@ -118,7 +118,7 @@ def test_every_legal_move_accepted_every_illegal_refused(
 @settings(max_examples=80, deadline=None)
 @given(table=table_rules(), seed=st.integers(), stop=st.one_of(st.none(), st.integers(0, 300)))
 def test_replay_deterministic_under_any_switches(
-    table: tuple[int, RuleSet], seed: int, stop: int | None
+    table: tuple[int, Rules], seed: int, stop: int | None
 ) -> None:
     players, rules = table
     rng = random.Random(seed)

@@ -9,10 +9,10 @@ import pytest
 
 from engine import DECK, IllegalMoveError, parse_cards
 from engine.burkozel import (
+    Action,
     Deal,
     DealResult,
-    Move,
-    RuleSet,
+    Rules,
     Series,
     penalties_for,
     replay,
@@ -29,7 +29,7 @@ from tests.support.burkozel import (
     random_series,
 )
 
-CLOSED = RuleSet(discards="closed")
+CLOSED = Rules(discards="closed")
 
 
 # --- B1 closed discards ------------------------------------------------------
@@ -60,7 +60,7 @@ def test_b1_closed_discard_seen_only_by_its_owner_until_the_deal_is_scored() -> 
     assert parse_cards(["KD"])[0] not in group.seen_cards and group.points is None
     rng = random.Random(1)
     while not deal.finished:
-        deal.apply(rng.choice(deal.legal_moves()))
+        deal.apply(rng.choice(deal.legal_actions()))
     end = deal.view(0)  # scored: every trick is shown
     assert end.points == tuple(deal.points) and sum(end.known_points) == 120
     assert parse_cards(["KD"])[0] in end.seen_cards
@@ -76,13 +76,13 @@ def test_b1_open_discards_are_seen_by_all_r8() -> None:
 
 # --- B2 max lead 4 -------------------------------------------------------------
 
-FOUR = RuleSet(max_lead=4)
+FOUR = Rules(max_lead=4)
 
 
 def test_b2_no_lead_of_four_in_the_first_trick() -> None:
     deck = build_deck(2, 1, [["6H", "7H", "8H", "9H"], ["KD", "QD", "JS", "10S"]], "6C")
     deal = Deal.start(2, deck, 1, FOUR)
-    assert max(len(m.cards) for m in deal.legal_moves()) == 3
+    assert max(len(m.cards) for m in deal.legal_actions()) == 3
     with pytest.raises(IllegalMoveError, match="at most 3 cards from the second trick"):
         deal.apply(move(0, "6H 7H 8H 9H"))
 
@@ -90,9 +90,9 @@ def test_b2_no_lead_of_four_in_the_first_trick() -> None:
 def test_b2_lead_of_four_from_the_second_trick_answered_with_four() -> None:
     deal = after_first_trick([["6H", "7H", "8H", "9H"], ["KD", "QD", "JS", "10S"]], "6C", FOUR)
     four = move(0, "6H 7H 8H 9H")
-    assert four in deal.legal_moves()
+    assert four in deal.legal_actions()
     deal.apply(four)
-    assert {len(m.cards) for m in deal.legal_moves()} == {4}
+    assert {len(m.cards) for m in deal.legal_actions()} == {4}
     with pytest.raises(IllegalMoveError, match="exactly 4"):
         deal.apply(move(1, "KD", False))
 
@@ -101,14 +101,14 @@ def test_b2_four_must_be_one_suit_and_base_stays_three() -> None:
     deal = after_first_trick([["6H", "7H", "8H", "9S"], ["KD", "QD", "JS", "10S"]], "6C", FOUR)
     with pytest.raises(IllegalMoveError, match="one suit"):
         deal.apply(move(0, "6H 7H 8H 9S"))
-    base = after_first_trick([["6H", "7H", "8H", "9H"], ["KD", "QD", "JS", "10S"]], "6C", RuleSet())
+    base = after_first_trick([["6H", "7H", "8H", "9H"], ["KD", "QD", "JS", "10S"]], "6C", Rules())
     with pytest.raises(IllegalMoveError, match="at most 3 cards"):
         base.apply(move(0, "6H 7H 8H 9H"))
 
 
 # --- B3 elimination --------------------------------------------------------------
 
-ELIM = RuleSet(series_end="elimination")
+ELIM = Rules(series_end="elimination")
 
 
 def test_b3_dealing_and_turns_skip_seats_that_are_out() -> None:
@@ -121,11 +121,11 @@ def test_b3_dealing_and_turns_skip_seats_that_are_out() -> None:
     assert deal.dealer == 0 and deal.leader == 2 and deal.turn == 2
     assert deal.hand_sizes() == (4, 0, 4, 4) and deal.stock_size == 36 - 12
     with pytest.raises(IllegalMoveError, match="not playing"):
-        deal.apply(Move(1, (DECK[0],)))
+        deal.apply(Action(1, (DECK[0],)))
     rng = random.Random(5)
     while not deal.finished:
         assert deal.turn != 1
-        series.apply(rng.choice(deal.legal_moves()))
+        series.apply(rng.choice(deal.legal_actions()))
     result = deal.result()
     assert result.points[1] == 0 and result.penalties[1] == 0 and sum(result.points) == 120
     # three still in: the threshold is 21 (R13 for three)
@@ -136,7 +136,7 @@ def test_b3_dealing_and_turns_skip_seats_that_are_out() -> None:
 def test_b3_threshold_of_the_number_still_in() -> None:
     pens, _ = score_deal((95, 0, 0, 25), ELIM, (0, 3))
     assert pens == (0, 0, 0, 4)  # two still in: 25 is below 31
-    pens, _ = score_deal((95, 0, 0, 25), RuleSet(), (0, 1, 2, 3))
+    pens, _ = score_deal((95, 0, 0, 25), Rules(), (0, 1, 2, 3))
     assert pens == (0, 6, 6, 2)
 
 
@@ -172,7 +172,7 @@ def test_b3_elimination_in_the_middle_of_a_four_player_series_down_to_the_last()
 
 # --- B4 winner takes -------------------------------------------------------------
 
-TAKES = RuleSet(scoring="winner_takes")
+TAKES = Rules(scoring="winner_takes")
 
 
 @pytest.mark.parametrize(
@@ -201,7 +201,7 @@ def test_b4_credits_doubled_after_a_tie_never_more() -> None:
     assert deal.stakes == 2
     rng = random.Random(2)
     while not deal.finished:
-        series.apply(rng.choice(deal.legal_moves()))
+        series.apply(rng.choice(deal.legal_actions()))
     result = deal.result()
     single, tied = score_deal(result.points, TAKES, (0, 1))
     assert not tied and result.penalties == tuple(2 * c for c in single) and max(single) > 0
@@ -235,7 +235,7 @@ def test_b4_series_played_to_the_end() -> None:
 
 # --- B5 pairs ----------------------------------------------------------------------
 
-PAIRS = RuleSet(teams="pairs")
+PAIRS = Rules(teams="pairs")
 
 
 def test_b5_partners_pool_scores_with_two_player_thresholds() -> None:
@@ -245,7 +245,7 @@ def test_b5_partners_pool_scores_with_two_player_thresholds() -> None:
     assert score_deal((50, 5, 45, 20), PAIRS, range(4))[0] == (0, 4, 0, 4)
     assert score_deal((0, 60, 0, 60), PAIRS, range(4))[0] == (6, 0, 6, 0)
     assert score_deal((30, 30, 30, 30), PAIRS, range(4)) == ((0, 0, 0, 0), True)
-    both = RuleSet(teams="pairs", scoring="winner_takes")
+    both = Rules(teams="pairs", scoring="winner_takes")
     assert score_deal((50, 20, 30, 20), both, range(4))[0] == (2, 0, 2, 0)
 
 
@@ -269,7 +269,7 @@ def test_b5_reports_each_seats_own_points() -> None:
 
 
 def test_b5_and_b6_and_b1_and_b2_together() -> None:
-    rules = RuleSet(teams="pairs", combinations="on", discards="closed", max_lead=4)
+    rules = Rules(teams="pairs", combinations="on", discards="closed", max_lead=4)
     series = random_series(4, 3, rules=rules)
     assert series.finished
     out = replay(json.loads(json.dumps(to_record(series))))
@@ -279,7 +279,7 @@ def test_b5_and_b6_and_b1_and_b2_together() -> None:
 
 def test_every_move_offered_is_for_a_seat_that_may_act() -> None:
     deal = after_first_trick(
-        [["7S", "8D", "9D", "9H"], ["6H", "7H", "10H", "AH"]], "6C", RuleSet(combinations="on")
+        [["7S", "8D", "9D", "9H"], ["6H", "7H", "10H", "AH"]], "6C", Rules(combinations="on")
     )
     assert {m.seat for m in all_legal(deal)} == {0, 1}
 
@@ -298,7 +298,7 @@ def test_b3_dealer_is_the_seat_still_in_before_the_leader() -> None:
 
 def test_b4_most_credits_win_and_ties_share() -> None:
     # One deal credits one side, so a shared top is the B5 pair's.
-    series = Series(4, RuleSet(scoring="winner_takes", teams="pairs"))
+    series = Series(4, Rules(scoring="winner_takes", teams="pairs"))
     series.results += [
         DealResult((0,) * 4, (0, 8, 0, 8), 0),
         DealResult((0,) * 4, (12, 0, 12, 0), 0),

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from engine import DECK, Card, IllegalMoveError
 from engine.burkozel import (
+    Action,
     Deal,
-    Move,
     Series,
     from_record,
     penalties_for,
@@ -39,7 +39,7 @@ def test_invariants_at_every_step(
         if not deal.table:  # R10: hands are equal at each lead
             assert len(set(deal.hand_sizes())) == 1
             assert deal.hand_sizes()[0] in (1, 2, 3, 4)
-        legal = deal.legal_moves()
+        legal = deal.legal_actions()
         assert legal and all(m.seat == deal.turn for m in legal)
         deal.apply(legal[data.draw(st.integers(0, len(legal) - 1))])
         steps += 1
@@ -63,12 +63,12 @@ def test_check_agrees_with_legal_moves(
     while not deal.finished:
         seat = deal.turn
         assert seat is not None
-        legal = set(deal.legal_moves())
+        legal = set(deal.legal_actions())
         hand = deal.hand(seat)
         size = data.draw(st.integers(1, min(4, len(hand))))
         cards = tuple(rng.sample(hand, size))
         beat = None if not deal.table else data.draw(st.booleans())
-        candidate = Move(seat, cards, beat)
+        candidate = Action(seat, cards, beat)
         if frozenset(cards) in {frozenset(m.cards) for m in legal if m.beat == beat}:
             deal.check(candidate)
         else:
@@ -96,7 +96,7 @@ def test_same_deck_same_moves_same_result(
     rng = random.Random(seed)
     first = Deal.start(players, deck, dealer % players)
     while not first.finished:
-        first.apply(rng.choice(first.legal_moves()))
+        first.apply(rng.choice(first.legal_actions()))
     again = Deal.start(players, deck, dealer % players).replay(list(first.history))
     assert again.result() == first.result()
     assert again.won_cards == first.won_cards
@@ -117,7 +117,7 @@ def test_record_replay_round_trips(players: int, dealer: int, seed: int, stop: i
     moves = 0
     while not series.finished and (stop is None or moves < stop):
         deal = series.current or series.start_deal(tuple(rng.sample(DECK, 36)))
-        series.apply(rng.choice(deal.legal_moves()))
+        series.apply(rng.choice(deal.legal_actions()))
         moves += 1
     record = json.loads(json.dumps(to_record(series)))
     assert replay(record) == report(series)

@@ -9,14 +9,14 @@ from typing import Any
 import pytest
 
 from engine import RecordError
-from engine.burkozel import Move, RuleSet, from_record, replay, report, to_record
+from engine.burkozel import Action, Rules, from_record, replay, report, to_record
 from tests.support.burkozel import after_first_trick, shown_series
 from tests.support.cli import run
 
 
 def record_with(moves_extra: list[dict[str, Any]]) -> dict[str, Any]:
     """A two-player record at the second trick (seat 1 holds бура), plus ``moves_extra``."""
-    rules = RuleSet(combinations="on")
+    rules = Rules(combinations="on")
     deal = after_first_trick([["7S", "8D", "9D", "9H"], ["AC", "KC", "QC", "JC"]], "6C", rules)
     record = {
         "format": "burkozel-record/1",
@@ -42,7 +42,7 @@ def test_show_move_in_a_record_replays_with_outcome() -> None:
     assert out["deals"][0]["shown_by"] == 1  # whose combination won (C1)
     series = from_record(record)
     assert to_record(series) == record
-    assert series.deals[0].history[-1] == Move(1, (), show="bura")
+    assert series.deals[0].history[-1] == Action(1, (), show="bura")
 
 
 def test_replay_names_the_seat_whose_moscow_beat_the_shown_bura() -> None:
@@ -65,7 +65,7 @@ def test_played_outcome_and_base_output_unchanged() -> None:
     record = record_with([{"seat": 0, "cards": ["7S"]}, {"seat": 1, "cards": ["AC"], "beat": True}])
     series = from_record(record)
     while series.current is not None:
-        series.apply(series.current.legal_moves()[0])
+        series.apply(series.current.legal_actions()[0])
     assert report(series).to_json()["deals"][0]["outcome"] in ("played", "bura", "moscow")
     record["rules"] = {}
     del record["deals"][0]["moves"][2:]
@@ -74,10 +74,10 @@ def test_played_outcome_and_base_output_unchanged() -> None:
 
 
 def test_stop_move_round_trips() -> None:
-    rules = RuleSet(combinations="on")
+    rules = Rules(combinations="on")
     deal = after_first_trick([["7S", "8D", "9D", "9H"], ["6H", "7H", "10H", "AH"]], "6C", rules)
-    stop = Move(1, deal.hand(1), stop=True)
-    assert Move.from_json(stop.to_json()) == stop
+    stop = Action(1, deal.hand(1), stop=True)
+    assert Action.from_json(stop.to_json()) == stop
     assert stop.to_json()["stop"] is True
 
 

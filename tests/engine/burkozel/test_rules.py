@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from engine import RuleSetError, shuffled_deck
-from engine.burkozel import BASE_RULES, Deal, RuleSet, Series
+from engine.burkozel import BASE_RULES, Deal, Rules, Series
 
 
 def test_base_values() -> None:
-    assert RuleSet() == BASE_RULES
+    assert Rules() == BASE_RULES
     assert BASE_RULES.discards == "open"
     assert BASE_RULES.max_lead == 3
     assert BASE_RULES.series_end == "first_to_12"
@@ -21,16 +21,16 @@ def test_base_values() -> None:
 
 def test_base_to_dict_is_empty_and_round_trips() -> None:
     assert BASE_RULES.to_dict() == {}
-    assert RuleSet.from_dict({}) == BASE_RULES
-    rules = RuleSet(discards="closed", max_lead=4)
+    assert Rules.from_dict({}) == BASE_RULES
+    rules = Rules(discards="closed", max_lead=4)
     assert rules.to_dict() == {"discards": "closed", "max_lead": 4}
-    assert RuleSet.from_dict(rules.to_dict()) == rules
-    assert RuleSet.from_dict({"discards": "open"}).to_dict() == {}
+    assert Rules.from_dict(rules.to_dict()) == rules
+    assert Rules.from_dict({"discards": "open"}).to_dict() == {}
 
 
 def test_unknown_switch_rejected() -> None:
     with pytest.raises(RuleSetError, match="unknown rule switch 'trumps'"):
-        RuleSet.from_dict({"trumps": "on"})
+        Rules.from_dict({"trumps": "on"})
 
 
 @pytest.mark.parametrize(
@@ -40,12 +40,12 @@ def test_unknown_switch_rejected() -> None:
 def test_bad_value_rejected(data: dict[str, object]) -> None:
     name = next(iter(data))
     with pytest.raises(RuleSetError, match=f"rule '{name}' cannot be"):
-        RuleSet.from_dict(data)
+        Rules.from_dict(data)
 
 
 def test_rules_must_be_an_object() -> None:
     with pytest.raises(RuleSetError, match="object"):
-        RuleSet.from_dict(["discards"])  # type: ignore[arg-type]
+        Rules.from_dict(["discards"])  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -60,7 +60,7 @@ def test_rules_must_be_an_object() -> None:
     ],
 )
 def test_every_switch_value_is_played(switch: str, value: object) -> None:
-    rules = RuleSet.from_dict({switch: value})
+    rules = Rules.from_dict({switch: value})
     assert rules.unsupported() == []
     deal = Deal.start(4, shuffled_deck(1), 0, rules)
     assert deal.rules == rules and Series(4, rules).rules == rules
@@ -75,12 +75,12 @@ def test_every_switch_value_is_played(switch: str, value: object) -> None:
 )
 def test_b3_needs_penalty_scoring_and_no_teams(data: dict[str, object], message: str) -> None:
     with pytest.raises(RuleSetError, match=message):
-        RuleSet.from_dict(data)
+        Rules.from_dict(data)
 
 
 @pytest.mark.parametrize("players", [2, 3])
 def test_b5_pairs_need_four_players(players: int) -> None:
-    rules = RuleSet(teams="pairs")
+    rules = Rules(teams="pairs")
     with pytest.raises(RuleSetError, match="needs exactly 4 players"):
         Series(players, rules)
     with pytest.raises(RuleSetError, match="needs exactly 4 players"):
@@ -88,6 +88,6 @@ def test_b5_pairs_need_four_players(players: int) -> None:
 
 
 def test_threshold() -> None:
-    assert RuleSet.threshold(2) == 31
-    assert RuleSet.threshold(3) == 21
-    assert RuleSet.threshold(4) == 21
+    assert Rules.threshold(2) == 31
+    assert Rules.threshold(3) == 21
+    assert Rules.threshold(4) == 21

@@ -53,7 +53,7 @@ def test_cannot_start_a_deal_while_one_is_played() -> None:
 
 def test_apply_without_a_deal_is_an_error() -> None:
     with pytest.raises(GameOverError, match="no deal is being played"):
-        Series(2).apply(Series(2).start_deal(DECK).legal_moves()[0])
+        Series(2).apply(Series(2).start_deal(DECK).legal_actions()[0])
 
 
 def test_bad_series() -> None:

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.games.bura.game import BURA, declaration_may_win
+from bot.games.bura.game import BURA_BOT, declaration_may_win
 from bot.games.bura.keyboard import hand_keyboard
 from bot.games.bura.screens import hand_text
 from bot.i18n import plain, texts
@@ -23,8 +23,8 @@ from bot.service.core import BY_ITSELF_AFTER
 from bot.views.callbacks import PlayCb
 from engine.bura.actions import Declare
 from engine.bura.deal import DECLARE
-from engine.bura.rules import SWITCHES, BuraRules
-from engine.bura.series import BuraSeries
+from engine.bura.rules import SWITCHES, Rules
+from engine.bura.series import Series
 from engine.cards import DECK
 from storage import Backend, Game, OutboxItem, open_storage
 from tests.bot.games.burkozel.test_house_screens import game_of
@@ -241,11 +241,11 @@ def test_d5_the_draw_at_once_never_takes_a_winning_declaration_away(
     """Wherever the draw would come at once, declaring would not have won (D5); where a
     pile's cards are all open (D3 open), it waits exactly when declaring wins."""
     rng = random.Random(seed)
-    series = BuraSeries(players, BuraRules(**switches), first_dealer=0)
+    series = Series(players, Rules(**switches), first_dealer=0)
     deal = series.start_deal(deck)
     while not deal.finished:
         if deal.phase == DECLARE:
-            coming = BURA.by_itself(series)
+            coming = BURA_BOT.by_itself(series)
             assert coming is not None and coming.action == Declare(deal.turn, False)
             trial = deal.copy()
             trial.apply(Declare(deal.turn, True))
@@ -255,19 +255,19 @@ def test_d5_the_draw_at_once_never_takes_a_winning_declaration_away(
             if not deal.view(deal.turn).piles[deal.turn].closed_by:
                 assert coming.at_once != wins
         else:
-            assert BURA.by_itself(series) is None
+            assert BURA_BOT.by_itself(series) is None
         deal.apply(rng.choice(all_actions(deal)))
 
 
 def test_d5_the_judgement_reads_only_the_takers_view() -> None:
     """Two deals alike to the taker but for what its face-down cards are: the same
     judgement (whether the draw waits tells the taker nothing new)."""
-    rules = BuraRules(molodka="off")
+    rules = Rules(molodka="off")
     low = bura_deck(2, 0, ["6H 7H 8H", "AS 10S KS"], "6D", "AH 10H 9C 7C")
     high = bura_deck(2, 0, ["AH 10H KH", "AS 10S KS"], "6D", "6H 7H 9C 7C")
     seen, judged, counts = [], [], []
     for deck, discards in ((low, "6H 7H 8H"), (high, "AH 10H KH")):
-        series = BuraSeries(2, rules, first_dealer=0)
+        series = Series(2, rules, first_dealer=0)
         deal = series.start_deal(deck)
         deal.apply(next(a for a in deal.legal_actions(1) if len(getattr(a, "cards", ())) == 3))
         (answer,) = [
@@ -277,7 +277,7 @@ def test_d5_the_judgement_reads_only_the_takers_view() -> None:
         ]
         deal.apply(answer)
         seen.append(deal.view(1))
-        judged.append(BURA.by_itself(series))
+        judged.append(BURA_BOT.by_itself(series))
         counts.append(deal.points()[1])
     assert counts == [25, 50]  # a false declaration, a winning one (D5)
     assert seen[0] == seen[1]
@@ -287,17 +287,17 @@ def test_d5_the_judgement_reads_only_the_takers_view() -> None:
 # --- what the taker and the others are told ------------------------------------------
 
 
-def a_declare_moment(last: bool, players: int = 2) -> BuraSeries:
+def a_declare_moment(last: bool, players: int = 2) -> Series:
     """A seeded random deal stopped where a trick was just taken (the deal's last one,
     or one with a draw to follow) and its taker may still declare with a chance."""
     for seed in range(500):
         rng = random.Random(seed)
-        series = BuraSeries(players, BuraRules(), first_dealer=0)
+        series = Series(players, Rules(), first_dealer=0)
         deck = list(DECK)
         rng.shuffle(deck)
         deal = series.start_deal(deck)
         while not deal.finished:
-            coming = BURA.by_itself(series)
+            coming = BURA_BOT.by_itself(series)
             if coming is not None and not coming.at_once and deal.last_trick_taken() == last:
                 return series
             options = [a for a in all_actions(deal) if a != Declare(deal.turn, True)]

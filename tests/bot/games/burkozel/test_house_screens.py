@@ -10,18 +10,18 @@ from dataclasses import replace
 import pytest
 
 from bot.games.base import ForgedAction
-from bot.games.burkozel.game import BURKOZEL
+from bot.games.burkozel.game import BURKOZEL_BOT
 from bot.games.burkozel.keyboard import hand_keyboard
 from bot.games.burkozel.screens import hand_text, table_text
 from bot.i18n import plain, texts
 from bot.views.lobby import lobby_text
 from engine import parse_cards, shuffled_deck
-from engine.burkozel import Move, RuleSet, Series
+from engine.burkozel import Action, Rules, Series
 from engine.burkozel.scoring import sides
 from storage import Game, Seat
 from tests.support.burkozel import after_first_trick, build_deck, move, shown_series
 
-ON = RuleSet(combinations="on")
+ON = Rules(combinations="on")
 PLAIN0 = ["7S", "8D", "9D", "9H"]
 T = texts("en")
 
@@ -59,14 +59,14 @@ def test_c1_show_button_only_for_the_holder_on_their_turn_and_parsed_to_the_show
     game = game_of(2, {"combinations": "on"})
     assert labels(hand_keyboard(T, game, deal, 0, [])) == [("🃏 Show бура", "p:7:3:s:")]
     assert labels(hand_keyboard(T, game, deal, 1, [])) == []
-    assert BURKOZEL.parse_action(deal, 0, "s", ()) == Move(0, (), show="bura")
+    assert BURKOZEL_BOT.parse_action(deal, 0, "s", ()) == Action(0, (), show="bura")
     with pytest.raises(ForgedAction):
-        BURKOZEL.parse_action(deal, 1, "s", ())  # nothing to show: forged
+        BURKOZEL_BOT.parse_action(deal, 1, "s", ())  # nothing to show: forged
     # Auto-play for a human never shows (the timer ran out: an ordinary lead).
     series = Series(2, ON)
     series.deals.append(deal)
-    assert BURKOZEL.stand_in_action(series, 0).show is None
-    assert BURKOZEL.computer_action("easy", 1, series, 0).show == "bura"  # a computer does
+    assert BURKOZEL_BOT.stand_in_action(series, 0).show is None
+    assert BURKOZEL_BOT.computer_action("easy", 1, series, 0).show == "bura"  # a computer does
 
 
 def test_c3_stop_button_for_the_stopper_off_turn_and_its_lead_out_of_turn() -> None:
@@ -75,19 +75,19 @@ def test_c3_stop_button_for_the_stopper_off_turn_and_its_lead_out_of_turn() -> N
     game = game_of(2, {"combinations": "on"})
     ((label, data),) = labels(hand_keyboard(T, game, deal, 1, []))
     assert label.startswith("✋ Stop! I lead") and data == "p:7:3:o:6H.7H.10H.AH"
-    stop = BURKOZEL.parse_action(deal, 1, "o", parse_cards(molodka))
-    assert stop == Move(1, parse_cards(molodka), stop=True)
+    stop = BURKOZEL_BOT.parse_action(deal, 1, "o", parse_cards(molodka))
+    assert stop == Action(1, parse_cards(molodka), stop=True)
     with pytest.raises(ValueError):  # not the whole hand
-        BURKOZEL.parse_action(deal, 1, "o", parse_cards(molodka[:3]))
+        BURKOZEL_BOT.parse_action(deal, 1, "o", parse_cards(molodka[:3]))
     series = Series(2, ON)
     series.deals.append(deal)
-    assert BURKOZEL.computer_action("hard", 1, series, 1).stop  # a computer stopper takes it
+    assert BURKOZEL_BOT.computer_action("hard", 1, series, 1).stop  # a computer stopper takes it
     deal.apply(stop)
     assert hand_keyboard(T, game, deal, 1, []) is None  # all four led: no button left
 
 
 def test_b5_pairs_table_shows_the_teams_and_each_hand_its_partner() -> None:
-    rules = RuleSet(teams="pairs")
+    rules = Rules(teams="pairs")
     series = Series(4, rules)
     deal = series.start_deal(shuffled_deck(seed=5))
     game = game_of(4, {"teams": "pairs"})
@@ -104,35 +104,35 @@ def test_b5_the_lobby_shows_the_pairs_as_seats_fill_and_they_are_the_games_pairs
     full = game_of(4, {"teams": "pairs"})
     for language, free in (("en", "(free)"), ("ru", "(свободно)")):
         t = texts(language)
-        lobby = plain(lobby_text(t, replace(full, seats=full.seats[:1]), BURKOZEL))
+        lobby = plain(lobby_text(t, replace(full, seats=full.seats[:1]), BURKOZEL_BOT))
         assert f"1. P0 <&> & 3. {free}" in lobby and f"2. {free} & 4. {free}" in lobby
-        lobby = plain(lobby_text(t, replace(full, seats=full.seats[:3]), BURKOZEL))
+        lobby = plain(lobby_text(t, replace(full, seats=full.seats[:3]), BURKOZEL_BOT))
         assert "1. P0 <&> & 3. P2 <&>" in lobby and f"2. P1 <&> & 4. {free}" in lobby
-    lobby = plain(lobby_text(T, full, BURKOZEL)).splitlines()
+    lobby = plain(lobby_text(T, full, BURKOZEL_BOT)).splitlines()
     shown = [line for line in lobby if line.startswith("👥 Pair")]
     assert shown == ["👥 Pair 1: 1. P0 <&> & 3. P2 <&>", "👥 Pair 2: 2. P1 <&> & 4. P3 <&>"]
     # Nor does it say two players may start: pairs play four (Start refuses fewer, B5).
     assert "any player can start once there are four" in "\n".join(lobby)
     assert "once there are two" not in "\n".join(lobby)
     # After Start (the same seats, in the same order): the table's pairs and the scoring's.
-    series = Series(4, RuleSet(teams="pairs"))
+    series = Series(4, Rules(teams="pairs"))
     series.start_deal(shuffled_deck(seed=5))
     table = plain(table_text(T, full, series, turn_seconds=None))
     assert "👥 Pair 1: P0 <&> & P2 <&> — 0" in table and "👥 Pair 2: P1 <&> & P3 <&> — 0" in table
     assert sides(series.rules, range(4)) == [(0, 2), (1, 3)]
     # Without pairs the lobby lists the seats as ever, no pairs.
-    solo = plain(lobby_text(T, game_of(4), BURKOZEL))
+    solo = plain(lobby_text(T, game_of(4), BURKOZEL_BOT))
     assert "Pair" not in solo and "4. P3 <&>" in solo and "once there are two" in solo
 
 
 def test_b4_credits_are_named_and_a_doubled_deal_announced() -> None:
-    rules = RuleSet(scoring="winner_takes")
+    rules = Rules(scoring="winner_takes")
     series = Series(2, rules)
     deal = series.start_deal(shuffled_deck(seed=3))
     while not deal.finished:
-        series.apply(deal.legal_moves()[0])
+        series.apply(deal.legal_actions()[0])
     game = game_of(2, {"scoring": "winner_takes"})
-    assert "credits +" in plain(BURKOZEL.deal_end_text(T, game, series, 0))
+    assert "credits +" in plain(BURKOZEL_BOT.deal_end_text(T, game, series, 0))
     series.start_deal(shuffled_deck(seed=4))
     table = plain(table_text(T, game, series, turn_seconds=None))
     assert "credits" in table
@@ -140,12 +140,12 @@ def test_b4_credits_are_named_and_a_doubled_deal_announced() -> None:
 
 
 def test_b1_the_group_table_shows_closed_discards_face_down() -> None:
-    rules = RuleSet(discards="closed")
+    rules = Rules(discards="closed")
     series = Series(2, rules)
     deal = series.start_deal(shuffled_deck(seed=9))
-    lead = deal.legal_moves()[0]
+    lead = deal.legal_actions()[0]
     series.apply(lead)
-    discard = next(m for m in deal.legal_moves() if m.beat is False)
+    discard = next(m for m in deal.legal_actions() if m.beat is False)
     series.apply(discard)
     table = table_text(T, game_of(2, {"discards": "closed"}), series, turn_seconds=None)
     assert "🂠" in table
@@ -162,19 +162,19 @@ def test_c1_a_show_is_told_in_the_deals_result_and_the_next_hands_with_its_cards
         "ru": "🃏 P1 <&>: бура! J♣★ Q♣★ K♣★ A♣★ — сдача выиграна.",
     }
     for lang, line in wins.items():
-        result = plain(BURKOZEL.deal_end_text(texts(lang), game, series, 0)).splitlines()
+        result = plain(BURKOZEL_BOT.deal_end_text(texts(lang), game, series, 0)).splitlines()
         assert result[1] == line  # right under «Deal 1 is over», above the penalties
     series.start_deal(shuffled_deck(seed=3))
     for lang, line in wins.items():
         for seat in (0, 1):
             hand = plain(
-                BURKOZEL.hand_text(texts(lang), game, "G", series, seat, turn_seconds=None)
+                BURKOZEL_BOT.hand_text(texts(lang), game, "G", series, seat, turn_seconds=None)
             )
             ended = "Deal 1 ended with a show:" if lang == "en" else "Сдача 1 окончена показом:"
             assert f"{ended}\n{line}\n" in hand
     deal = series.deals[-1]
-    series.apply(deal.legal_moves()[0])  # the new deal's first lead: the old show is gone
-    hand = plain(BURKOZEL.hand_text(T, game, "G", series, 0, turn_seconds=None))
+    series.apply(deal.legal_actions()[0])  # the new deal's first lead: the old show is gone
+    hand = plain(BURKOZEL_BOT.hand_text(T, game, "G", series, 0, turn_seconds=None))
     assert "бура!" not in hand and "Deal 1" not in hand
 
 
@@ -184,13 +184,13 @@ def test_c2_moscow_held_elsewhere_beats_the_shown_bura_and_both_are_told() -> No
     moscow = ["AS", "AD", "AH", "AC"]
     series = shown_series([PLAIN0, ["KC", "QC", "JC", "10C"], moscow])
     game = game_of(3, {"combinations": "on"})
-    result = plain(BURKOZEL.deal_end_text(T, game, series, 0)).splitlines()
+    result = plain(BURKOZEL_BOT.deal_end_text(T, game, series, 0)).splitlines()
     assert result[1:4] == [
         "🃏 P1 <&>: бура! J♣★ Q♣★ K♣★ 10♣★",
         "🃏 P2 <&>: Москва! A♠ A♥ A♦ A♣★",
         "P2 <&>: the higher combination — wins the deal.",
     ]
-    ru = plain(BURKOZEL.deal_end_text(texts("ru"), game, series, 0))
+    ru = plain(BURKOZEL_BOT.deal_end_text(texts("ru"), game, series, 0))
     assert "P2 <&>: старшая комбинация — сдача выиграна." in ru
     assert series.results[0].penalties == (6, 6, 0)  # C2: Москва's holder won
 
@@ -199,7 +199,7 @@ def test_b1_a_trick_with_face_down_cards_says_they_are_not_counted_yet() -> None
     """Under B1 "Trick to P0, 0 pts:" counted only the open cards while the
     ace discarded face down carried 11. Whoever cannot see a closed card in the trick is
     told its points are not counted yet; its owner, who sees it, gets the full count."""
-    rules = RuleSet(discards="closed")
+    rules = Rules(discards="closed")
     series = Series(2, rules, first_dealer=1)
     hands = [["7S", "8D", "9D", "9H"], ["AH", "10H", "KS", "QD"]]
     series.start_deal(build_deck(2, 1, hands, "6C"))

@@ -8,26 +8,26 @@ import random
 import pytest
 
 from engine.bura.actions import Declare, Lead
-from engine.bura.ai import BURA_LEVELS, BuraStrongPlayer, make_bura_player, play_deal
+from engine.bura.ai import LEVELS, StrongPlayer, make_player, play_deal
 from engine.bura.ai.players import declaring_styles, rollout
 from engine.bura.ai.policy import keep_value
 from engine.bura.ai.world import dealt_trump_weight, last_trick_leans, sample_world
-from engine.bura.deal import BuraDeal
-from engine.bura.rules import BuraRules
-from engine.bura.view import BuraView, SeenPile
+from engine.bura.deal import Deal
+from engine.bura.rules import Rules
+from engine.bura.view import SeenPile, View
 from engine.cards import DECK, Card, Rank, shuffled_deck
 from tests.support.bura import all_actions, answer, bura_deck, cards_in_play, lead
 
-RULES = BuraRules(moscow="on")
+RULES = Rules(moscow="on")
 
 
-@pytest.mark.parametrize("level", BURA_LEVELS)
+@pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("players", [2, 3])
 def test_every_level_plays_whole_deals(level: str, players: int) -> None:
-    rules = BuraRules(moscow="on", dave="on" if players == 2 else "off")
+    rules = Rules(moscow="on", dave="on" if players == 2 else "off")
     for seed in range(2):
-        deal = BuraDeal.start(players, shuffled_deck(seed), 0, rules)
-        bots = {s: make_bura_player(level, rules, seed + s) for s in range(players)}
+        deal = Deal.start(players, shuffled_deck(seed), 0, rules)
+        bots = {s: make_player(level, rules, seed + s) for s in range(players)}
         for bot in bots.values():
             if hasattr(bot, "worlds"):
                 bot.worlds = 4
@@ -36,17 +36,17 @@ def test_every_level_plays_whole_deals(level: str, players: int) -> None:
 
 
 def test_a_decision_depends_only_on_seed_and_view() -> None:
-    deal = BuraDeal.start(2, shuffled_deck(3), 0, RULES)
+    deal = Deal.start(2, shuffled_deck(3), 0, RULES)
     seat = deal.actors()[0]
     view, legal = deal.view(seat), deal.legal_actions(seat)
-    first = make_bura_player("normal", RULES, 5).choose(view, legal)
-    assert make_bura_player("normal", RULES, 5).choose(view, list(reversed(legal))) == first
+    first = make_player("normal", RULES, 5).choose(view, legal)
+    assert make_player("normal", RULES, 5).choose(view, list(reversed(legal))) == first
     assert first in legal
 
 
 def test_sampled_worlds_keep_the_view_and_hide_the_rest() -> None:
     rng = random.Random(1)
-    deal = BuraDeal.start(3, shuffled_deck(11), 0, BuraRules(molodka="off"))
+    deal = Deal.start(3, shuffled_deck(11), 0, Rules(molodka="off"))
     for _ in range(9):
         seat = deal.actors()[0]
         deal.apply(rng.choice(deal.legal_actions(seat)))
@@ -61,22 +61,22 @@ def test_sampled_worlds_keep_the_view_and_hide_the_rest() -> None:
 
 
 def test_strong_declares_when_the_open_cards_alone_make_31() -> None:
-    rules = BuraRules(molodka="off", discards="open")
-    deal = BuraDeal.start(2, bura_deck(2, 0, ["KS JS 6S", "AH 10H KH"], "7C"), 0, rules)
+    rules = Rules(molodka="off", discards="open")
+    deal = Deal.start(2, bura_deck(2, 0, ["KS JS 6S", "AH 10H KH"], "7C"), 0, rules)
     deal.apply(lead(1, "AH 10H KH"))
     deal.apply(answer(0, "KS JS 6S", False))
-    choice = make_bura_player("hard", rules, 1).choose(deal.view(1), deal.legal_actions(1))
+    choice = make_player("hard", rules, 1).choose(deal.view(1), deal.legal_actions(1))
     assert choice == Declare(1, True)
-    deal = BuraDeal.start(2, bura_deck(2, 0, ["QS JS 6S", "AH 10H KH"], "7C"), 0, rules)
+    deal = Deal.start(2, bura_deck(2, 0, ["QS JS 6S", "AH 10H KH"], "7C"), 0, rules)
     deal.apply(lead(1, "AH 10H KH"))
     deal.apply(answer(0, "QS JS 6S", False))
-    choice = make_bura_player("hard", rules, 1).choose(deal.view(1), deal.legal_actions(1))
+    choice = make_player("hard", rules, 1).choose(deal.view(1), deal.legal_actions(1))
     assert choice == Declare(1, False)  # 30 known for sure: a false declaration costs 4
 
 
 def test_a_stop_may_be_let_pass_but_the_seat_to_act_must_act() -> None:
-    rules = BuraRules()
-    deal = BuraDeal.start(2, bura_deck(2, 0, ["KH QH 9S", "AC 7S 8D"], "10C", "6D JH"), 0, rules)
+    rules = Rules()
+    deal = Deal.start(2, bura_deck(2, 0, ["KH QH 9S", "AC 7S 8D"], "10C", "6D JH"), 0, rules)
     deal.apply(lead(1, "7S"))
     deal.apply(answer(0, "9S", False))
     deal.apply(Declare(1, False))
@@ -84,7 +84,7 @@ def test_a_stop_may_be_let_pass_but_the_seat_to_act_must_act() -> None:
     view = deal.view(0)
     assert view.may_act and view.turn == 1
     options = {
-        make_bura_player("random", rules, s).choose(view, deal.legal_actions(0)) for s in range(30)
+        make_player("random", rules, s).choose(view, deal.legal_actions(0)) for s in range(30)
     }
     assert None in options and Lead(0, deal.hand(0), True) in options
 
@@ -92,15 +92,15 @@ def test_a_stop_may_be_let_pass_but_the_seat_to_act_must_act() -> None:
 def test_d5_a_sure_playout_never_declares_falsely_and_declares_31() -> None:
     # The strong player's optional playout model of itself (sure_self): it declares
     # exactly when its pile in the sampled world holds 31 or more.
-    rules = BuraRules(molodka="off", discards="open")
-    deal = BuraDeal.start(2, bura_deck(2, 0, ["KS JS 6S", "AH 10H KH"], "7C"), 0, rules)
+    rules = Rules(molodka="off", discards="open")
+    deal = Deal.start(2, bura_deck(2, 0, ["KS JS 6S", "AH 10H KH"], "7C"), 0, rules)
     deal.apply(lead(1, "AH 10H KH"))
     deal.apply(answer(0, "KS JS 6S", False))  # seat 1's pile: exactly 31
     result = rollout(deal.copy(), sure_seat=1)
     assert (result.outcome, result.by) == ("declared", 1)
     rng = random.Random(4)
     for seed in range(40):
-        deal = BuraDeal.start(2, shuffled_deck(seed), 0, BuraRules())
+        deal = Deal.start(2, shuffled_deck(seed), 0, Rules())
         if deal.finished:
             continue
         for _ in range(rng.randrange(8)):  # a random position, then playouts from it
@@ -117,8 +117,8 @@ def test_d5_a_sure_playout_never_declares_falsely_and_declares_31() -> None:
 def test_d2_a_single_lead_leans_the_leaders_hand_to_cards_it_would_rather_keep() -> None:
     # Seat 1 leads K♥ alone: with the lean, the two cards it kept are (almost always)
     # ones it values more (trumps, or more points); without it, any unseen cards.
-    rules = BuraRules(molodka="off")
-    deal = BuraDeal.start(2, bura_deck(2, 0, ["7S 8S 9D", "KH 6D 7D"], "6C"), 0, rules)
+    rules = Rules(molodka="off")
+    deal = Deal.start(2, bura_deck(2, 0, ["7S 8S 9D", "KH 6D 7D"], "6C"), 0, rules)
     deal.apply(lead(1, "KH"))
     view = deal.view(0)
     floor = keep_value(Card.parse("KH"), view.trump)
@@ -135,11 +135,11 @@ def test_d2_a_single_lead_leans_the_leaders_hand_to_cards_it_would_rather_keep()
 def test_strong_options_decide_from_the_view_alone() -> None:
     # Any world consistent with the seat's view (other hand, stock, closed discards
     # redealt) gets the same decision from the strong player with every option on.
-    rules = BuraRules()
+    rules = Rules()
     rng = random.Random(7)
     checked = 0
     for seed in range(30):
-        deal = BuraDeal.start(2, shuffled_deck(100 + seed), 0, rules)
+        deal = Deal.start(2, shuffled_deck(100 + seed), 0, rules)
         for _ in range(rng.randrange(1, 10)):
             if deal.finished:
                 break
@@ -150,7 +150,7 @@ def test_strong_options_decide_from_the_view_alone() -> None:
         view = deal.view(seat)
         other = sample_world(view, rules, random.Random(seed))
         assert other.view(seat) == view
-        player = BuraStrongPlayer(
+        player = StrongPlayer(
             rules, 3, worlds=6, sure_self=True, lead_lean=0.05, rank_lean=1.0, last_lean=0.05
         )
         first = player.choose(view, deal.legal_actions(seat))
@@ -163,8 +163,8 @@ def test_d3_a_discard_under_a_single_card_leans_away_from_cards_that_would_take_
     # Seat 0 lays one card face down under seat 1's 9♥ (R7): with the lean, neither that
     # card nor the two seat 0 held with it is ever a higher heart (it would have beaten
     # for free); without it, some worlds give seat 0 one.
-    rules = BuraRules(molodka="off")
-    deal = BuraDeal.start(2, bura_deck(2, 0, ["7S 8S 9D", "9H 6D 7D"], "6C"), 0, rules)
+    rules = Rules(molodka="off")
+    deal = Deal.start(2, bura_deck(2, 0, ["7S 8S 9D", "9H 6D 7D"], "6C"), 0, rules)
     deal.apply(lead(1, "9H"))
     deal.apply(answer(0, "7S", False))
     view = deal.view(1)
@@ -184,17 +184,17 @@ def test_a_hand_that_keeps_its_trumps_holds_more_of_them_the_more_it_was_dealt()
     # trump_weight 0: at the deal an unseen trump is no likelier in the other hand than
     # in the stock (a fresh hand is random); late in the deal, with most of the deck
     # dealt out, it is far likelier than the fixed lean makes it.
-    rules = BuraRules(molodka="off")
+    rules = Rules(molodka="off")
     rng = random.Random(3)
 
-    def trumps_in_other_hand(view: BuraView, weight: float) -> float:
+    def trumps_in_other_hand(view: View, weight: float) -> float:
         hands = [
             sample_world(view, rules, rng, trump_weight=weight).hands[1 - view.seat]
             for _ in range(300)
         ]
         return sum(c.suit is view.trump for h in hands for c in h) / len(hands)
 
-    deal = BuraDeal.start(2, shuffled_deck(21), 0, rules)
+    deal = Deal.start(2, shuffled_deck(21), 0, rules)
     early = deal.view(deal.actors()[0])
     assert trumps_in_other_hand(early, 0.0) < trumps_in_other_hand(early, 3.0)
     while deal.stock and len(deal.stock) > 6:  # play on without declaring
@@ -209,8 +209,8 @@ def test_a_hand_that_keeps_its_trumps_holds_more_of_them_the_more_it_was_dealt()
 def test_d2_a_single_lead_in_the_last_trick_still_leans_the_cards_kept_with_it() -> None:
     # Seat 1 led K♥ alone and seat 0 took it: the two cards seat 1 kept (it has not
     # drawn yet) are, with the lean, ones it values more than K♥; without it, any.
-    rules = BuraRules(molodka="off")
-    deal = BuraDeal.start(2, bura_deck(2, 0, ["7S AH 9D", "KH 6D 7D"], "6C"), 0, rules)
+    rules = Rules(molodka="off")
+    deal = Deal.start(2, bura_deck(2, 0, ["7S AH 9D", "KH 6D 7D"], "6C"), 0, rules)
     deal.apply(lead(1, "KH"))
     deal.apply(answer(0, "AH", True))
     view = deal.view(0)
@@ -227,8 +227,8 @@ def test_r7_a_single_beat_in_the_last_trick_leans_away_from_cheaper_beats() -> N
     # Seat 1 took seat 0's 9♥ with the trump 6♣: with the lean, the two cards it held
     # with it are never a plain higher heart (a beat that spends no trump); without it,
     # some worlds give it one.
-    rules = BuraRules(molodka="off")
-    deal = BuraDeal.start(2, bura_deck(2, 1, ["9H 8S 9D", "6C 6D 7D"], "7C"), 1, rules)
+    rules = Rules(molodka="off")
+    deal = Deal.start(2, bura_deck(2, 1, ["9H 8S 9D", "6C 6D 7D"], "7C"), 1, rules)
     deal.apply(lead(0, "9H"))
     deal.apply(answer(1, "6C", True))
     view = deal.view(0)
@@ -243,8 +243,8 @@ def test_r7_a_single_beat_in_the_last_trick_leans_away_from_cheaper_beats() -> N
 def test_plain_cards_in_another_hand_lean_to_high_ranks() -> None:
     # rank_lean 1: an unseen plain ace is likelier in the other hand than a plain six
     # (players lead and discard their low cards and keep the high ones).
-    rules = BuraRules(molodka="off")
-    deal = BuraDeal.start(2, shuffled_deck(8), 0, rules)
+    rules = Rules(molodka="off")
+    deal = Deal.start(2, shuffled_deck(8), 0, rules)
     view = deal.view(deal.actors()[0])
     rng = random.Random(9)
 
@@ -262,8 +262,8 @@ def test_d5_a_seat_that_did_not_declare_rules_out_the_styles_that_would_have() -
     # took them and did not: a style guessing 6 per face-down card (33) would have; a
     # careful one (21) and greedy's (25) would not. While it is still choosing, all are
     # possible.
-    rules = BuraRules()
-    deal = BuraDeal.start(2, shuffled_deck(5), 0, rules)
+    rules = Rules()
+    deal = Deal.start(2, shuffled_deck(5), 0, rules)
     view = deal.view(0)
     pile = SeenPile(1, (Card.parse("AH"), Card.parse("10H")), (0, 0), ((0, 2),), ((),))
     piles = (view.piles[0], pile)

@@ -9,17 +9,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.bura.actions import Action, Declare, Show, action_from_json
-from engine.bura.ai import BURA_LEVELS, make_bura_player
+from engine.bura.ai import LEVELS, make_player
 from engine.bura.ai.sure import sure_wins
-from engine.bura.deal import DECLARE, BuraDeal
-from engine.bura.rules import BuraRules
+from engine.bura.deal import DECLARE, Deal
+from engine.bura.rules import Rules
 from engine.cards import Card, shuffled_deck
 from tests.support.bura import all_actions, answer, bura_deck, lead
 
-RULES = BuraRules()
+RULES = Rules()
 
 
-def wins_whatever_the_others_do(deal: BuraDeal, seat: int, action: Action) -> bool:
+def wins_whatever_the_others_do(deal: Deal, seat: int, action: Action) -> bool:
     """Whether ``action`` wins the real deal for ``seat`` against every reply of the
     others, ``seat`` declaring at its first chance (D5) and acting in no other way."""
     after = deal.copy()
@@ -27,7 +27,7 @@ def wins_whatever_the_others_do(deal: BuraDeal, seat: int, action: Action) -> bo
     return _won(after, seat)
 
 
-def _won(deal: BuraDeal, seat: int) -> bool:
+def _won(deal: Deal, seat: int) -> bool:
     if deal.finished:
         return deal.result().winner == seat
     if deal.phase == DECLARE and deal.turn == seat:
@@ -46,8 +46,8 @@ def _won(deal: BuraDeal, seat: int) -> bool:
     return True
 
 
-def replayed(deck: str, moves: list[dict[str, object]]) -> BuraDeal:
-    deal = BuraDeal.start(2, shuffled_deck(deck), 0, RULES)
+def replayed(deck: str, moves: list[dict[str, object]]) -> Deal:
+    deal = Deal.start(2, shuffled_deck(deck), 0, RULES)
     for move in moves:
         deal.apply(action_from_json(move))
     return deal
@@ -117,7 +117,7 @@ def test_d5_an_answer_that_makes_a_sure_declaration_is_taken(level: str, seed: i
     sure = answer(0, "10C", True)
     assert sure_wins(deal.view(0), deal.legal_actions(0), RULES) == [sure]
     assert wins_whatever_the_others_do(deal, 0, sure)
-    choice = make_bura_player(level, RULES, seed).choose(deal.view(0), deal.legal_actions(0))
+    choice = make_player(level, RULES, seed).choose(deal.view(0), deal.legal_actions(0))
     assert choice == sure
 
 
@@ -126,7 +126,7 @@ def test_d5_an_answer_that_makes_a_sure_declaration_is_taken(level: str, seed: i
 def test_d6_a_bura_nobody_can_better_is_shown(level: str, seed: int) -> None:
     deal = replayed(*SURE_BURA)
     assert deal.hand(1).__len__() == 2
-    choice = make_bura_player(level, RULES, seed).choose(deal.view(0), deal.legal_actions(0))
+    choice = make_player(level, RULES, seed).choose(deal.view(0), deal.legal_actions(0))
     assert choice == Show(0, "bura")
 
 
@@ -134,7 +134,7 @@ def test_d6_a_bura_another_hand_of_three_may_better_is_not_sure() -> None:
     # Seat 0 takes 6♦ with 10♦ and draws K♣: 7♣ 8♣ K♣, clubs trumps (A♣ lies turned up
     # under the stock). Seat 1 has drawn back to three cards and 10♣ is unseen: it may
     # hold 10♣ and two more clubs, a better бура, which would win when ours is shown.
-    deal = BuraDeal.start(2, bura_deck(2, 0, ["7C 8C 10D", "6D 9S 7H"], "AC", "KC"), 0, RULES)
+    deal = Deal.start(2, bura_deck(2, 0, ["7C 8C 10D", "6D 9S 7H"], "AC", "KC"), 0, RULES)
     deal.apply(lead(1, "6D"))
     deal.apply(answer(0, "10D", True))
     deal.apply(Declare(0, False))
@@ -144,24 +144,24 @@ def test_d6_a_bura_another_hand_of_three_may_better_is_not_sure() -> None:
 
 
 def test_d5_open_points_of_31_make_a_sure_declaration_and_50_bounds_it() -> None:
-    rules = BuraRules(molodka="off", discards="open")
-    deal = BuraDeal.start(2, bura_deck(2, 0, ["KS JS 6S", "AH 10H KH"], "7C"), 0, rules)
+    rules = Rules(molodka="off", discards="open")
+    deal = Deal.start(2, bura_deck(2, 0, ["KS JS 6S", "AH 10H KH"], "7C"), 0, rules)
     deal.apply(lead(1, "AH 10H KH"))
     deal.apply(answer(0, "KS JS 6S", False))
     assert sure_wins(deal.view(1), deal.legal_actions(1), rules) == [Declare(1, True)]
-    bust = BuraRules(molodka="off", discards="open", target="31_50")
-    deal = BuraDeal.start(2, bura_deck(2, 0, ["KS JS 6S", "AH 10H KH"], "7C"), 0, bust)
+    bust = Rules(molodka="off", discards="open", target="31_50")
+    deal = Deal.start(2, bura_deck(2, 0, ["KS JS 6S", "AH 10H KH"], "7C"), 0, bust)
     deal.apply(lead(1, "AH 10H KH"))
     deal.apply(answer(0, "KS JS 6S", False))
     assert sure_wins(deal.view(1), deal.legal_actions(1), bust) == [Declare(1, True)]
 
 
-def positions(seed: int, players: int, rules: BuraRules) -> list[BuraDeal]:
+def positions(seed: int, players: int, rules: Rules) -> list[Deal]:
     """Every position of a deal played by greedy players with some random moves (a
     mix that reaches piles near 31 and every kind of decision)."""
     rng = random.Random(seed)
-    deal = BuraDeal.start(players, shuffled_deck(f"sure-{seed}"), 0, rules)
-    greedy = {s: make_bura_player("greedy", rules, seed) for s in range(players)}
+    deal = Deal.start(players, shuffled_deck(f"sure-{seed}"), 0, rules)
+    greedy = {s: make_player("greedy", rules, seed) for s in range(players)}
     seen = []
     while not deal.finished:
         seen.append(deal.copy())
@@ -182,9 +182,9 @@ def positions(seed: int, players: int, rules: BuraRules) -> list[BuraDeal]:
 
 
 RULE_SETS = [
-    BuraRules(),
-    BuraRules(moscow="on", discards="open", same_rank_leads="on"),
-    BuraRules(target="31_50"),
+    Rules(),
+    Rules(moscow="on", discards="open", same_rank_leads="on"),
+    Rules(target="31_50"),
 ]
 
 
@@ -193,7 +193,7 @@ RULE_SETS = [
     seed=st.integers(0, 10**6), players=st.sampled_from([2, 3]), rules=st.sampled_from(RULE_SETS)
 )
 def test_every_level_takes_a_sure_win_and_a_sure_win_is_won(
-    seed: int, players: int, rules: BuraRules
+    seed: int, players: int, rules: Rules
 ) -> None:
     """Property: in every position of a deal, every action judged a sure win wins the
     real deal whatever the others do, and every level picks a sure win when one exists."""
@@ -205,6 +205,6 @@ def test_every_level_takes_a_sure_win_and_a_sure_win_is_won(
                 continue
             for action in sure:
                 assert wins_whatever_the_others_do(deal, seat, action), action
-            for level in BURA_LEVELS:
-                choice = make_bura_player(level, rules, seed).choose(deal.view(seat), legal)
+            for level in LEVELS:
+                choice = make_player(level, rules, seed).choose(deal.view(seat), legal)
                 assert choice in sure, (level, choice, sure)

@@ -9,15 +9,15 @@ import pytest
 
 from engine.burkozel.ai import StrongPlayer, canonical, players, policy
 from engine.burkozel.ai.sim import Sim
-from engine.burkozel.deal import Deal, Move, PlayerView
+from engine.burkozel.deal import Action, Deal, View
 from engine.cards import shuffled_deck
 
 
-def first_lead(moves_wanted: int) -> tuple[PlayerView, list[Move]]:
+def first_lead(moves_wanted: int) -> tuple[View, list[Action]]:
     """A first lead (R4, R6) of a two-player deal with at least ``moves_wanted`` moves."""
     for seed in range(200):
         deal = Deal.start(2, shuffled_deck(seed=seed), 1)
-        moves = canonical(deal.legal_moves())
+        moves = canonical(deal.legal_actions())
         if len(moves) >= moves_wanted:
             return deal.view(deal.turn or 0), moves
     raise AssertionError("no such deal")

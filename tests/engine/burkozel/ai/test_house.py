@@ -9,7 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine import DECK, parse_cards
-from engine.burkozel import Deal, Move, RuleSet, Series
+from engine.burkozel import Action, Deal, Rules, Series
 from engine.burkozel.ai import (
     GreedyPlayer,
     Player,
@@ -30,7 +30,7 @@ PLAYERS: dict[str, Player] = {
 }
 
 
-def play_series(players: list[Player], rules: RuleSet, seed: int, deals: int) -> Series:
+def play_series(players: list[Player], rules: Rules, seed: int, deals: int) -> Series:
     """Every seat that may act is asked, out-of-turn leads (C3/C4) included."""
     rng = random.Random(seed)
     series = Series(len(players), rules)
@@ -40,7 +40,7 @@ def play_series(players: list[Player], rules: RuleSet, seed: int, deals: int) ->
             stopper = deal.stopper()
             seat = stopper if stopper is not None else deal.turn
             assert seat is not None
-            legal = deal.legal_moves(seat)
+            legal = deal.legal_actions(seat)
             chosen = players[seat].choose(deal.view(seat), legal)
             assert chosen in legal, f"{chosen} is not legal"
             series.apply(chosen)
@@ -54,7 +54,7 @@ def play_series(players: list[Player], rules: RuleSet, seed: int, deals: int) ->
 @example(
     table=(
         4,
-        RuleSet(
+        Rules(
             discards="closed",
             max_lead=3,
             series_end="first_to_12",
@@ -67,33 +67,33 @@ def play_series(players: list[Player], rules: RuleSet, seed: int, deals: int) ->
     name="strong-tiny",
 )
 def test_players_play_legally_under_any_switches(
-    table: tuple[int, RuleSet], seed: int, name: str
+    table: tuple[int, Rules], seed: int, name: str
 ) -> None:
     players, rules = table
     play_series([PLAYERS[name]] * players, rules, seed, deals=2)
 
 
 def test_b6_computer_shows_bura_and_leads_out_of_turn() -> None:
-    on = RuleSet(combinations="on")
+    on = Rules(combinations="on")
     deal = after_first_trick([["7S", "8D", "9D", "9H"], ["AC", "KC", "QC", "JC"]], "6C", on)
     deal.apply(move(0, "7S"))
     for player in (GreedyPlayer(1), StrongPlayer(1, worlds=4)):
-        assert player.choose(deal.view(1), deal.legal_moves()).show == "bura"
+        assert player.choose(deal.view(1), deal.legal_actions()).show == "bura"
     deal = after_first_trick([["7S", "8D", "9D", "9H"], ["6H", "7H", "8H", "JH"]], "6C", on)
     for player in (GreedyPlayer(1), StrongPlayer(1, worlds=4)):
-        assert player.choose(deal.view(1), deal.legal_moves(1)).stop
+        assert player.choose(deal.view(1), deal.legal_actions(1)).stop
 
 
 def test_b2_does_not_lead_four_valuable_cards_but_leads_four_worthless() -> None:
-    four = RuleSet(max_lead=4)
+    four = Rules(max_lead=4)
     rich = after_first_trick([["AH", "10H", "KH", "QH"], ["7S", "8D", "9D", "JS"]], "6C", four)
-    chosen = safe_move(rich.view(0), rich.legal_moves())
+    chosen = safe_move(rich.view(0), rich.legal_actions())
     assert len(chosen.cards) < 4
     poor = after_first_trick([["6H", "7H", "8H", "9H"], ["7S", "8D", "9D", "JS"]], "6C", four)
-    assert len(safe_move(poor.view(0), poor.legal_moves()).cards) == 4
+    assert len(safe_move(poor.view(0), poor.legal_actions()).cards) == 4
 
 
-PAIRS = RuleSet(teams="pairs")
+PAIRS = Rules(teams="pairs")
 
 
 def test_b5_does_not_beat_the_partners_claim() -> None:
@@ -107,13 +107,13 @@ def test_b5_does_not_beat_the_partners_claim() -> None:
     deal.apply(move(0, "AS"))
     deal.apply(move(1, "6S", False))
     # Seat 2 could take its partner's ace with the trump 6C: a greedy player alone would.
-    assert Move(2, parse_cards(["6C"]), True) in deal.legal_moves()
-    chosen = GreedyPlayer(1).choose(deal.view(2), deal.legal_moves())
+    assert Action(2, parse_cards(["6C"]), True) in deal.legal_actions()
+    chosen = GreedyPlayer(1).choose(deal.view(2), deal.legal_actions())
     assert chosen.beat is False and chosen.cards != parse_cards(["6C"])
     alone = Deal.start(4, build_deck(4, 3, hands, "7C"), 3)
     alone.apply(move(0, "AS"))
     alone.apply(move(1, "6S", False))
-    assert GreedyPlayer(1).choose(alone.view(2), alone.legal_moves()).beat is True
+    assert GreedyPlayer(1).choose(alone.view(2), alone.legal_actions()).beat is True
 
 
 def test_b5_last_answerer_smears_points_onto_the_partners_trick() -> None:
@@ -127,19 +127,19 @@ def test_b5_last_answerer_smears_points_onto_the_partners_trick() -> None:
     deal.apply(move(0, "6S"))
     deal.apply(move(1, "AS", True))
     deal.apply(move(2, "6D", False))
-    chosen = GreedyPlayer(1).choose(deal.view(3), deal.legal_moves())
+    chosen = GreedyPlayer(1).choose(deal.view(3), deal.legal_actions())
     assert chosen == move(3, "10H", False)
 
 
 @pytest.mark.parametrize(
     "rules",
     [
-        RuleSet(discards="closed", combinations="on"),
-        RuleSet(teams="pairs", discards="closed", max_lead=4),
-        RuleSet(series_end="elimination", combinations="on"),
+        Rules(discards="closed", combinations="on"),
+        Rules(teams="pairs", discards="closed", max_lead=4),
+        Rules(series_end="elimination", combinations="on"),
     ],
 )
-def test_house_decisions_ignore_hidden_cards(rules: RuleSet) -> None:
+def test_house_decisions_ignore_hidden_cards(rules: Rules) -> None:
     """A world rebuilt from a seat's view with other hidden cards (closed discards
     included) shows that seat the same view, and every player decides the same in it."""
     rng = random.Random(7)
@@ -151,7 +151,7 @@ def test_house_decisions_ignore_hidden_cards(rules: RuleSet) -> None:
         for _ in range(rng.randrange(4, 25)):
             if deal.finished:
                 break
-            deal.apply(safe_move(deal.view(deal.turn or 0), deal.legal_moves()))
+            deal.apply(safe_move(deal.view(deal.turn or 0), deal.legal_actions()))
         if deal.finished:
             continue
         seat = deal.turn
@@ -160,8 +160,8 @@ def test_house_decisions_ignore_hidden_cards(rules: RuleSet) -> None:
         twin = sample_deal(view, random.Random(game))
         assert twin.view(seat) == view
         for player in players:
-            a = player.choose(view, deal.legal_moves())
-            b = player.choose(twin.view(seat), twin.legal_moves())
+            a = player.choose(view, deal.legal_actions())
+            b = player.choose(twin.view(seat), twin.legal_actions())
             assert (sorted(a.cards), a.beat, a.show) == (sorted(b.cards), b.beat, b.show)
         checked += 1
     assert checked >= 10

@@ -97,11 +97,11 @@ def discard_position() -> Deal:
     for seed in range(200):
         deal = Deal.start(2, shuffled_deck(seed=seed), 1)
         lead = min(
-            (m for m in deal.legal_moves() if len(m.cards) == 1), key=lambda m: m.cards[0].index
+            (m for m in deal.legal_actions() if len(m.cards) == 1), key=lambda m: m.cards[0].index
         )
         deal.apply(lead)
-        discards = [m for m in deal.legal_moves() if not m.beat]
-        if not any(m.beat for m in deal.legal_moves()):
+        discards = [m for m in deal.legal_actions() if not m.beat]
+        if not any(m.beat for m in deal.legal_actions()):
             continue
         deal.apply(discards[0])
         if deal.turn == 0 and deal.stock_size > 0:
@@ -139,8 +139,8 @@ def test_inference_player_plays_whole_deals_legally() -> None:
         while not deal.finished:
             seat = deal.turn
             assert seat is not None
-            move = player.choose(deal.view(seat), deal.legal_moves())
-            assert move in deal.legal_moves()
+            move = player.choose(deal.view(seat), deal.legal_actions())
+            assert move in deal.legal_actions()
             deal.apply(move)
 
 
@@ -180,7 +180,7 @@ def test_r8_past_tricks_rebuilt_from_open_cards_are_the_ones_played(n: int, styl
                 got = [(t[0], t[2], t[4]) for t in tricks]
                 assert got == real[len(real) - len(got) :]
                 rebuilt += len(tricks) >= min(2, len(real))
-            deal.apply(player.choose(view, deal.legal_moves()))
+            deal.apply(player.choose(view, deal.legal_actions()))
     assert rebuilt >= 0.5 * positions
 
 
@@ -199,7 +199,7 @@ def test_r10_history_observations_count_cards_drawn_since() -> None:
         for o in obs or []:
             assert o.seat != seat and o.claim and 0 <= o.drawn <= 3
             seen_old |= o.drawn >= 2
-        deal.apply(greedy.choose(view, deal.legal_moves()))
+        deal.apply(greedy.choose(view, deal.legal_actions()))
     assert seen_old
 
 
@@ -215,14 +215,14 @@ def test_decisions_with_history_ignore_hidden_cards() -> None:
         for _ in range(rng.randrange(4, 16)):
             if deal.finished:
                 break
-            deal.apply(safe_move(deal.view(deal.turn or 0), deal.legal_moves()))
+            deal.apply(safe_move(deal.view(deal.turn or 0), deal.legal_actions()))
         if deal.finished or deal.turn is None:
             continue
         twin = swapped_twin(deal, deal.turn, rng)
         if twin is None:
             continue
-        a = player.choose(deal.view(deal.turn), deal.legal_moves())
-        b = player.choose(twin.view(deal.turn), twin.legal_moves())
+        a = player.choose(deal.view(deal.turn), deal.legal_actions())
+        b = player.choose(twin.view(deal.turn), twin.legal_actions())
         assert (sorted(a.cards), a.beat) == (sorted(b.cards), b.beat)
         checked += 1
     assert checked >= 8

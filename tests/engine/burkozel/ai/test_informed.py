@@ -15,7 +15,7 @@ from tests.support.sim import exact_sim, table_sim
 
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_informed_moves_are_legal_r6_r7(players: int) -> None:
-    """Every informed move is one Deal.legal_moves offers, through whole deals."""
+    """Every informed move is one Deal.legal_actions offers, through whole deals."""
     for game in range(20):
         rng = random.Random(game * 5 + players)
         deal = Deal.start(players, shuffled_deck(rng=rng), rng.randrange(players))
@@ -25,7 +25,7 @@ def test_informed_moves_are_legal_r6_r7(players: int) -> None:
             move = next(
                 (
                     m
-                    for m in deal.legal_moves()
+                    for m in deal.legal_actions()
                     if sorted(c.index for c in m.cards) == sorted(cards) and m.beat == beat
                 ),
                 None,

@@ -18,7 +18,7 @@ from engine.burkozel.ai import (
     make_player,
     safe_move,
 )
-from engine.burkozel.deal import Deal, DealResult, Move
+from engine.burkozel.deal import Action, Deal, DealResult
 from engine.cards import DECK, Card, shuffled_deck
 from tests.support.sim import swapped_twin
 
@@ -34,12 +34,12 @@ FACTORIES: dict[str, Factory] = {
 
 def play_deal(
     players: Sequence[Player], deck: Sequence[Card], dealer: int = 0
-) -> tuple[DealResult, list[Move]]:
+) -> tuple[DealResult, list[Action]]:
     deal = Deal.start(len(players), deck, dealer)
     while not deal.finished:
         seat = deal.turn
         assert seat is not None
-        legal = deal.legal_moves()
+        legal = deal.legal_actions()
         move = players[seat].choose(deal.view(seat), legal)
         assert move in legal
         deal.apply(move)
@@ -61,7 +61,7 @@ def test_safe_move_is_legal_and_deterministic(deck: list[Card], n: int, dealer: 
     while not deal.finished:
         seat = deal.turn
         assert seat is not None
-        legal = deal.legal_moves()
+        legal = deal.legal_actions()
         view = deal.view(seat)
         move = safe_move(view, legal)
         assert move in legal
@@ -94,14 +94,14 @@ def test_decision_does_not_depend_on_history_of_calls() -> None:
     """A decision is a function of (seed, view): a resumed bot decides the same."""
     deal = Deal.start(2, shuffled_deck(seed=3), 0)
     for _ in range(5):
-        deal.apply(safe_move(deal.view(deal.turn or 0), deal.legal_moves()))
+        deal.apply(safe_move(deal.view(deal.turn or 0), deal.legal_actions()))
     seat = deal.turn
     assert seat is not None
     used = StrongPlayer(7, worlds=4)
     other = Deal.start(2, shuffled_deck(seed=4), 0)
-    used.choose(other.view(other.turn or 0), other.legal_moves())  # some earlier decision
+    used.choose(other.view(other.turn or 0), other.legal_actions())  # some earlier decision
     fresh = StrongPlayer(7, worlds=4)
-    view, legal = deal.view(seat), deal.legal_moves()
+    view, legal = deal.view(seat), deal.legal_actions()
     assert used.choose(view, legal) == fresh.choose(view, legal)
 
 
@@ -125,7 +125,7 @@ def test_decisions_ignore_hidden_cards(n: int) -> None:
         for _ in range(rng.randrange(20)):
             if deal.finished:
                 break
-            deal.apply(safe_move(deal.view(deal.turn or 0), deal.legal_moves()))
+            deal.apply(safe_move(deal.view(deal.turn or 0), deal.legal_actions()))
         if deal.finished:
             continue
         seat = deal.turn
@@ -137,8 +137,8 @@ def test_decisions_ignore_hidden_cards(n: int) -> None:
         hidden_differs = [twin.hand(s) for s in range(n)] != [deal.hand(s) for s in range(n)]
         assert hidden_differs or twin._stock != deal._stock
         for name, player in players.items():
-            a = player.choose(deal.view(seat), deal.legal_moves())
-            b = player.choose(twin.view(seat), twin.legal_moves())
+            a = player.choose(deal.view(seat), deal.legal_actions())
+            b = player.choose(twin.view(seat), twin.legal_actions())
             # The twin's internal hand order may differ, so compare the cards as a set.
             assert (sorted(a.cards), a.beat) == (sorted(b.cards), b.beat), name
         checked += 1

@@ -24,12 +24,14 @@ def test_sim_plays_like_deal(players: int) -> None:
         sim = exact_sim(deal)
         while not deal.finished:
             assert sim.turn == deal.turn
-            legal = {(tuple(sorted(c.index for c in m.cards)), m.beat) for m in deal.legal_moves()}
+            legal = {
+                (tuple(sorted(c.index for c in m.cards)), m.beat) for m in deal.legal_actions()
+            }
             cards, beat = random_move(sim, rng)
             assert (tuple(sorted(cards)), beat) in legal
             move = next(
                 m
-                for m in deal.legal_moves()
+                for m in deal.legal_actions()
                 if sorted(c.index for c in m.cards) == sorted(cards) and m.beat == beat
             )
             deal.apply(move)
@@ -50,7 +52,7 @@ def test_sampled_world_is_consistent_with_the_view(players: int) -> None:
         deal = Deal.start(players, shuffled_deck(seed=game), game % players)
         steps = rng.randrange(25)
         while not deal.finished and steps:
-            deal.apply(rng.choice(deal.legal_moves()))
+            deal.apply(rng.choice(deal.legal_actions()))
             steps -= 1
         if deal.finished:
             continue
@@ -91,7 +93,7 @@ def test_the_real_world_explains_greedy_plays(players: int) -> None:
                 assert all(o.seat != seat for o in obs)
                 assert likelihood(exact_sim(deal), players, obs, 0.0) > 0.0
                 checked += 1
-            deal.apply(safe_move(view, deal.legal_moves()))
+            deal.apply(safe_move(view, deal.legal_actions()))
     assert checked > 100
 
 
@@ -101,7 +103,7 @@ def test_all_worlds_are_the_sampled_worlds() -> None:
     for game in range(20):
         deal = Deal.start(2, shuffled_deck(seed=f"worlds{game}"), 1)
         while not deal.finished and not 0 < deal.stock_size <= 4:
-            deal.apply(safe_move(deal.view(deal.turn or 0), deal.legal_moves()))
+            deal.apply(safe_move(deal.view(deal.turn or 0), deal.legal_actions()))
         if deal.finished:
             continue
         view = deal.view(deal.turn or 0)
@@ -147,7 +149,7 @@ def test_the_fast_playout_makes_the_moves_of_the_readable_steps(players: int) ->
         for _ in range(rng.randrange(32)):
             if deal.finished:
                 break
-            deal.push(rng.choice(deal.legal_moves()))
+            deal.push(rng.choice(deal.legal_actions()))
         if deal.finished:
             continue
         world = sample_world(deal.view(deal.turn or 0), rng)

@@ -16,7 +16,7 @@ from engine.burkozel.ai import StrongPlayer, canonical, make_player, safe_move
 from engine.burkozel.ai.players import decision_rng, utility
 from engine.burkozel.ai.sim import SUIT_INDEX, Sim, sample_world
 from engine.burkozel.ai.solver import Solver, options
-from engine.burkozel.deal import Deal, Move, penalties_for
+from engine.burkozel.deal import Action, Deal, penalties_for
 from engine.cards import Card, Suit, shuffled_deck
 from tests.support.sim import swapped_twin
 
@@ -34,14 +34,14 @@ def brute_force(deal: Deal, me: int) -> Score:
     if deal.finished:
         return final_score(deal, me)
     scores = []
-    for move in deal.legal_moves():
+    for move in deal.legal_actions():
         child = deal.copy()
         child.push(move)
         scores.append(brute_force(child, me))
     return max(scores) if deal.turn == me else min(scores)
 
 
-def move_score(deal: Deal, move: Move, me: int) -> Score:
+def move_score(deal: Deal, move: Action, me: int) -> Score:
     child = deal.copy()
     child.push(move)
     return brute_force(child, me)
@@ -53,13 +53,13 @@ def endgame_position(seed: int) -> Deal | None:
     rng = random.Random(seed)
     deal = Deal.start(2, shuffled_deck(rng=rng), rng.randrange(2))
     while deal.stock_size > 0:
-        legal = deal.legal_moves()
+        legal = deal.legal_actions()
         view = deal.view(deal.turn or 0)
         deal.apply(safe_move(view, legal) if rng.random() < 0.6 else rng.choice(legal))
     for _ in range(rng.randrange(4)):
         if deal.finished:
             return None
-        deal.apply(rng.choice(deal.legal_moves()))
+        deal.apply(rng.choice(deal.legal_actions()))
     return None if deal.finished else deal
 
 
@@ -100,7 +100,7 @@ def test_r11_endgame_solver_matches_brute_force(index: int) -> None:
     assert me is not None
     sim = exact_sim(deal)
     moves = options(sim)
-    assert {(tuple(sorted(c.index for c in m.cards)), m.beat) for m in deal.legal_moves()} == {
+    assert {(tuple(sorted(c.index for c in m.cards)), m.beat) for m in deal.legal_actions()} == {
         (tuple(sorted(cards)), beat) for cards, beat in moves
     }
 
@@ -111,7 +111,7 @@ def test_r11_endgame_solver_matches_brute_force(index: int) -> None:
     for (cards, beat), v in zip(moves, got, strict=True):
         move = next(
             m
-            for m in deal.legal_moves()
+            for m in deal.legal_actions()
             if tuple(sorted(c.index for c in m.cards)) == tuple(sorted(cards)) and m.beat == beat
         )
         edge, margin = move_score(deal, move, me)
@@ -124,7 +124,7 @@ def test_r11_hard_plays_a_minimax_move_with_the_stock_empty(index: int) -> None:
     deal = POSITIONS[index]
     me = deal.turn
     assert me is not None
-    legal = deal.legal_moves()
+    legal = deal.legal_actions()
     best = max(move_score(deal, m, me) for m in legal)
     chosen = make_player("hard", 3).choose(deal.view(me), legal)
     assert move_score(deal, chosen, me) == best
@@ -159,7 +159,7 @@ def near_end_position(seed: int) -> Deal | None:
     rng = random.Random(seed)
     deal = Deal.start(2, shuffled_deck(rng=rng), rng.randrange(2))
     while deal.stock_size > 4 or (deal.stock_size and rng.random() < 0.5):
-        legal = deal.legal_moves()
+        legal = deal.legal_actions()
         view = deal.view(deal.turn or 0)
         deal.apply(safe_move(view, legal) if rng.random() < 0.6 else rng.choice(legal))
     return deal if deal.stock_size and not deal.finished else None
@@ -180,7 +180,7 @@ def test_r10_near_the_end_of_the_stock_sampled_worlds_are_solved_exactly(index: 
     me = deal.turn
     assert me is not None
     view = deal.view(me)
-    moves = canonical(deal.legal_moves())
+    moves = canonical(deal.legal_actions())
     rng = decision_rng(5, view)
     worlds = [sample_world(view, rng) for _ in range(3)]
 
@@ -204,8 +204,8 @@ def test_r10_sampled_exact_decisions_ignore_hidden_cards() -> None:
         twin = swapped_twin(deal, seat, rng)
         if twin is None:
             continue
-        a = sampled_exact(2).choose(deal.view(seat), deal.legal_moves())
-        b = sampled_exact(2).choose(twin.view(seat), twin.legal_moves())
+        a = sampled_exact(2).choose(deal.view(seat), deal.legal_actions())
+        b = sampled_exact(2).choose(twin.view(seat), twin.legal_actions())
         assert (sorted(a.cards), a.beat) == (sorted(b.cards), b.beat)
         checked += 1
     assert checked >= 5

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.burkozel.actions import Move
+from engine.burkozel.actions import Action
 from engine.burkozel.ai import make_player
 from engine.burkozel.ai.sure import sure_win, sure_wins
 from engine.burkozel.deal import Deal
-from engine.burkozel.rules import RuleSet
+from engine.burkozel.rules import Rules
 from engine.cards import shuffled_deck
 from tests.support.burkozel import after_first_trick, all_legal, move
 
@@ -58,7 +58,7 @@ LAST_TRICKS = (
 def replayed(deck: str, moves: list[dict[str, object]]) -> Deal:
     deal = Deal.start(2, shuffled_deck(deck), 0)
     for data in moves:
-        deal.apply(Move.from_json(data))
+        deal.apply(Action.from_json(data))
     return deal
 
 
@@ -71,13 +71,13 @@ def stays_won(deal: Deal, me: int) -> bool:
     seat = deal.turn
     assert seat is not None
     if seat == me:
-        choice = sure_win(deal.view(me), deal.legal_moves(me))
+        choice = sure_win(deal.view(me), deal.legal_actions(me))
         if choice is None:
             return False
         after = deal.copy()
         after.apply(choice)
         return stays_won(after, me)
-    for reply in deal.legal_moves(seat):
+    for reply in deal.legal_actions(seat):
         after = deal.copy()
         after.apply(reply)
         if not stays_won(after, me):
@@ -89,22 +89,22 @@ def stays_won(deal: Deal, me: int) -> bool:
 def test_r13_a_lead_that_wins_the_last_tricks_for_sure_is_played(level: str) -> None:
     deal = replayed(*LAST_TRICKS)
     sure = move(0, "AD 10D")
-    assert sure_wins(deal.view(0), deal.legal_moves(0)) == [sure]
+    assert sure_wins(deal.view(0), deal.legal_actions(0)) == [sure]
     assert stays_won(deal, 0)
     for seed in range(3):
-        assert make_player(level, seed).choose(deal.view(0), deal.legal_moves(0)) == sure
+        assert make_player(level, seed).choose(deal.view(0), deal.legal_actions(0)) == sure
 
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_c1_a_bura_nobody_can_better_is_shown(level: str) -> None:
     # Hearts trumps, seat 0 holds the four top trumps: nobody holds a better бура, and
     # the other three aces are not four: no Москва either.
-    rules = RuleSet(combinations="on")
+    rules = Rules(combinations="on")
     deal = after_first_trick([["AH", "10H", "KH", "QH"], ["7S", "8S", "9S", "JS"]], "6H", rules)
-    shows = [m for m in deal.legal_moves(0) if m.show is not None]
-    assert sure_wins(deal.view(0), deal.legal_moves(0)) == shows
+    shows = [m for m in deal.legal_actions(0) if m.show is not None]
+    assert sure_wins(deal.view(0), deal.legal_actions(0)) == shows
     for seed in range(5):
-        choice = make_player(level, seed).choose(deal.view(0), deal.legal_moves(0))
+        choice = make_player(level, seed).choose(deal.view(0), deal.legal_actions(0))
         assert choice == shows[0]
     shown = deal.copy()
     shown.apply(shows[0])
@@ -114,12 +114,12 @@ def test_c1_a_bura_nobody_can_better_is_shown(level: str) -> None:
 def test_c1_a_bura_another_hand_may_better_is_not_sure() -> None:
     # Seat 0's top trump is the queen: the other hand of four may hold A, 10, K, J of
     # hearts, a better бура (C1 precedence).
-    rules = RuleSet(combinations="on")
+    rules = Rules(combinations="on")
     deal = after_first_trick([["QH", "9H", "8H", "7H"], ["7S", "8S", "9S", "JS"]], "6H", rules)
-    assert sure_wins(deal.view(0), deal.legal_moves(0)) == []
+    assert sure_wins(deal.view(0), deal.legal_actions(0)) == []
 
 
-RULE_SETS = [RuleSet(), RuleSet(combinations="on"), RuleSet(combinations="on", discards="closed")]
+RULE_SETS = [Rules(), Rules(combinations="on"), Rules(combinations="on", discards="closed")]
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -127,7 +127,7 @@ RULE_SETS = [RuleSet(), RuleSet(combinations="on"), RuleSet(combinations="on", d
     seed=st.integers(0, 10**6), players=st.sampled_from([2, 3]), rules=st.sampled_from(RULE_SETS)
 )
 def test_every_level_takes_a_sure_win_and_a_sure_win_is_won(
-    seed: int, players: int, rules: RuleSet
+    seed: int, players: int, rules: Rules
 ) -> None:
     """Property: in every position of a deal (greedy play with random moves mixed in),
     every level picks a sure win when there is one; a sure show wins the real deal, and
@@ -139,7 +139,7 @@ def test_every_level_takes_a_sure_win_and_a_sure_win_is_won(
     while not deal.finished:
         seat = deal.turn
         assert seat is not None
-        legal = deal.legal_moves(seat)
+        legal = deal.legal_actions(seat)
         sure = sure_wins(deal.view(seat), legal)
         if sure:
             for level in LEVELS:
