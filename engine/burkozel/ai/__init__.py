@@ -1,4 +1,4 @@
-"""Computer players for Burkozel (issue 6): pure, seeded, deciding from a seat's view only.
+"""Computer players for Burkozel: pure, seeded, deciding from a seat's view only.
 
 ``make_player(level, seed).choose(view, legal)`` returns one of ``legal``;
 ``safe_move(view, legal)`` is the cheap deterministic move for an absent player.

@@ -173,7 +173,7 @@ class Sampler:
         return world
 
 
-# --- Inference from public play without a model of the other seats (issue 13) ---------
+# --- Inference from public play without a model of the other seats ---------
 #
 # ``likelihood`` above asks "would our greedy policy have made this play?", which only
 # helps against our greedy policy. The weights below ask only what nearly any sensible

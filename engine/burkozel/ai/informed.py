@@ -11,7 +11,7 @@ the endgame it cashes only a trump ace). Here each seat plays the world it is in
 
 So the opponents in each world are modelled as better than our greedy policy: they
 play as well informed as the world lets them, which is what the search must expect
-from strong people (issue 13). Everything else is the greedy policy.
+from strong people. Everything else is the greedy policy.
 """
 
 from __future__ import annotations

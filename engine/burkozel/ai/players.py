@@ -420,7 +420,7 @@ LEVELS = COMPUTER_LEVELS
 NORMAL_WORLDS = 20
 HARD_WORLDS = 300
 # Inference from the others' open plays (belief.py) assumes they play our greedy
-# policy; against anyone else it only costs time (issue 13: at equal time against a
+# policy; against anyone else it only costs time (at equal time against a
 # plain Monte Carlo search it was no better, and it takes ~30% of hard's time), so the
 # levels sample worlds uniformly. ``StrongPlayer(belief=eps)`` still offers it.
 BELIEF: float | None = None
@@ -434,11 +434,11 @@ EXACT_WORLDS = 12  # two players, at most this many worlds left: solve each exac
 # reveal, no model of its style; ``infer_history=3`` adds older answers from the deal
 # rebuilt from the open cards) is not in the levels either: at 100 worlds against the
 # plain Monte Carlo baseline within noise of the level on paired decks, and the
-# history costs ~25% more time (bench/RESULTS-ai.md, issue 13 fourth pass).
+# history costs ~25% more time (bench/RESULTS-ai.md).
 # ``StrongPlayer(halving=True)`` (successive halving over the root moves instead of the
 # z-test pruning, same playouts) is not in the levels: against mc:300 at equal mean
 # time +5.6 points of deal wins on decks 1000-1079 and -5.6 on 1080-1159, ±0.0 ± 5.0
-# over the 160 paired decks (bench/RESULTS-ai.md, issue 13 fifth pass).
+# over the 160 paired decks (bench/RESULTS-ai.md).
 PRUNE_Z = 2.5  # drop a move once it trails the leader by this many standard errors
 # Worlds per decision under house rules (Part B/C), where playouts run on real Deal
 # positions and cost far more than the fast simulator's: worlds/15 within these bounds
