@@ -71,9 +71,11 @@ def play_deal(players: int, rng: random.Random, *, validated: bool) -> int:
 
     deal = _burkozel().start(players, shuffled_deck(rng=rng), rng.randrange(players))
     play = deal.apply if validated else deal.push
+    # The name before both games shared one (an --against commit may be older).
+    legal = getattr(deal, "legal_actions", None) or getattr(deal, "legal_" + "moves")
     moves = 0
     while not deal.finished:
-        play(rng.choice(deal.legal_actions()))
+        play(rng.choice(legal()))
         moves += 1
     return moves
 
@@ -82,12 +84,14 @@ def play_bura_deal(players: int, rng: random.Random, *, validated: bool) -> int:
     """Play one random full Bura deal (any seat that may act, never declaring, so the
     deal is played out unless a combination ends it); return the number of moves."""
     from engine import shuffled_deck
-    from engine.bura.deal import Deal as BuraDeal
-    from engine.bura.rules import Rules
+    from engine.bura import deal as deal_module
+    from engine.bura import rules as rules_module
 
-    deal = BuraDeal.start(
-        players, shuffled_deck(rng=rng), rng.randrange(players), Rules(moscow="on")
-    )
+    # The names before both games shared them (an --against commit may be older).
+    Deal = getattr(deal_module, "Deal", None) or getattr(deal_module, "Bura" + "Deal")
+    Rules = getattr(rules_module, "Rules", None) or getattr(rules_module, "Bura" + "Rules")
+
+    deal = Deal.start(players, shuffled_deck(rng=rng), rng.randrange(players), Rules(moscow="on"))
     play = deal.apply if validated else deal.push
     moves = 0
     while not deal.finished:
