@@ -312,3 +312,78 @@ async def test_a_game_ended_leaves_each_copy_saying_so_without_buttons(tmp_path:
                 timeout=30,  # behind the closing's other edits, paced under a loaded machine
             )
         assert fake.invalid_requests == []
+
+
+async def test_bura_moves_played_on_the_copies_in_the_group(tmp_path: Path) -> None:
+    """The copy is the game's own hand screen whatever the game: Bura's hands (its hints,
+    the trick taken, its buttons) come into the group the same, and a move played on a copy
+    is logged once and shown in both places."""
+    db = tmp_path / "bot.sqlite3"
+    rng = random.Random(362)
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice = fake.add_user("Alice <b>", username="alice")
+        bob = fake.add_user("Bob & 🂡")
+        group = fake.add_group("Бура <&> 🃏", members=[alice, bob])
+        players = [alice, bob]
+        async with running_bot(fake, db) as app:
+            assert app.service is not None
+            for user in players:
+                await user.start_bot()
+            await alice.send(group, "/newgame bura")
+            lobby = await fake.wait_for(
+                lambda: next((m for m in group.bot_messages() if "✋ Join" in m.button_texts), None)
+            )
+            assert "Bura" in lobby.text
+            await (await bob.tap(lobby, "✋ Join")).wait()
+            await fake.wait_for(lambda: bob.first_name in lobby.text)
+            await (await alice.tap(lobby, "▶️ Start")).wait()
+            await fake.wait_for(lambda: all(hand_message(u, group) for u in players))
+            for user in players:
+                assert await show_in_group(fake, user, group) is None
+                await fake.wait_for(lambda u=user: in_step(u, group), description="a copy")
+
+            played = 0
+            cards_played: list[set[str]] = []
+            while played < 6 and current_deal(players, group) == 1:
+                user = await fake.wait_for(
+                    lambda: current_deal(players, group) != 1 or whose_turn(players, group),
+                    description="someone's turn",
+                )
+                if not isinstance(user, FakeUser):
+                    break
+                for player in players:
+                    await fake.wait_for(
+                        lambda p=player: in_step(p, group), description="copies in step"
+                    )
+                copy = group.last_ephemeral(user)
+                assert copy is not None and "Your cards" in copy.text
+                label = await one_move(fake, user, copy, rng)
+                played += 1
+                gone = cards_in(label)
+                if gone:
+                    cards_played.append(gone)
+                await fake.wait_for(
+                    lambda g=gone, u=user: (
+                        not (hand_cards(u, group) & g) or current_deal(players, group) != 1
+                    ),
+                    description="the private hand to show the move",
+                )
+            assert played >= 2
+            for player in players:
+                await fake.wait_for(lambda p=player: in_step(p, group), description="in step")
+        assert fake.invalid_requests == []
+    storage = await Storage.open(db)
+    try:
+        record = await storage.export_record(1)
+    finally:
+        await storage.close()
+    # Every card move tapped on a copy is logged once, in order (the draws that come by
+    # themselves are logged too, as a declaration let pass: not taps).
+    suits = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+    logged = [
+        {code[:-1] + suits[code[-1]] for code in move["cards"]}
+        for move in record["deals"][0]["moves"]
+        if "cards" in move
+    ]
+    assert logged == cards_played
