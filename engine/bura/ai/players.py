@@ -58,6 +58,14 @@ HARD_WORLDS = 200
 # careful and reckless styles and 1 against greedy, all within about one interval
 # (bench/RESULTS-ai.md, sure wins and styles).
 HARD_STYLES = (CLOSED_GUESS,)
+# Hard's playouts declare for it seeing the sampled pile whole (sure_self) only from three
+# players on. At two that made the search spend its trumps on points (PIMC's strategy
+# fusion: a taken trick turns into a sure declaration at once) and show fewer буры; without
+# it, 2 players, default switches: 435 of 800 deals (54.4%) against the plain Monte Carlo
+# player at equal time instead of 410, decks 0-399; 417 of 600 (69.5%) against greedy
+# instead of 404, decks 0-299. At three it loses: 93 of 180 deals against greedy instead
+# of 105, decks 0-59 (bench/RESULTS-ai.md).
+HARD_SURE_SELF_PLAYERS = 3
 
 
 class Player(Protocol):
@@ -213,6 +221,7 @@ class StrongPlayer:
         edge_weight: float = 0.25,
         temperature: float = DISCARD_TEMPERATURE,
         sure_self: bool = True,
+        sure_self_players: int = 2,
         lead_lean: float = LEAD_LEAN,
         beater_lean: float = BEATER_LEAN,
         trump_weight: float = TRUMP_WEIGHT,
@@ -246,6 +255,8 @@ class StrongPlayer:
         # Whether this seat's playouts declare exactly when its pile holds enough (D5),
         # as the search itself does, instead of the greedy rule's guess.
         self.sure_self = sure_self
+        # The fewest players at which it does: at two, hard does better without it.
+        self.sure_self_players = sure_self_players
         # The declaring styles the others are modelled with (policy.greedy's
         # closed_guess each): every world gives each other seat one of them, drawn
         # among those its play so far does not rule out (declaring_styles).
@@ -273,7 +284,8 @@ class StrongPlayer:
             return greedy(Situation.of_view(view, self.rules), canonical(legal))
         rng = decision_rng(self.seed, view)
         totals = [0.0] * len(options)
-        sure = view.seat if self.sure_self else None
+        sure_self = self.sure_self and view.players >= self.sure_self_players
+        sure = view.seat if sure_self else None
         styles = {
             seat: declaring_styles(view, self.rules, seat, self.styles)
             for seat in range(view.players)
@@ -356,6 +368,7 @@ def make_player(level: str, rules: Rules, seed: int = 0) -> Player:
             rank_lean=RANK_LEAN,
             last_lean=LAST_LEAN,
             styles=HARD_STYLES,
+            sure_self_players=HARD_SURE_SELF_PLAYERS,
         )
     raise ValueError(f"unknown level {level!r} (choose {', '.join(LEVELS)})")
 
