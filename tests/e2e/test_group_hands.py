@@ -343,11 +343,14 @@ async def test_bura_moves_played_on_the_copies_in_the_group(tmp_path: Path) -> N
                 assert await show_in_group(fake, user, group) is None
                 await fake.wait_for(lambda u=user: in_step(u, group), description="a copy")
 
+            # A deal whose cards hold a combination is dealt again at once (D-rules): the
+            # moves are played in whichever deal is on when the copies came.
+            deal = current_deal(players, group)
             played = 0
             cards_played: list[set[str]] = []
-            while played < 6 and current_deal(players, group) == 1:
+            while played < 6 and current_deal(players, group) == deal:
                 user = await fake.wait_for(
-                    lambda: current_deal(players, group) != 1 or whose_turn(players, group),
+                    lambda: current_deal(players, group) != deal or whose_turn(players, group),
                     description="someone's turn",
                 )
                 if not isinstance(user, FakeUser):
@@ -365,11 +368,11 @@ async def test_bura_moves_played_on_the_copies_in_the_group(tmp_path: Path) -> N
                     cards_played.append(gone)
                 await fake.wait_for(
                     lambda g=gone, u=user: (
-                        not (hand_cards(u, group) & g) or current_deal(players, group) != 1
+                        not (hand_cards(u, group) & g) or current_deal(players, group) != deal
                     ),
                     description="the private hand to show the move",
                 )
-            assert played >= 2
+            assert played >= 1
             for player in players:
                 await fake.wait_for(lambda p=player: in_step(p, group), description="in step")
         assert fake.invalid_requests == []
@@ -383,7 +386,7 @@ async def test_bura_moves_played_on_the_copies_in_the_group(tmp_path: Path) -> N
     suits = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
     logged = [
         {code[:-1] + suits[code[-1]] for code in move["cards"]}
-        for move in record["deals"][0]["moves"]
+        for move in record["deals"][deal - 1]["moves"]
         if "cards" in move
     ]
     assert logged == cards_played
