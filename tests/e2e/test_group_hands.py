@@ -339,6 +339,10 @@ async def test_bura_moves_played_on_the_copies_in_the_group(tmp_path: Path) -> N
             await fake.wait_for(lambda: bob.first_name in lobby.text)
             await (await alice.tap(lobby, "▶️ Start")).wait()
             await fake.wait_for(lambda: all(hand_message(u, group) for u in players))
+            await fake.wait_for(
+                lambda: any(m.has_button(MY_CARDS) for m in group.bot_messages()),
+                description="the table with «My cards»",
+            )
             for user in players:
                 assert await show_in_group(fake, user, group) is None
                 await fake.wait_for(lambda u=user: in_step(u, group), description="a copy")
