@@ -81,7 +81,14 @@ class TimerFlow(TableFlow):
                 if action is None:
                     action = ui.stand_in_action(series, seat.seat)
                 await self._apply(live, action, seat.seat, autoplayed=human)
-            elif deadline.remind_at is not None and not deadline.reminded:
+            elif (
+                deadline.remind_at is not None
+                and deadline.remind_at <= now
+                and not deadline.reminded
+            ):
+                # (A tick that read a due deadline may get here after the move that was
+                # due was made some other way, a tap or another instance's tick: the
+                # deadline is then the next player's, and it is nobody's time to hurry.)
                 assert seat.user_id is not None
                 text = live.t(
                     "ping.hurry", chat=live.chat_title, seconds=round(deadline.due_at - now)

@@ -325,10 +325,18 @@ async def play_until(
 async def open_game(
     fake: FakeTelegram, group: FakeChat, users: list[FakeUser], *, start: bool = True
 ) -> FakeMessage:
-    """Everyone presses Start in their DM, the first opens a game, the rest join; start it."""
+    """Everyone presses Start in their DM, the first opens a game, the rest join; start it.
+
+    Each joins only once the bot has answered their Start, as a person would: the DM and
+    the group are different chats, handled side by side, so a Join tapped a moment after
+    Start may be read before the Start is (and answered «press Start first»)."""
     for user in users:
         if not user.started:
-            await user.start_bot()
+            sent = await user.start_bot()
+            await fake.wait_for(
+                lambda: any(m.message_id > sent.message_id for m in user.dm.bot_messages()),
+                description=f"the bot's answer to {user.first_name}'s Start",
+            )
     await users[0].send(group, "/newgame")
     lobby = await fake.wait_for(
         lambda: next((m for m in group.bot_messages() if "✋ Join" in m.button_texts), None),
