@@ -334,6 +334,12 @@ async def test_the_delivery_worker_moves_a_game_when_telegram_reports_a_migratio
         async with running_bot(fake, tmp_path / "bot.sqlite3") as app:
             await open_game(fake, group, [alice, bob])
             game = await the_game(app, group.id)
+            rng = random.Random(2)
+            # The group's table comes with the first move; the next move edits it.
+            user = await fake.wait_for(lambda: whose_turn([alice, bob]))
+            await play_one_move(fake, user, rng)
+            await fake.wait_for(lambda: group_texts(group, "Burkozel — deal"))
+            await fake.wait_for(lambda: drained(app))
             fake.fail_next(
                 "editMessageText",
                 400,
@@ -342,7 +348,7 @@ async def test_the_delivery_worker_moves_a_game_when_telegram_reports_a_migratio
                 chat_id=group.id,
             )
             user = await fake.wait_for(lambda: whose_turn([alice, bob]))
-            await play_one_move(fake, user, random.Random(2))
+            await play_one_move(fake, user, rng)
             await fake.wait_for(lambda: group_texts(supergroup, "Burkozel"))
             assert (await the_game(app, supergroup.id)).id == game.id
             await assert_final_state(fake, app, game.id, "Friends")
