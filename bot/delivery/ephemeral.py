@@ -31,7 +31,7 @@ from aiogram.exceptions import TelegramAPIError, TelegramBadRequest, TelegramRet
 
 from bot.delivery import lean_api
 from bot.delivery.worker import Bucket, DeliveryWorker
-from bot.service.core import HandCopies
+from bot.service.followers import HandCopies
 
 log = logging.getLogger(__name__)
 

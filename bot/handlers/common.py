@@ -100,7 +100,7 @@ async def _answer_in_private(
         if started:
             pointer = t("answer.in_private")
         else:
-            pointer = t("answer.open_private", link=deep_link(service.bot_username, "hi"))
+            pointer = t("answer.open_private", link=deep_link(service.settings.bot_username, "hi"))
         payload: dict[str, object] = {"text": pointer, "reply_to_message_id": message.message_id}
         thread = thread_of(message)
         if thread is not None:
@@ -134,12 +134,12 @@ async def tap_texts(service: GameService, query: CallbackQuery) -> Texts:
         language = service.cached_language(int(game_id))
         if language is not None:
             return texts(language)
-    return personal_texts(query.from_user, service.default_language)
+    return personal_texts(query.from_user, service.settings.default_language)
 
 
 async def chat_texts(service: GameService, message: Message) -> Texts:
     if message.chat.type == "private":
-        return personal_texts(message.from_user, service.default_language)
+        return personal_texts(message.from_user, service.settings.default_language)
     return texts(await service.language_of(message.chat.id))
 
 

@@ -34,7 +34,7 @@ from engine import EngineError
 async def start(message: Message, command: CommandObject, service: GameService) -> None:
     assert message.from_user is not None
     answers = await service.user_started(user_info(message.from_user), command.args)
-    t = personal_texts(message.from_user, service.default_language)
+    t = personal_texts(message.from_user, service.settings.default_language)
     # A new user's first minute: what the bot is, a game right here, and how to play
     # with friends.
     markup = greeting_keyboard(t) if "start.welcome" in answers else None

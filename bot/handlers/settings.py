@@ -57,9 +57,9 @@ async def _customs(service: GameService, chat_id: int) -> Customs:
     return Customs(
         language=await service.language_of(chat_id),
         pictures=await service.storage.chat_pictures(chat_id),
-        default_timer=service.turn_timeout,
-        default_stand_in=service.away_stand_in or "off",
-        away_after=service.away_after,
+        default_timer=service.settings.turn_timeout,
+        default_stand_in=service.settings.away_stand_in or "off",
+        away_after=service.settings.away_after,
     )
 
 

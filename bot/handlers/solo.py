@@ -23,7 +23,7 @@ async def new_game(message: Message, command: CommandObject, service: GameServic
     """/newgame in the private chat (``/newgame bura`` chooses Bura first): the menu."""
     named = game_by_alias((command.args or "").strip().lower())
     choice = choice_for_game(named.name if named else None)
-    t = personal_texts(message.from_user, service.default_language)
+    t = personal_texts(message.from_user, service.settings.default_language)
     await reply(service, message, menu_text(t, choice), markup=menu_keyboard(t, choice))
 
 
@@ -33,7 +33,7 @@ async def menu_button(query: CallbackQuery, callback_data: SoloCb, service: Game
     # Forgeable data: only in the tapper's own private chat, only choices the menu offers.
     if message is None or message.chat.id != query.from_user.id or not choice.valid:
         raise UserError("error.forged")
-    t = personal_texts(query.from_user, service.default_language)
+    t = personal_texts(query.from_user, service.settings.default_language)
     action = callback_data.action
     if action == "go":
         await service.play_computers(

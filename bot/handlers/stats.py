@@ -68,7 +68,7 @@ async def stats_in_group(message: Message, service: GameService) -> None:
 async def stats_in_private(message: Message, service: GameService) -> None:
     assert message.from_user is not None
     records = await service.storage.player_records(message.from_user.id, None)
-    t = personal_texts(message.from_user, service.default_language)
+    t = personal_texts(message.from_user, service.settings.default_language)
     await reply(
         service, message, stats_text(t, message.from_user.full_name, records, everywhere=True)
     )
@@ -155,7 +155,9 @@ async def history_button(
     op = await export_op(service, game.chat_id, title, thread, game.id, to=message.chat.id)
     await service.storage.enqueue((op,))
     service.outbox_ready.set()
-    await query.answer(personal_texts(query.from_user, service.default_language)("export.sent"))
+    await query.answer(
+        personal_texts(query.from_user, service.settings.default_language)("export.sent")
+    )
 
 
 # --- /resetstats ---------------------------------------------------------------
@@ -219,7 +221,7 @@ async def notify(message: Message, service: GameService) -> None:
     assert message.from_user is not None
     user = user_info(message.from_user)
     if not await service.remember_user(user):
-        raise NeedsStart(render.deep_link(service.bot_username, "hi"))
+        raise NeedsStart(render.deep_link(service.settings.bot_username, "hi"))
     on = await service.storage.toggle_lobby_watch(message.chat.id, user.id)
     t = await chat_texts(service, message)
     key = "notify.on" if on else "notify.off"

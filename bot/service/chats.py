@@ -4,20 +4,42 @@ that became a supergroup, a chat's language."""
 from __future__ import annotations
 
 from bot.chat_settings import ChatSettings
-from bot.service.core import UserError, UserInfo, in_private_chat
+from bot.service.errors import UserError
+from bot.service.games import Games
+from bot.service.live import UserInfo, in_private_chat
 from bot.service.lobby import LobbyFlow
+from bot.service.outbox import Outbox
+from bot.service.screens import Screens
+from bot.service.settings import ServiceSettings
 from bot.views import render
+from storage import Backend
 
 
-class ChatFlow(LobbyFlow):
+class ChatFlow:
+    def __init__(
+        self,
+        storage: Backend,
+        games: Games,
+        outbox: Outbox,
+        screens: Screens,
+        lobby: LobbyFlow,
+        settings: ServiceSettings,
+    ) -> None:
+        self.storage = storage
+        self.games = games
+        self.outbox = outbox
+        self.screens = screens
+        self.lobby = lobby
+        self.settings = settings
+
     async def user_started(self, user: UserInfo, payload: str | None) -> list[str]:
         """A /start in the DM: we may message them now. Returns text keys to answer with."""
-        await self.remember_user(user)
+        await self.lobby.remember_user(user)
         await self.storage.set_user_started(user.id, True)
         answers = []
         if payload and payload.startswith("j") and payload[1:].isdigit():
             try:
-                await self.join(int(payload[1:]), user)
+                await self.lobby.join(int(payload[1:]), user)
                 answers.append("start.joined")
             except UserError as exc:
                 answers.append(exc.key)
@@ -25,14 +47,12 @@ class ChatFlow(LobbyFlow):
         for game in await self.storage.games_of_user(user.id):
             if game.status != "playing":
                 continue
-            async with self.lock(game.id):
-                live = await self._load(game.id)
+            async with self.games.lock(game.id):
+                live = await self.games.load(game.id)
                 seat = live.seat_of(user.id)
                 if seat is not None and live.series is not None:
-                    redrawn = (self.hand_op(live, seat),)
-                    await self.storage.enqueue(redrawn)
-                    self.copy_hands(live, redrawn)
-        self.outbox_ready.set()
+                    await self.outbox.redraw(live, (self.screens.hand_op(live, seat),))
+        self.outbox.ready.set()
         return answers or ["start.welcome"]
 
     async def user_unreachable(self, user_id: int) -> None:
@@ -44,38 +64,38 @@ class ChatFlow(LobbyFlow):
             return
         await self.storage.set_user_started(user_id, False)
         for game in await self.storage.games_of_user(user_id):
-            async with self.lock(game.id):
-                live = await self._load(game.id)
+            async with self.games.lock(game.id):
+                live = await self.games.load(game.id)
                 seat = live.seat_of(user_id)
                 if seat is None or in_private_chat(live.game):  # nobody else to tell there
                     continue
                 text = live.t(
                     "dm.unreachable",
                     name=render.seat_name(seat),
-                    link=render.deep_link(self.bot_username, "hi"),
+                    link=render.deep_link(self.settings.bot_username, "hi"),
                 )
-                await self.storage.enqueue((self.group_send(live, text),))
-        self.outbox_ready.set()
+                await self.storage.enqueue((self.outbox.group_send(live, text),))
+        self.outbox.ready.set()
 
     async def chat_migrated(self, old_id: int, new_id: int) -> None:
         await self.storage.migrate_chat(old_id, new_id)
-        for game_id, live in list(self._live.items()):
+        for game_id, live in list(self.games.in_memory.items()):
             if live.game.chat_id == old_id:
-                self._live.pop(game_id, None)
-        self.outbox_ready.set()
+                self.games.in_memory.pop(game_id, None)
+        self.outbox.ready.set()
 
     async def save_chat_settings(self, chat_id: int, title: str, settings: ChatSettings) -> None:
         """The chat's new defaults. Games already created keep their rules (Game.rules);
         the table customs (timer, stand-in) apply from the next turn."""
         await self.storage.upsert_chat(chat_id, title)
         await self.storage.set_chat_rules(chat_id, settings.to_dict())
-        for live in self._live.values():
+        for live in self.games.in_memory.values():
             if live.game.chat_id == chat_id:
                 live.settings = settings
 
     async def set_language(self, chat_id: int, title: str, language: str) -> None:
         await self.storage.upsert_chat(chat_id, title)
         await self.storage.set_chat_language(chat_id, language)
-        for live in self._live.values():
+        for live in self.games.in_memory.values():
             if live.game.chat_id == chat_id:
                 live.language = language

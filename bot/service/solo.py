@@ -1,20 +1,27 @@
 """A game against computer players in the player's private chat: the same game as a
 group's (storage, crash safety, series, stats), started at once, whose table and hand
-are one message there (``core.one_message``)."""
+are one message there (``outbox.one_message``)."""
 
 from __future__ import annotations
 
 from bot.chat_settings import ChatSettings, SettingsError, apply_preset, fits_seats
 from bot.i18n import texts
-from bot.service.core import UserError, UserInfo
+from bot.service.errors import UserError
+from bot.service.live import UserInfo
 from bot.service.lobby import LobbyFlow
+from bot.service.settings import ServiceSettings
 from engine.game import COMPUTER_LEVELS
-from storage import Game, GameExistsError, Seat
+from storage import Backend, Game, GameExistsError, Seat
 
 MAX_COMPUTERS = 3
 
 
-class SoloFlow(LobbyFlow):
+class SoloFlow:
+    def __init__(self, storage: Backend, lobby: LobbyFlow, settings: ServiceSettings) -> None:
+        self.storage = storage
+        self.lobby = lobby
+        self.settings = settings
+
     async def play_computers(
         self,
         user: UserInfo,
@@ -40,7 +47,7 @@ class SoloFlow(LobbyFlow):
         chat_id = user.id  # a private chat's id is its user's
         await self.storage.upsert_chat(chat_id, user.name)
         await self.storage.set_chat_language(chat_id, language)
-        await self.remember_user(user)
+        await self.lobby.remember_user(user)
         await self.storage.set_user_started(user.id, True)  # they wrote to the bot
         t = texts(language)
         seats = [Seat(0, user.id, None, user.name)]
@@ -55,9 +62,9 @@ class SoloFlow(LobbyFlow):
                 settings.game_rules(),
                 user.id,
                 tuple(seats),
-                self.clock() + self.lobby_timeout,
+                self.settings.clock() + self.settings.lobby_timeout,
             )
         except GameExistsError:
             raise UserError("solo.already_open") from None
         await self.storage.set_message(game.id, f"hand:{user.id}", chat_id, message_id)
-        return await self.start(game.id, user.id)
+        return await self.lobby.start(game.id, user.id)

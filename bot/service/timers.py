@@ -8,48 +8,67 @@ import contextlib
 from dataclasses import replace
 
 from bot.chat_settings import NO_TIMER_REMINDER
-from bot.service.core import LiveGame, UserError, out_of_group
-from bot.service.table import TableFlow
-from storage import Deadline, GameChange
+from bot.service.deadlines import deadline_for
+from bot.service.errors import UserError
+from bot.service.games import Games
+from bot.service.live import LiveGame, out_of_group
+from bot.service.moves import Moves
+from bot.service.outbox import Outbox
+from bot.service.settings import ServiceSettings
+from storage import Backend, Deadline, GameChange
 
 # Action keys (``GameSide.action_json``) that are a player's own call, never taken for a
 # human by auto-play: a show (C1/C2, D6/D8), an out-of-turn lead, a declaration, даве.
 OWN_CALLS = frozenset({"show", "stop", "declare", "dave"})
 
 
-class TimerFlow(TableFlow):
+class TimerFlow:
+    def __init__(
+        self,
+        storage: Backend,
+        games: Games,
+        outbox: Outbox,
+        moves: Moves,
+        settings: ServiceSettings,
+    ) -> None:
+        self.storage = storage
+        self.games = games
+        self.outbox = outbox
+        self.moves = moves
+        self.settings = settings
+
     async def tick(self) -> None:
         """Expire lobbies, remind and auto-play overdue players, move computer players."""
-        now = self.clock()
+        now = self.settings.clock()
         for game in await self.storage.expired_lobbies(now):
-            async with self.lock(game.id):
-                live = await self._load(game.id)
+            async with self.games.lock(game.id):
+                live = await self.games.load(game.id)
                 if live.game.status == "lobby":
-                    await self._close(live, "cancelled", reason="expired")
+                    await self.moves.close(live, "cancelled", reason="expired")
         for game in await self.storage.due_deadlines(now):
             with contextlib.suppress(UserError):
-                await self._on_deadline(game.id)
+                await self.on_deadline(game.id)
 
-    async def _on_deadline(self, game_id: int) -> None:
-        async with self.lock(game_id):
-            live = await self._load(game_id)
+    async def on_deadline(self, game_id: int) -> None:
+        async with self.games.lock(game_id):
+            live = await self.games.load(game_id)
             deadline = live.game.deadline
             series = live.series
             if live.game.status != "playing" or deadline is None or series is None:
                 return
             if out_of_group(deadline):
-                if deadline.due_at <= self.clock():
+                if deadline.due_at <= self.settings.clock():
                     # Out of the group for good, it seems: the game ends, its players told
                     # in their private chats (the group is told if the bot is ever back).
-                    await self._close(live, "abandoned", reason="out_of_group")
+                    await self.moves.close(live, "abandoned", reason="out_of_group")
                 return
             ui = live.game_side
             deal = series.current
-            now = self.clock()
+            now = self.settings.clock()
             if deal is None or deadline.seat not in ui.actors(deal):
-                fixed = self._deadline_for(live)
+                fixed = deadline_for(live, self.settings)
                 live.game = replace(live.game, deadline=fixed)
-                await self._commit(live, GameChange(deadline=fixed))
+                await self.games.commit(live, GameChange(deadline=fixed))
                 return
             seat = live.game.seats[deadline.seat]
             human = seat.bot_level is None
@@ -57,19 +76,21 @@ class TimerFlow(TableFlow):
                 await self._out_of_turn(live, seat.seat)
             elif deadline.due_at <= now and human and (coming := ui.by_itself(series)) is not None:
                 # The move that comes by itself (Bura's draw), timer or no timer.
-                await self._apply(live, coming.action, seat.seat, autoplayed=False, by_itself=True)
-            elif deadline.due_at <= now and human and self._turn_timeout(live) == 0:
+                await self.moves.apply(
+                    live, coming.action, seat.seat, autoplayed=False, by_itself=True
+                )
+            elif deadline.due_at <= now and human and self.settings.turn_timeout_of(live) == 0:
                 # No timer: nobody plays for a human; remind them, and again later.
                 text = live.t("ping.gentle", chat=live.chat_title)
                 later = Deadline(seat.seat, now + NO_TIMER_REMINDER, None)
                 live.game = replace(live.game, deadline=later)
                 assert seat.user_id is not None
-                ops = self.ping(live, seat.user_id, text)
-                await self._commit(live, GameChange(deadline=later, outbox=ops))
+                ops = self.outbox.ping(live, seat.user_id, text)
+                await self.games.commit(live, GameChange(deadline=later, outbox=ops))
             elif deadline.due_at <= now:
                 # A player marked away is stood in for by a computer, if the chat (else the
                 # bot) is set so.
-                level = seat.bot_level or (self._stand_in(live) if seat.away else None)
+                level = seat.bot_level or (self.settings.stand_in_of(live) if seat.away else None)
                 action = None
                 if level is not None:
                     seed = live.game.id * 100_003 + live.game.version
@@ -80,7 +101,7 @@ class TimerFlow(TableFlow):
                         action = None  # never a show, stop or declaration for a human
                 if action is None:
                     action = ui.stand_in_action(series, seat.seat)
-                await self._apply(live, action, seat.seat, autoplayed=human)
+                await self.moves.apply(live, action, seat.seat, autoplayed=human)
             elif (
                 deadline.remind_at is not None
                 and deadline.remind_at <= now
@@ -97,8 +118,8 @@ class TimerFlow(TableFlow):
                 live.game = replace(live.game, deadline=reminded)
                 # A commit of the deadline alone leaves the hands' keyboards current
                 # (Game.state_version): the hand the player is looking at is not redrawn.
-                ops = self.ping(live, seat.user_id, text)
-                await self._commit(live, GameChange(deadline=reminded, outbox=ops))
+                ops = self.outbox.ping(live, seat.user_id, text)
+                await self.games.commit(live, GameChange(deadline=reminded, outbox=ops))
 
     async def _out_of_turn(self, live: LiveGame, seat: int) -> None:
         """A computer that may act out of turn (a «Стоп!»): it acts, or lets the chance
@@ -111,10 +132,10 @@ class TimerFlow(TableFlow):
         seed = live.game.id * 100_003 + live.game.version
         action = await asyncio.to_thread(ui.computer_action, level, seed, series, seat)
         if action is not None:
-            await self._apply(live, action, seat, autoplayed=False)
+            await self.moves.apply(live, action, seat, autoplayed=False)
             return
         deal = series.deals[-1]
         live.declined.add((len(series.deals), ui.actions_played(deal), seat))
-        fixed = self._deadline_for(live)
+        fixed = deadline_for(live, self.settings)
         live.game = replace(live.game, deadline=fixed)
-        await self._commit(live, GameChange(deadline=fixed))
+        await self.games.commit(live, GameChange(deadline=fixed))

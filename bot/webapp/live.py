@@ -1,7 +1,7 @@
 """Who has the Mini App open, and waking their live connections when a game changes.
 
 One :class:`Hub` per process. The game service tells it of every commit
-(``ServiceCore.watchers.changed``, in-process: SQLite's one process, and the instance
+(``Outbox.watchers.changed``, in-process: SQLite's one process, and the instance
 that made a move on PostgreSQL); on PostgreSQL a trigger NOTIFYs every instance of a
 game's new version from the move's own transaction (``storage.listen_games``), so a
 player connected to one instance hears of a move made through another.
@@ -23,7 +23,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any
 
-from bot.service.core import Watchers
+from bot.service.followers import Watchers
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from bot.games.base import codes
 from bot.i18n import plain
 from bot.json import Json
-from bot.service.core import LiveGame
+from bot.service.live import LiveGame
 from engine import Card
 from engine.game import PUBLIC
 from storage import Seat

@@ -240,7 +240,7 @@ async def test_two_player_bura_series_with_true_and_false_declarations(tmp_path:
         group = fake.add_group("Bura club", members=[ann, ben])
         async with running_bot(fake, db) as app:
             assert app.service is not None
-            app.service.rng = Decks([], seed=5)  # type: ignore[assignment]
+            app.service.settings.rng = Decks([], seed=5)  # type: ignore[assignment]
             storage = await Storage.open(db)
             try:
                 table = await open_bura(fake, storage, group, [ann, ben], {"game": "bura"})
@@ -305,7 +305,7 @@ async def test_three_player_stop_races_the_rightful_lead(tmp_path: Path) -> None
         group = fake.add_group("Trio", members=users)
         async with running_bot(fake, db) as app:
             assert app.service is not None
-            app.service.rng = Decks([deck])  # type: ignore[assignment]
+            app.service.settings.rng = Decks([deck])  # type: ignore[assignment]
             storage = await Storage.open(db)
             try:
                 table = await open_bura(fake, storage, group, users, {"game": "bura"})
@@ -360,7 +360,7 @@ async def test_a_dealt_combination_is_dealt_again(tmp_path: Path) -> None:
         group = fake.add_group("Duo & <co> 🎲", members=users)
         async with running_bot(fake, db) as app:
             assert app.service is not None
-            app.service.rng = Decks([void], seed=2)  # type: ignore[assignment]
+            app.service.settings.rng = Decks([void], seed=2)  # type: ignore[assignment]
             storage = await Storage.open(db)
             try:
                 table = await open_bura(fake, storage, group, users, {"game": "bura"})
@@ -393,7 +393,7 @@ async def test_dave_folded_and_accepted(tmp_path: Path) -> None:
         group = fake.add_group("Duo", members=users)
         async with running_bot(fake, db) as app:
             assert app.service is not None
-            app.service.rng = Decks([], seed=11)  # type: ignore[assignment]
+            app.service.settings.rng = Decks([], seed=11)  # type: ignore[assignment]
             storage = await Storage.open(db)
             try:
                 rules = {"game": "bura", "dave": "on"}
@@ -446,7 +446,7 @@ async def test_computer_players_take_every_bura_action(tmp_path: Path) -> None:
         group = fake.add_group("Robots", members=[ann])
         async with running_bot(fake, db) as app:
             assert app.service is not None
-            app.service.rng = Decks([], seed=3)  # type: ignore[assignment]
+            app.service.settings.rng = Decks([], seed=3)  # type: ignore[assignment]
             storage = await Storage.open(db)
             try:
                 await ann.start_bot()

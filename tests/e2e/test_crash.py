@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service.table import table_role
+from bot.service.screens import table_role
 from bot.views.callbacks import PlayCb
 from engine import burkozel
 from storage import Storage

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import bot.service.table
+import bot.service.screens
 from storage import Storage
 from tests.e2e.harness import (
     PLAYED,
@@ -87,7 +87,7 @@ async def test_a_deal_played_through_hands_in_the_group(
 ) -> None:
     # Every turn pings (no «looking at their hand» grace): at each turn, with an
     # administrator bot and the chat's setting, the hand comes by itself.
-    monkeypatch.setattr(bot.service.table, "PING_AFTER_IDLE", -1.0)
+    monkeypatch.setattr(bot.service.screens, "PING_AFTER_IDLE", -1.0)
     db = tmp_path / "bot.sqlite3"
     rng = random.Random(36)
     async with new_fake() as fake:

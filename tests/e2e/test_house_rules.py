@@ -273,7 +273,7 @@ async def test_c1_a_bura_shown_is_told_in_the_group_and_the_hands_with_its_cards
         group = fake.add_group(TITLE, members=[ann, ben])
         async with running_bot(fake, db) as app:
             assert app.service is not None
-            app.service.rng = Decks([deck])  # type: ignore[assignment]
+            app.service.settings.rng = Decks([deck])  # type: ignore[assignment]
             await app.service.storage.set_chat_rules(group.id, {"burkozel": {"combinations": "on"}})
             await open_game(fake, group, [ann, ben])
 

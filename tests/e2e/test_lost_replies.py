@@ -42,8 +42,8 @@ async def test_a_ping_goes_when_its_turn_is_played_even_if_a_delete_fails(
             second = bob if first is anna else anna
             # A minute passes before the first move: the second player, idle since the
             # start, gets a ping when the turn comes to them.
-            clock = app.service.clock
-            app.service.clock = lambda: clock() + 60
+            clock = app.service.settings.clock
+            app.service.settings.clock = lambda: clock() + 60
             await play_one_move(fake, first, rng, group)
             await fake.wait_for(lambda: live_pings(second), description="the idle player's ping")
             await fake.wait_for(lambda: drained(app))

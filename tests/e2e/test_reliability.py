@@ -21,7 +21,7 @@ from bot.app import App
 from bot.games.burkozel import keyboard as burkozel_keyboard
 from bot.games.burkozel import screens as burkozel_screens
 from bot.i18n import texts
-from bot.service.table import table_role
+from bot.service.screens import table_role
 from bot.views import render
 from engine import Card, burkozel
 from storage import Game, OutboxOp
@@ -644,8 +644,8 @@ async def test_thousands_of_forged_updates_change_nothing_and_crash_nothing(
                 assert not [a for a in answers if a.text == internal], f"batch {batch}"
                 total += len(answers)
                 # Nothing leaks: the service keeps no per-id state for forged ids.
-                assert len(service._locks) <= 4, len(service._locks)
-                assert len(service._live) <= 2
+                assert len(service.games.locks) <= 4, len(service.games.locks)
+                assert len(service.games.in_memory) <= 2
             assert total == 3000
             await fake.wait_for(lambda: not fake.unanswered_callbacks())
 

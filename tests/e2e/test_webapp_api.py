@@ -377,7 +377,7 @@ async def test_an_onlooker_opens_the_table_from_the_group_and_follows_a_whole_de
         ):
             assert app.service is not None
             await app.service.storage.set_chat_rules(group.id, rules)
-            app.service.rng = random.Random(f"onlooker:{kind}")
+            app.service.settings.rng = random.Random(f"onlooker:{kind}")
             await start_game(fake, group, players)
             game = await app.service.storage.open_game(group.id, None)
             assert game is not None
@@ -388,7 +388,7 @@ async def test_an_onlooker_opens_the_table_from_the_group_and_follows_a_whole_de
 
             def hidden() -> tuple[int, set[str]]:
                 assert app.service is not None
-                live = app.service._live.get(game.id)
+                live = app.service.games.in_memory.get(game.id)
                 version = -1 if live is None else live.game.version
                 return version, hidden_cards(app.service, game.id, PUBLIC)
 

@@ -144,7 +144,7 @@ async def a_table(
             # combination in a hand: ~1 in 8 with three players) was dealt again before
             # the pages opened, and a test of "deal 1" had nothing to play.
             assert app.service is not None
-            app.service.rng = random.Random(f"{game}:{len(names)}:{computers}")
+            app.service.settings.rng = random.Random(f"{game}:{len(names)}:{computers}")
             yield await start_game(
                 fake,
                 app,

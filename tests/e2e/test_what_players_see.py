@@ -49,8 +49,8 @@ async def test_pings_and_hands_reach_players_in_a_group_titled_with_html(tmp_pat
             )
             # A minute passes before the first move: the second player, idle since the
             # start, is pinged when the turn comes to them.
-            clock = app.service.clock
-            app.service.clock = lambda: clock() + 60
+            clock = app.service.settings.clock
+            app.service.settings.clock = lambda: clock() + 60
             await play_one_move(fake, first, rng, group)
             await fake.wait_for(
                 lambda: any(

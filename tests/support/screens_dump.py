@@ -35,7 +35,7 @@ MOST_TAPS = 600
 
 
 class StandingClock:
-    """``service.clock``: stands still until the dump moves it to a due time."""
+    """``service.settings.clock``: stands still until the dump moves it to a due time."""
 
     def __init__(self) -> None:
         self.now = START
@@ -282,8 +282,8 @@ async def run_scenario(title: str, scenario: Scenario, language: str, seed: int)
             ) as app:
                 assert app.service is not None
                 clock = StandingClock()
-                app.service.clock = clock
-                app.service.rng = random.Random(seed)
+                app.service.settings.clock = clock
+                app.service.settings.rng = random.Random(seed)
                 app.service.chatter = ChatterLimit(cooldown=0.0, burst=1000.0)
                 scene = Scene(fake, app, clock, random.Random(seed))
                 chats = await scenario(scene)

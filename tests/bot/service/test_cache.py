@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.service import GameService, UserError, UserInfo
-from bot.service.core import LiveGame
+from bot.service.live import LiveGame
 from bot.views.callbacks import PlayCb
 from engine.burkozel.ai import make_player
 from engine.cards import Card
@@ -29,13 +29,13 @@ async def test_overlapping_loads_share_one_game_so_a_confirmed_cancel_is_not_ref
         await service.add_computer(game.id, alice.id, "easy")
         await service.start(game.id, alice.id)
 
-        service.forget(game.id)  # as after a restart: nothing in memory
+        service.games.forget(game.id)  # as after a restart: nothing in memory
         # A command that only reads (no lock) overlaps a computer's move (under the lock).
-        reader = asyncio.create_task(service._load(game.id))
+        reader = asyncio.create_task(service.live(game.id))
         async with service.lock(game.id):
-            mover = await service._load(game.id)
+            mover = await service.live(game.id)
             assert (await reader) is mover
-        await service._on_deadline(game.id)  # a computer moves, or the turn moves on
+        await service.timers.on_deadline(game.id)  # a computer moves, or the turn moves on
         # The player confirms /cancel: the game is open, so it ends, never "it changed".
         ended = await service.cancel(game.id, alice.id)
         assert ended.status == "cancelled"
@@ -92,7 +92,7 @@ async def test_r7_a_card_that_no_answer_can_hold_with_the_chosen_ones_is_refused
         with pytest.raises(UserError) as refused:
             await service.toggle(game.id, alice.id, game.version, "9C")
         assert refused.value.key == "error.does_not_fit"
-        live = await service._load(game.id)
+        live = await service.live(game.id)
         assert live.selections[alice.id] == [Card.parse("6H"), Card.parse("8C")]
         # Unselecting one makes room again.
         await service.toggle(game.id, alice.id, game.version, "8C")
@@ -115,7 +115,7 @@ async def test_c1_the_show_bura_button_a_holder_sees_shows_it(tmp_path: Path) ->
         game = await storage.get_game(game.id)
         assert game is not None
         await service.play(game.id, alice.id, game.version, "b", "7H")  # Alice takes
-        live = await service._load(game.id)
+        live = await service.live(game.id)
         assert live.series is not None
         markup = live.game_side.hand_keyboard(live.t, live.game, live.series, 0, [])
         assert markup is not None
@@ -153,7 +153,7 @@ async def test_r6_a_tap_leads_one_card_and_leads_of_several_are_buttons_of_their
         storage = await open_storage(f"sqlite:{tmp_path / f'{listed}.sqlite3'}")
         try:
             service, game = await two_players(storage, deck)
-            live = await service._load(game.id)
+            live = await service.live(game.id)
             text, labels = _hand_of(service, live, BOB.id)
             assert labels == ["6♠", "7♠", "J♦★", "Q♦★", "➡️ Зайти: 6♠ 7♠", "➡️ Зайти: J♦★ Q♦★"]
             assert "кнопку «➡️ Зайти»" in text and "➕ Несколько карт" not in text
@@ -182,7 +182,7 @@ async def test_r6_more_than_four_leads_of_several_cards_are_chosen_through_the_s
     storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
     try:
         service, game = await two_players(storage, deck)
-        live = await service._load(game.id)
+        live = await service.live(game.id)
         text, labels = _hand_of(service, live, BOB.id)
         assert labels == ["6♠", "7♠", "8♠", "9♠", "➕ Несколько карт"]
         assert "сначала нажмите «➕ Несколько карт»" in text
@@ -206,7 +206,7 @@ async def test_r6_more_than_four_leads_of_several_cards_are_chosen_through_the_s
         for code in ("+", "6S", "7S"):
             assert await service.toggle(game.id, BOB.id, game.version, code) is False
         await service.play(game.id, BOB.id, game.version, "l", "6S.7S")
-        live = await service._load(game.id)
+        live = await service.live(game.id)
         assert live.series is not None
         table = live.series.deals[0].table
         assert [p.cards for p in table] == [(Card.parse("6S"), Card.parse("7S"))]
@@ -230,7 +230,7 @@ async def test_r7_beats_with_several_cards_are_buttons_and_discards_are_chosen(
             await service.play(game.id, BOB.id, game.version, "l", "QD.KD")
             game = await storage.get_game(game.id)
             assert game is not None
-            live = await service._load(game.id)
+            live = await service.live(game.id)
             text, labels = _hand_of(service, live, ALICE.id)
             assert "Нажмите кнопку ниже (⚔️ — бить, 🗑 — сбросить)" in text
             assert [x for x in labels if x.startswith("⚔️")] == ["⚔️ Бить: 9♣★ 10♣★"]
@@ -272,7 +272,7 @@ async def test_r7_a_tap_beats_where_it_can_and_discard_dont_beat_discards_a_beat
             await service.toggle(game.id, BOB.id, game.version, "6S")  # led at once
             game = await storage.get_game(game.id)
             assert game is not None
-            live = await service._load(game.id)
+            live = await service.live(game.id)
             text, labels = _hand_of(service, live, ALICE.id)
             assert "🗑 Сбросить, не бить" in labels and "бьёт, если может" in text
             if discard:
@@ -310,7 +310,7 @@ async def test_r8_a_deal_that_ends_turns_its_table_into_its_record_and_the_next_
             return items
 
         async def move() -> tuple[LiveGame, list[OutboxItem]]:
-            live = await service._load(game.id)
+            live = await service.live(game.id)
             assert live.series is not None
             deal = live.series.deals[-1]
             assert deal.turn is not None

@@ -1,4 +1,4 @@
-"""What the service asks of the hands' copies inside the group (bot.service.core): each
+"""What the service asks of the hands' copies inside the group (bot.service.outbox): each
 private hand redrawn is redrawn in its copy with the same text and buttons (less the Mini
 App's, which a group cannot carry), and anew at a turn only where the chat asks for it."""
 
@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from bot.chat_settings import ChatSettings
-from bot.service.core import HandCopies, LiveGame, ServiceCore, in_group
+from bot.service.followers import HandCopies
+from bot.service.live import LiveGame
+from bot.service.outbox import Outbox, in_group
 from storage import Game, OutboxOp
 
 KEYS = {"inline_keyboard": [[{"text": "7♠", "callback_data": "t:1:2:7S"}]]}
@@ -70,9 +72,9 @@ def _ops() -> tuple[OutboxOp, ...]:
 
 @pytest.mark.parametrize(("hands", "anew"), [(None, False), ("turn", True)])
 def test_each_hand_redrawn_is_redrawn_in_its_copy(hands: str | None, anew: bool) -> None:
-    service = ServiceCore.__new__(ServiceCore)
-    copies = service.hand_copies = Recorded()
-    service.copy_hands(_live(-5, hands), _ops())
+    outbox = Outbox.__new__(Outbox)
+    copies = outbox.hand_copies = Recorded()
+    outbox.copy_hands(_live(-5, hands), _ops())
     assert copies.redrawn == [
         (7, "hand of 7", KEYS, False),  # the Mini App's button left out
         (8, "hand of 8", KEYS, anew),  # pinged for their turn
@@ -80,9 +82,9 @@ def test_each_hand_redrawn_is_redrawn_in_its_copy(hands: str | None, anew: bool)
 
 
 def test_a_game_in_the_private_chat_has_no_copies() -> None:
-    service = ServiceCore.__new__(ServiceCore)
-    copies = service.hand_copies = Recorded()
-    service.copy_hands(_live(7, "turn"), _ops())
+    outbox = Outbox.__new__(Outbox)
+    copies = outbox.hand_copies = Recorded()
+    outbox.copy_hands(_live(7, "turn"), _ops())
     assert copies.redrawn == []
 
 

@@ -66,13 +66,13 @@ async def test_instances_taking_turns_keep_the_game_as_stored(pg_url: str) -> No
             deal = series.current
             if deal is None or deal.turn is None:
                 break
-            cached = service._live.get(game.id)
+            cached = service.games.in_memory.get(game.id)
             move = rng.choice(deal.legal_actions())
             user = stored.seats[deal.turn].user_id
             assert user is not None
             codes = ".".join(c.code() for c in sorted(move.cards))
             await service.play(game.id, user, stored.version, kind_of(move), codes)
-            live = service._live.get(game.id)
+            live = service.games.in_memory.get(game.id)
             if live is not None and live is cached:
                 caught_up += 1  # moved on in place, not rebuilt
             if live is not None:
@@ -87,11 +87,13 @@ async def test_instances_taking_turns_keep_the_game_as_stored(pg_url: str) -> No
         this = services[1]
         stored = await stores[0].get_game(game.id)
         assert stored is not None and stored.status == "playing"
-        before = this._live[game.id]
+        before = this.games.in_memory[game.id]
         await stores[1].commit(game.id, stored.version, GameChange(seats=stored.seats))
         assert await stores[0].catch_up(game.id, stored.version) is None
         async with this.lock(game.id):
-            assert game.id not in this._live or this._live[game.id] is not before
+            assert (
+                game.id not in this.games.in_memory or this.games.in_memory[game.id] is not before
+            )
 
 
 async def test_choosing_several_cards_goes_on_whichever_instance_takes_the_tap(
@@ -109,7 +111,7 @@ async def test_choosing_several_cards_goes_on_whichever_instance_takes_the_tap(
     ):
         for n, code in enumerate(("+", "6S", "7S")):
             assert await services[n % 2].toggle(game.id, BOB.id, game.version, code) is False
-        live = await services[1]._load(game.id)
+        live = await services[1].live(game.id)
         assert BOB.id in live.picking  # read back with the cards when the tap came
         await services[1].play(game.id, BOB.id, game.version, "l", "6S.7S")
         series = burkozel.from_record(await stores[0].export_record(game.id))
@@ -189,7 +191,7 @@ async def test_a_chat_changed_through_one_instance_is_seen_by_the_others_cached_
     # Both instances have the game in memory (each has played a move of it).
     assert await table.move(a) is not None
     assert await table.move(b) is not None
-    assert table.game_id in a._live and table.game_id in b._live
+    assert table.game_id in a.games.in_memory and table.game_id in b.games.in_memory
     # An admin switches the group to English and renames it, and sets a 30 s turn timer,
     # through instance A.
     await a.set_language(-100, "Renamed", "en")
@@ -305,12 +307,12 @@ async def test_a_deal_ended_by_the_other_instance_is_caught_up_not_rebuilt(table
     crossed = 0
     for n in range(300):
         service = table.services[n % 2]
-        cached = service._live.get(table.game_id)
+        cached = service.games.in_memory.get(table.game_id)
         seen = None if cached is None or cached.series is None else len(cached.series.deals)
         dealt = len(await store.deals(table.game_id))
         if await table.move(service) is None:
             break
-        live = service._live.get(table.game_id)
+        live = service.games.in_memory.get(table.game_id)
         if live is None:
             break  # the series is over
         if seen is not None and dealt > seen:  # the other instance ended a deal since
@@ -332,7 +334,7 @@ async def test_a_reminder_through_one_instance_leaves_the_keyboard_good_on_the_o
     a, b = table.services
     store = table.stores[0]
     await table.move(b)  # B has the game in memory
-    cached = b._live[table.game_id]
+    cached = b.games.in_memory[table.game_id]
     now = await table.to_act()
     assert now is not None
     stored, deal, user = now
@@ -349,7 +351,7 @@ async def test_a_reminder_through_one_instance_leaves_the_keyboard_good_on_the_o
     assert [i.role for i in sent if i.role and i.role.startswith("hand:")] == []
     assert any(i.role == f"ping:{user}" for i in sent)  # the reminder itself
     assert await table.move(b, drawn_at) == user
-    assert b._live[table.game_id] is cached  # caught up, not rebuilt from the record
+    assert b.games.in_memory[table.game_id] is cached  # caught up, not rebuilt from the record
     moved = await store.get_game(table.game_id)
     assert moved is not None and moved.version == moved.state_version == drawn_at + 2
     logged = burkozel.from_record(await store.export_record(table.game_id))

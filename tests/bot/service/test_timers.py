@@ -44,7 +44,7 @@ async def test_a_tick_that_read_a_deadline_since_moved_on_does_not_hurry_the_nex
         assert deadline is not None and deadline.remind_at is not None
         await _drain(service)
 
-        await service._on_deadline(game.id)  # the stale tick's turn at the lock
+        await service.timers.on_deadline(game.id)  # the stale tick's turn at the lock
         after = await storage.get_game(game.id)
         assert after is not None and after.version == started.version
         assert after.deadline == deadline and not after.deadline.reminded

@@ -468,7 +468,7 @@ def hidden_cards(service: GameService, game_id: int, seat: int) -> set[str]:
     """The cards ``seat`` (``PUBLIC``: the group, an onlooker) may not see now, from the
     engine's own state: other hands, the stock (but its turned trump), and others'
     face-down discards (B1, D3)."""
-    live = service._live.get(game_id)
+    live = service.games.in_memory.get(game_id)
     if live is None:  # the series is over (its last deal finished: nothing is hidden)
         return set()
     assert live.series is not None
