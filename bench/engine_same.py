@@ -25,19 +25,16 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=6, help="deals per table")
     args = parser.parse_args()
     sys.path.insert(0, args.root)
-    from engine import shuffled_deck
+    from engine import bura, burkozel, shuffled_deck
     from engine.bura.ai.players import make_player as make_bura_player
     from engine.bura.ai.players import play_deal
-    from engine.bura.deal import Deal as BuraDeal
-    from engine.bura.rules import Rules as BuraRules
     from engine.burkozel import Deal
-    from engine.burkozel import Rules as RuleSet
     from engine.burkozel.ai import make_player
 
     tables = [
-        (2, RuleSet()),
-        (3, RuleSet()),
-        (2, RuleSet(combinations="on", discards="closed", max_lead=4)),
+        (2, burkozel.Rules()),
+        (3, burkozel.Rules()),
+        (2, burkozel.Rules(combinations="on", discards="closed", max_lead=4)),
     ]
     for players, rules in tables:
         digest = hashlib.sha256()
@@ -62,12 +59,14 @@ def main() -> None:
             f" digest {digest.hexdigest()[:16]}, {spent:.1f} CPU s"
         )
     for players in (2, 3):
-        bura_rules = BuraRules(moscow="on", dave="on" if players == 2 else "off")
+        bura_rules = bura.Rules(moscow="on", dave="on" if players == 2 else "off")
         digest = hashlib.sha256()
         moves = 0
         start = time.process_time()
         for d in range(args.deals):
-            deal = BuraDeal.start(players, shuffled_deck(seed=f"same-{d}"), d % players, bura_rules)
+            deal = bura.Deal.start(
+                players, shuffled_deck(seed=f"same-{d}"), d % players, bura_rules
+            )
             seats = {
                 s: make_bura_player(
                     "hard" if s == d % players else "greedy", bura_rules, d * 10 + s

@@ -14,8 +14,7 @@ from bot.chat_settings import (
     presets,
     rules_of_game,
 )
-from engine.bura import Rules as BuraRules
-from engine.burkozel import Rules as RuleSet
+from engine import bura, burkozel
 
 
 def test_defaults_are_base_burkozel_and_store_as_nothing() -> None:
@@ -36,9 +35,9 @@ def test_every_switch_value_round_trips_through_storage() -> None:
         .with_custom("stand_in", "hard")
         .with_custom("hands_in_group", "turn")
     )
-    assert settings.rules("burkozel") == RuleSet(discards="closed", max_lead=4)
+    assert settings.rules("burkozel") == burkozel.Rules(discards="closed", max_lead=4)
     assert settings.group_hands == "turn" and ChatSettings().group_hands == "ask"
-    assert settings.rules("bura") == BuraRules(series="robber_21")
+    assert settings.rules("bura") == bura.Rules(series="robber_21")
     assert (settings.turn_timer, settings.stand_in) == (0, "hard")
     assert ChatSettings.from_dict(settings.to_dict()) == settings
     assert settings.game_rules() == {"game": "bura", "series": "robber_21"}
@@ -101,9 +100,11 @@ def test_broken_stored_settings_say_why_and_load_as_defaults(stored: object) -> 
 
 
 def test_a_games_own_rule_set_from_before_settings_is_read() -> None:
-    assert ChatSettings.from_dict({"teams": "pairs"}).rules("burkozel") == RuleSet(teams="pairs")
-    bura = ChatSettings.from_dict({"game": "bura", "dave": "on"})
-    assert bura.game == "bura" and bura.rules("bura") == BuraRules(dave="on")
+    assert ChatSettings.from_dict({"teams": "pairs"}).rules("burkozel") == burkozel.Rules(
+        teams="pairs"
+    )
+    chosen = ChatSettings.from_dict({"game": "bura", "dave": "on"})
+    assert chosen.game == "bura" and chosen.rules("bura") == bura.Rules(dave="on")
 
 
 def test_presets_set_the_game_and_every_switch_and_are_recognised() -> None:
@@ -113,7 +114,7 @@ def test_presets_set_the_game_and_every_switch_and_are_recognised() -> None:
         assert settings.game == game and settings.turn_timer == 60  # customs are kept
         assert settings.rules().to_dict() == switches
         assert preset_of(settings) == name
-    assert apply_preset(mixed, "pairs").rules("burkozel") == RuleSet(
+    assert apply_preset(mixed, "pairs").rules("burkozel") == burkozel.Rules(
         teams="pairs", combinations="on"
     )
     assert preset_of(ChatSettings().with_switch("burkozel", "max_lead", "4")) is None
@@ -122,7 +123,7 @@ def test_presets_set_the_game_and_every_switch_and_are_recognised() -> None:
 
 
 def test_b5_pairs_need_exactly_four_seats() -> None:
-    pairs = RuleSet(teams="pairs")
+    pairs = burkozel.Rules(teams="pairs")
     fits_seats(pairs, 4)
     for players in (2, 3):
         with pytest.raises(SettingsError) as info:
@@ -131,5 +132,5 @@ def test_b5_pairs_need_exactly_four_seats() -> None:
 
 
 def test_a_games_recorded_rules_read_back() -> None:
-    assert rules_of_game({"teams": "pairs"}) == ("burkozel", RuleSet(teams="pairs"))
-    assert rules_of_game({"game": "bura", "dave": "on"}) == ("bura", BuraRules(dave="on"))
+    assert rules_of_game({"teams": "pairs"}) == ("burkozel", burkozel.Rules(teams="pairs"))
+    assert rules_of_game({"game": "bura", "dave": "on"}) == ("bura", bura.Rules(dave="on"))

@@ -323,9 +323,15 @@ async def play_until(
 
 
 async def open_game(
-    fake: FakeTelegram, group: FakeChat, users: list[FakeUser], *, start: bool = True
+    fake: FakeTelegram,
+    group: FakeChat,
+    users: list[FakeUser],
+    *,
+    start: bool = True,
+    game: str | None = None,
 ) -> FakeMessage:
-    """Everyone presses Start in their DM, the first opens a game, the rest join; start it.
+    """Everyone presses Start in their DM, the first opens a game (the chat's, or
+    ``/newgame <game>``), the rest join; start it.
 
     Each joins only once the bot has answered their Start, as a person would: the DM and
     the group are different chats, handled side by side, so a Join tapped a moment after
@@ -337,7 +343,7 @@ async def open_game(
                 lambda: any(m.message_id > sent.message_id for m in user.dm.bot_messages()),
                 description=f"the bot's answer to {user.first_name}'s Start",
             )
-    await users[0].send(group, "/newgame")
+    await users[0].send(group, "/newgame" if game is None else f"/newgame {game}")
     lobby = await fake.wait_for(
         lambda: next((m for m in group.bot_messages() if "✋ Join" in m.button_texts), None),
         description="the lobby message",
@@ -348,8 +354,26 @@ async def open_game(
         assert not answer.show_alert, answer.text
     await fake.wait_for(lambda: all(u.first_name in lobby.text for u in users))
     if start:
-        await (await users[0].tap(lobby, "▶️ Start")).wait()
-        await fake.wait_for(lambda: all(hand_message(u, group) for u in users))
+        await start_game(fake, group, users, lobby)
+    return lobby
+
+
+async def start_game(
+    fake: FakeTelegram, group: FakeChat, users: list[FakeUser], lobby: FakeMessage
+) -> None:
+    """The first player taps Start, and every player's hand comes."""
+    await (await users[0].tap(lobby, "▶️ Start")).wait()
+    await fake.wait_for(lambda: all(hand_message(u, group) for u in users))
+
+
+async def open_bura(
+    fake: FakeTelegram, group: FakeChat, users: list[FakeUser], *, start: bool = True
+) -> FakeMessage:
+    """A Bura lobby, opened and joined as ``open_game`` does it (and started)."""
+    lobby = await open_game(fake, group, users, start=False, game="bura")
+    assert "Bura" in lobby.text
+    if start:
+        await start_game(fake, group, users, lobby)
     return lobby
 
 

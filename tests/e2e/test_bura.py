@@ -19,7 +19,7 @@ from engine.bura.deal import Deal
 from engine.cards import Card
 from engine.registry import replay_json
 from storage import Storage
-from tests.e2e.harness import PLAYED, cards_in, hand_message, new_fake, running_bot
+from tests.e2e.harness import PLAYED, cards_in, hand_message, new_fake, open_bura, running_bot
 from tests.support.bura import bura_deck
 from tests.support.fake_telegram import FakeChat, FakeTelegram, FakeUser
 
@@ -154,22 +154,12 @@ def check_privacy(group: FakeChat, users: list[FakeUser], series: Any) -> None:
         assert not leaked, f"{user.first_name} saw {leaked}"
 
 
-async def open_bura(
+async def bura_table(
     fake: FakeTelegram, storage: Storage, group: FakeChat, users: list[FakeUser], rules: Any
 ) -> Table:
-    for user in users:
-        await user.start_bot()
+    """A Bura game under the chat's ``rules``, started (``open_bura``), to be driven."""
     await storage.set_chat_rules(group.id, rules)
-    await users[0].send(group, "/newgame bura")
-    lobby = await fake.wait_for(
-        lambda: next((m for m in group.bot_messages() if "✋ Join" in m.button_texts), None),
-        description="the lobby message",
-    )
-    assert "Bura" in lobby.text
-    for user in users[1:]:
-        await (await user.tap(lobby, "✋ Join")).wait()
-    await fake.wait_for(lambda: all(u.first_name in lobby.text for u in users))
-    await (await users[0].tap(lobby, "▶️ Start")).wait()
+    await open_bura(fake, group, users)
     table = Table(fake, storage, group, users)
     game = await storage.open_game(group.id, None)
     assert game is not None
@@ -243,7 +233,7 @@ async def test_two_player_bura_series_with_true_and_false_declarations(tmp_path:
             app.service.settings.rng = Decks([], seed=5)  # type: ignore[assignment]
             storage = await Storage.open(db)
             try:
-                table = await open_bura(fake, storage, group, [ann, ben], {"game": "bura"})
+                table = await bura_table(fake, storage, group, [ann, ben], {"game": "bura"})
                 false_once = [True]
                 series = await drive(table, lambda d: sensible(d, false_once), lambda s: False)
                 record = await storage.export_record(table.game_id)
@@ -308,7 +298,7 @@ async def test_three_player_stop_races_the_rightful_lead(tmp_path: Path) -> None
             app.service.settings.rng = Decks([deck])  # type: ignore[assignment]
             storage = await Storage.open(db)
             try:
-                table = await open_bura(fake, storage, group, users, {"game": "bura"})
+                table = await bura_table(fake, storage, group, users, {"game": "bura"})
                 script = [
                     (1, Lead(1, (Card.parse("AS"),))),
                     (2, Answer(2, (Card.parse("8D"),), False)),
@@ -363,7 +353,7 @@ async def test_a_dealt_combination_is_dealt_again(tmp_path: Path) -> None:
             app.service.settings.rng = Decks([void], seed=2)  # type: ignore[assignment]
             storage = await Storage.open(db)
             try:
-                table = await open_bura(fake, storage, group, users, {"game": "bura"})
+                table = await bura_table(fake, storage, group, users, {"game": "bura"})
                 told = await fake.wait_for(
                     lambda: next((t for t in group.all_texts() if "Re-deal" in t), None)
                 )
@@ -397,7 +387,7 @@ async def test_dave_folded_and_accepted(tmp_path: Path) -> None:
             storage = await Storage.open(db)
             try:
                 rules = {"game": "bura", "dave": "on"}
-                table = await open_bura(fake, storage, group, users, rules)
+                table = await bura_table(fake, storage, group, users, rules)
                 version, _, series = await table.state()
                 while series.current is None:
                     await asyncio.sleep(0.05)  # a dealt combination: wait for the re-deal
@@ -449,12 +439,8 @@ async def test_computer_players_take_every_bura_action(tmp_path: Path) -> None:
             app.service.settings.rng = Decks([], seed=3)  # type: ignore[assignment]
             storage = await Storage.open(db)
             try:
-                await ann.start_bot()
                 await storage.set_chat_rules(group.id, {"game": "bura"})
-                await ann.send(group, "/newgame bura")
-                lobby = await fake.wait_for(
-                    lambda: next((m for m in group.bot_messages() if m.buttons), None)
-                )
+                lobby = await open_bura(fake, group, [ann], start=False)
                 for level in ("easy", "normal"):
                     await ann.send(group, f"/addbot {level}")
                 await fake.wait_for(lambda: "normal" in lobby.text and "easy" in lobby.text)

@@ -25,6 +25,7 @@ from tests.e2e.harness import (
     hand_message,
     is_pick,
     new_fake,
+    open_bura,
     open_game,
     running_bot,
     whose_turn,
@@ -328,17 +329,7 @@ async def test_bura_moves_played_on_the_copies_in_the_group(tmp_path: Path) -> N
         players = [alice, bob]
         async with running_bot(fake, db) as app:
             assert app.service is not None
-            for user in players:
-                await user.start_bot()
-            await alice.send(group, "/newgame bura")
-            lobby = await fake.wait_for(
-                lambda: next((m for m in group.bot_messages() if "✋ Join" in m.button_texts), None)
-            )
-            assert "Bura" in lobby.text
-            await (await bob.tap(lobby, "✋ Join")).wait()
-            await fake.wait_for(lambda: bob.first_name in lobby.text)
-            await (await alice.tap(lobby, "▶️ Start")).wait()
-            await fake.wait_for(lambda: all(hand_message(u, group) for u in players))
+            await open_bura(fake, group, players)
             await fake.wait_for(
                 lambda: any(m.has_button(MY_CARDS) for m in group.bot_messages()),
                 description="the table with «My cards»",

@@ -21,7 +21,7 @@ from itertools import combinations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import DECK, Card, GameOverError, IllegalMoveError, Suit
+from engine import DECK, Card, GameOverError, IllegalMoveError, Suit, bura, burkozel
 from engine.bura.actions import (
     Action,
     Answer,
@@ -33,11 +33,7 @@ from engine.bura.actions import (
 )
 from engine.bura.combinations import may_stop, stop_refusal
 from engine.bura.deal import DECLARE
-from engine.bura.deal import Deal as BuraDeal
-from engine.bura.rules import Rules as BuraRules
-from engine.burkozel import Action as Move
 from engine.burkozel import Deal
-from engine.burkozel import Rules as RuleSet
 from engine.burkozel.ai import policy
 from engine.burkozel.ai.sim import sample_world
 from tests.support.sim import logged_playout
@@ -48,19 +44,19 @@ def _subsets(hand: tuple[Card, ...]) -> list[tuple[Card, ...]]:
     return [c for size in range(1, len(hand) + 1) for c in combinations(hand, size)]
 
 
-def _key(move: Move) -> tuple[object, ...]:
+def _key(move: burkozel.Action) -> tuple[object, ...]:
     return (move.seat, frozenset(move.cards), move.beat, move.show, move.stop)
 
 
-def _burkozel_candidates(deal: Deal, seat: int) -> list[Move]:
+def _burkozel_candidates(deal: Deal, seat: int) -> list[burkozel.Action]:
     """Every move ``seat`` could try, built fresh (never one the engine handed out)."""
-    moves = [Move(seat, (), show=kind) for kind in ("bura", "moscow")]
+    moves = [burkozel.Action(seat, (), show=kind) for kind in ("bura", "moscow")]
     for cards in _subsets(deal.hand(seat)):
         moves += [
-            Move(seat, cards),
-            Move(seat, cards, True),
-            Move(seat, cards, False),
-            Move(seat, cards, stop=True),
+            burkozel.Action(seat, cards),
+            burkozel.Action(seat, cards, True),
+            burkozel.Action(seat, cards, False),
+            burkozel.Action(seat, cards, stop=True),
         ]
     return moves
 
@@ -82,13 +78,13 @@ def _burkozel_state(deal: Deal) -> object:
 @settings(max_examples=25, deadline=None)
 @given(table=table_rules(), deck=lumpy_decks(), data=st.data())
 def test_burkozel_fast_paths_agree_with_the_full_check(
-    table: tuple[int, RuleSet], deck: tuple[Card, ...], data: st.DataObject
+    table: tuple[int, burkozel.Rules], deck: tuple[Card, ...], data: st.DataObject
 ) -> None:
     players, rules = table
     rng = random.Random(data.draw(st.integers(0, 2**32)))
     deal = Deal.start(players, deck, rng.randrange(players), rules)
     while not deal.finished:
-        offered: list[Move] = []
+        offered: list[burkozel.Action] = []
         for seat in range(players):
             fast = deal.legal_actions(seat)
             assert len({_key(m) for m in fast}) == len(fast), "a legal move offered twice"
@@ -113,7 +109,7 @@ def test_burkozel_fast_paths_agree_with_the_full_check(
         # The fast path (an offered move) and the full path (an equal fresh move).
         move = rng.choice(offered)
         slow = deal.copy()
-        fresh = Move.from_json(move.to_json())
+        fresh = burkozel.Action.from_json(move.to_json())
         assert fresh == move and fresh is not move
         fast_trick = deal.apply(move)
         slow.check(fresh)
@@ -122,7 +118,7 @@ def test_burkozel_fast_paths_agree_with_the_full_check(
         assert _burkozel_state(deal) == _burkozel_state(slow)
 
 
-def _bura_candidates(deal: BuraDeal, seat: int) -> list[Action]:
+def _bura_candidates(deal: bura.Deal, seat: int) -> list[Action]:
     actions: list[Action] = [
         Show(seat, "bura"),
         Show(seat, "moscow"),
@@ -145,7 +141,7 @@ def _bura_key(action: Action) -> tuple[object, ...]:
     return (type(action).__name__, sorted(data.items(), key=lambda kv: kv[0]).__repr__())
 
 
-def _bura_state(deal: BuraDeal) -> object:
+def _bura_state(deal: bura.Deal) -> object:
     views = [deal.view(s) for s in range(deal.players)]
     return (
         views,
@@ -160,10 +156,10 @@ def _bura_state(deal: BuraDeal) -> object:
 @settings(max_examples=25, deadline=None)
 @given(players=st.integers(2, 4), deck=lumpy_decks(), rules=bura_rules, data=st.data())
 def test_bura_fast_paths_agree_with_the_full_check(
-    players: int, deck: tuple[Card, ...], rules: BuraRules, data: st.DataObject
+    players: int, deck: tuple[Card, ...], rules: bura.Rules, data: st.DataObject
 ) -> None:
     rng = random.Random(data.draw(st.integers(0, 2**32)))
-    deal = BuraDeal.start(players, deck, rng.randrange(players), rules)
+    deal = bura.Deal.start(players, deck, rng.randrange(players), rules)
     while not deal.finished:
         offered: list[Action] = []
         for seat in range(players):
@@ -210,7 +206,7 @@ def test_may_stop_is_stop_refusal_saying_yes(
     deck: tuple[Card, ...],
     sizes: list[int],
     trump: Suit,
-    rules: BuraRules,
+    rules: bura.Rules,
     leader: int,
 ) -> None:
     """D7/D8 "Precisely": the quick «Стоп!» test agrees with the reasons, seat by seat."""

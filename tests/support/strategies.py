@@ -7,16 +7,14 @@ import random
 
 from hypothesis import strategies as st
 
-from engine import DECK, Card
+from engine import DECK, Card, bura, burkozel
 from engine.bura.rules import SWITCHES as BURA_SWITCHES
-from engine.bura.rules import Rules as BuraRules
-from engine.burkozel import Rules as RuleSet
 
 
 @st.composite
-def table_rules(draw: st.DrawFn) -> tuple[int, RuleSet]:
+def table_rules(draw: st.DrawFn) -> tuple[int, burkozel.Rules]:
     """A player count and a rule set that may be played with it (B3, B5 refusals aside)."""
-    rules = RuleSet(
+    rules = burkozel.Rules(
         discards=draw(st.sampled_from(["open", "closed"])),
         max_lead=draw(st.sampled_from([3, 4])),
         combinations=draw(st.sampled_from(["off", "on"])),
@@ -50,6 +48,6 @@ def lumpy_decks(draw: st.DrawFn) -> tuple[Card, ...]:
 
 
 bura_rules = st.builds(
-    BuraRules, **{name: st.sampled_from(values) for name, values in BURA_SWITCHES.items()}
+    bura.Rules, **{name: st.sampled_from(values) for name, values in BURA_SWITCHES.items()}
 )
 """Any Bura rule set (every switch at any value)."""

@@ -19,12 +19,9 @@ from bot.games.burkozel.game import BURKOZEL_BOT
 from bot.i18n import texts
 from bot.service.table import cards_of
 from bot.views.callbacks import PlayCb
-from engine import parse_cards
+from engine import bura, burkozel, parse_cards
 from engine.bura.rules import SWITCHES
-from engine.bura.rules import Rules as BuraRules
-from engine.bura.series import Series as BuraSeries
 from engine.burkozel import Action, Series
-from engine.burkozel import Rules as RuleSet
 from tests.bot.games.burkozel.test_house_screens import game_of
 from tests.support.burkozel import build_deck
 from tests.support.strategies import lumpy_decks, table_rules
@@ -143,7 +140,7 @@ def check_every_action_reachable(ui: Any, series: Any) -> None:
 @settings(max_examples=40, deadline=None)
 @given(table=table_rules(), deck=lumpy_decks(), seed=st.integers(0, 2**32))
 def test_every_legal_burkozel_move_has_its_buttons(
-    table: tuple[int, RuleSet], deck: Any, seed: int
+    table: tuple[int, burkozel.Rules], deck: Any, seed: int
 ) -> None:
     players, rules = table
     rng = random.Random(seed)
@@ -169,7 +166,7 @@ def test_every_legal_bura_action_has_its_buttons(
     of the deal's last trick, holds no card, and must still be offered «Вскрываюсь» and
     the draw."""
     rng = random.Random(seed)
-    series = BuraSeries(players, BuraRules(**switches), first_dealer=0)
+    series = bura.Series(players, bura.Rules(**switches), first_dealer=0)
     deal = series.start_deal(deck)
     while not deal.finished:
         check_every_action_reachable(BURA_BOT, series)
@@ -180,7 +177,7 @@ def test_every_legal_bura_action_has_its_buttons(
 @settings(max_examples=40, deadline=None)
 @given(table=table_rules(), deck=lumpy_decks(), seed=st.integers(0, 2**32))
 def test_every_burkozel_button_is_a_legal_action(
-    table: tuple[int, RuleSet], deck: Any, seed: int
+    table: tuple[int, burkozel.Rules], deck: Any, seed: int
 ) -> None:
     players, rules = table
     rng = random.Random(seed)
@@ -205,7 +202,7 @@ def test_every_bura_button_is_a_legal_action(
     players: int, switches: dict[str, Any], deck: Any, seed: int
 ) -> None:
     rng = random.Random(seed)
-    series = BuraSeries(players, BuraRules(**switches), first_dealer=0)
+    series = bura.Series(players, bura.Rules(**switches), first_dealer=0)
     deal = series.start_deal(deck)
     while not deal.finished:
         check_every_button(BURA_BOT, series)
@@ -216,7 +213,7 @@ def test_every_bura_button_is_a_legal_action(
 def test_c1_the_show_button_is_taken() -> None:
     """C1, which random decks seldom deal to a seat at its moment: seat 0 holds four
     trumps at its lead after taking the first trick."""
-    series = Series(2, RuleSet(combinations="on"), first_dealer=0)
+    series = Series(2, burkozel.Rules(combinations="on"), first_dealer=0)
     hands = [["7H", "8H", "9H", "10H"], ["6S", "7C", "8C", "9C"]]
     series.start_deal(build_deck(2, 0, hands, "6H", ["JH", "10C"]))
     series.apply(Action(1, parse_cards(["6S"])))

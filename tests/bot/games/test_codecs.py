@@ -17,13 +17,9 @@ from bot.games.bura.app import bura_actions
 from bot.games.burkozel import codec as burkozel_codec
 from bot.games.burkozel.app import burkozel_actions
 from bot.i18n import texts
-from engine import parse_cards
+from engine import bura, burkozel, parse_cards
 from engine.bura.actions import Action, Answer, Dave, DaveReply, Declare, Lead, Show
 from engine.bura.rules import SWITCHES
-from engine.bura.rules import Rules as BuraRules
-from engine.bura.series import Series as BuraSeries
-from engine.burkozel import Action as Move
-from engine.burkozel import Rules as RuleSet
 from engine.burkozel import Series
 from engine.cards import DECK
 from tests.support.strategies import lumpy_decks, table_rules
@@ -40,7 +36,7 @@ def sorted_cards(action: Any) -> Any:
 @settings(max_examples=40, deadline=None)
 @given(table=table_rules(), deck=lumpy_decks(), seed=st.integers(0, 2**32))
 def test_burkozel_moves_read_back_as_written(
-    table: tuple[int, RuleSet], deck: Any, seed: int
+    table: tuple[int, burkozel.Rules], deck: Any, seed: int
 ) -> None:
     """R6/R7 plays, C3/C4 leads out of turn and C1/C2 shows, by button and by Mini App."""
     players, rules = table
@@ -79,7 +75,7 @@ def test_bura_actions_read_back_as_written(
     """Leads, «Стоп!», answers, declarations, the draw, shows, даве and its replies, by
     button and by Mini App."""
     rng = random.Random(seed)
-    series = BuraSeries(players, BuraRules(**switches), first_dealer=0)
+    series = bura.Series(players, bura.Rules(**switches), first_dealer=0)
     deal = series.start_deal(deck)
     while not deal.finished:
         for seat in deal.actors():
@@ -121,11 +117,11 @@ def test_no_bura_letter_stands_for_two_kinds_of_action() -> None:
 def test_no_burkozel_letter_stands_for_two_kinds_of_move() -> None:
     cards = (DECK[0],)
     one_of_each = [
-        Move(0, cards),
-        Move(0, cards, True),
-        Move(0, cards, False),
-        Move(0, cards, stop=True),
-        Move(0, (), show="bura"),
+        burkozel.Action(0, cards),
+        burkozel.Action(0, cards, True),
+        burkozel.Action(0, cards, False),
+        burkozel.Action(0, cards, stop=True),
+        burkozel.Action(0, (), show="bura"),
     ]
     letters = [burkozel_codec.kind_of(m) for m in one_of_each]
     assert len(set(letters)) == len(one_of_each), letters
