@@ -86,7 +86,10 @@ class ByItself(Generic[ActionT]):
 
 class GameSide(ABC, Generic[SeriesT, DealT, ActionT]):
     """A game's bot side. ``name`` is the engine's game name (``engine.registry``,
-    ``game_of_rules``); ``min_players`` and ``max_players`` its table's sizes."""
+    ``game_of_rules``); ``min_players`` and ``max_players`` its table's sizes. Where a
+    function of the game's own modules already is one of these methods, the game names
+    it (``table_text = staticmethod(screens.table_text)``) rather than forwarding to it;
+    mypy holds it to the signature written here all the same."""
 
     name: str
     min_players: int

@@ -7,22 +7,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from bot.games.base import ByItself, GameSide
-from bot.games.bura import app, codec
-from bot.games.bura.keyboard import card_actions, hand_keyboard, offers_pick, one_tap_action
-from bot.games.bura.screens import deal_end_text, hand_text, move_notes, table_text
+from bot.games.bura import app, codec, keyboard, screens
 from bot.i18n import Html, Texts
-from bot.json import Json
-from bot.views.render import Keyboard
+from engine import bura
 from engine.bura.actions import Action, Dave, DaveReply, Declare
 from engine.bura.ai import make_player
 from engine.bura.ai.players import GreedyPlayer
 from engine.bura.deal import DAVE, DECLARE, Deal
-from engine.bura.record import from_record, to_record
 from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, MAX_PLAYERS, MIN_PLAYERS, Rules
 from engine.bura.series import Series
 from engine.bura.view import View
 from engine.cards import DECK, Card
-from storage import Game, PlayerRecord
+from storage import PlayerRecord
 
 
 def declaration_may_win(view: View, rules: Rules) -> bool:
@@ -46,17 +42,22 @@ class BuraSide(GameSide[Series, Deal, Action]):
     name = "bura"
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    # The engine's records, the game's screens, keyboard and Mini App state, as they are.
+    from_record = staticmethod(bura.from_record)
+    record = staticmethod(bura.to_record)
+    one_tap = staticmethod(keyboard.one_tap_action)
+    offers_pick = staticmethod(keyboard.offers_pick)
+    hand_keyboard = staticmethod(keyboard.hand_keyboard)
+    table_text = staticmethod(screens.table_text)
+    hand_text = staticmethod(screens.hand_text)
+    deal_end_text = staticmethod(screens.deal_end_text)
+    move_notes = staticmethod(screens.move_notes)
+    app_state = staticmethod(app.app_state)
 
     def start_series(
         self, players: int, switches: Mapping[str, object], first_dealer: int
     ) -> Series:
         return Series(players, Rules.from_dict(switches), first_dealer)
-
-    def from_record(self, record: Json) -> Series:
-        return from_record(record)
-
-    def record(self, series: Series) -> Json:
-        return to_record(series)
 
     def deal_rows(self, series: Series) -> tuple[list[Sequence[int]], list[Sequence[int]]]:
         return [r.points for r in series.results], list(series.penalties)
@@ -71,14 +72,8 @@ class BuraSide(GameSide[Series, Deal, Action]):
         return f"{len(series.deals)}.{deal.trick_number}"
 
     def could_play_together(self, deal: Deal, seat: int, cards: Sequence[Card]) -> bool:
-        plays = card_actions(deal, seat)
+        plays = keyboard.card_actions(deal, seat)
         return not plays or any(set(cards) <= set(a.cards) for a in plays)
-
-    def one_tap(self, deal: Deal, seat: int, card: Card) -> Action | None:
-        return one_tap_action(deal, seat, card)
-
-    def offers_pick(self, deal: Deal, seat: int) -> bool:
-        return offers_pick(deal, seat)
 
     def parse_action(self, deal: Deal, seat: int, kind: str, cards: tuple[Card, ...]) -> Action:
         action = codec.action_of(seat, kind, cards)
@@ -115,44 +110,6 @@ class BuraSide(GameSide[Series, Deal, Action]):
         seat = deal.turn
         chance = declaration_may_win(deal.view(seat), deal.rules)
         return ByItself(Declare(seat, False), at_once=not chance)
-
-    def table_text(self, t: Texts, game: Game, series: Series, *, turn_seconds: int | None) -> str:
-        return table_text(t, game, series, turn_seconds=turn_seconds)
-
-    def hand_text(
-        self,
-        t: Texts,
-        game: Game,
-        chat_title: str,
-        series: Series,
-        seat: int,
-        *,
-        turn_seconds: int | None,
-        picking: bool = False,
-    ) -> str:
-        return hand_text(
-            t, game, chat_title, series, seat, turn_seconds=turn_seconds, picking=picking
-        )
-
-    def hand_keyboard(
-        self,
-        t: Texts,
-        game: Game,
-        series: Series,
-        seat: int,
-        selection: Sequence[Card],
-        picking: bool = False,
-    ) -> Keyboard | None:
-        return hand_keyboard(t, game, series, seat, selection, picking)
-
-    def deal_end_text(self, t: Texts, game: Game, series: Series, index: int) -> str:
-        return deal_end_text(t, game, series, index)
-
-    def move_notes(self, t: Texts, game: Game, series: Series, action: Action) -> list[str]:
-        return move_notes(t, game, series, action)
-
-    def app_state(self, out: Json, t: Texts, series: Series, me: int, playing: bool) -> bool:
-        return app.app_state(out, t, series, me, playing)
 
     def stats_lines(self, t: Texts, stats: PlayerRecord) -> list[Html]:
         return [

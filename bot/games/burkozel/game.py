@@ -7,14 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from bot.games.base import GameSide
-from bot.games.burkozel import app, codec, house
-from bot.games.burkozel.keyboard import hand_keyboard, offers_pick, one_tap_move
-from bot.games.burkozel.screens import deal_end_text, hand_text, previous_trick, table_text
+from bot.games.burkozel import app, codec, house, keyboard, screens
 from bot.i18n import Html, Texts
-from bot.json import Json
 from bot.views.render import Keyboard
-from engine import Card
-from engine.burkozel import Action, Deal, Rules, Series, from_record, to_record
+from engine import Card, burkozel
+from engine.burkozel import Action, Deal, Rules, Series
 from engine.burkozel.ai import make_player, safe_move
 from engine.burkozel.ai.house import house_move
 from engine.burkozel.rules import MAX_PLAYERS, MIN_PLAYERS
@@ -25,17 +22,18 @@ class BurkozelSide(GameSide[Series, Deal, Action]):
     name = "burkozel"
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    # The engine's records, the game's table, taps and Mini App state, as they are.
+    from_record = staticmethod(burkozel.from_record)
+    record = staticmethod(burkozel.to_record)
+    one_tap = staticmethod(keyboard.one_tap_move)
+    offers_pick = staticmethod(keyboard.offers_pick)
+    table_text = staticmethod(screens.table_text)
+    app_state = staticmethod(app.app_state)
 
     def start_series(
         self, players: int, switches: Mapping[str, object], first_dealer: int
     ) -> Series:
         return Series(players, Rules.from_dict(switches), first_dealer=first_dealer)
-
-    def from_record(self, record: Json) -> Series:
-        return from_record(record)
-
-    def record(self, series: Series) -> Json:
-        return to_record(series)
 
     def deal_rows(self, series: Series) -> tuple[list[Sequence[int]], list[Sequence[int]]]:
         return [r.points for r in series.results], [r.penalties for r in series.results]
@@ -49,7 +47,9 @@ class BurkozelSide(GameSide[Series, Deal, Action]):
             return None
         if deal.last_trick is not None:
             return f"{len(series.deals)}.{deal.trick_number}"
-        if previous_trick(series) is not None:  # the deal before's last, until the first lead
+        if (
+            screens.previous_trick(series) is not None
+        ):  # the deal before's last, until the first lead
             return f"{len(series.deals) - 1}.{series.deals[-2].trick_number}"
         return None
 
@@ -57,12 +57,6 @@ class BurkozelSide(GameSide[Series, Deal, Action]):
         if deal.turn != seat:
             return True
         return any(set(cards) <= set(m.cards) for m in deal.legal_actions())
-
-    def one_tap(self, deal: Deal, seat: int, card: Card) -> Action | None:
-        return one_tap_move(deal, seat, card)
-
-    def offers_pick(self, deal: Deal, seat: int) -> bool:
-        return offers_pick(deal, seat)
 
     def parse_action(self, deal: Deal, seat: int, kind: str, cards: tuple[Card, ...]) -> Action:
         # C1/C2: the engine knows which combination the hand shows.
@@ -84,9 +78,6 @@ class BurkozelSide(GameSide[Series, Deal, Action]):
         deal = series.deals[-1]
         return safe_move(deal.view(seat), house.ordinary(deal.legal_actions(seat)))
 
-    def app_state(self, out: Json, t: Texts, series: Series, me: int, playing: bool) -> bool:
-        return app.app_state(out, t, series, me, playing)
-
     def lobby_title(self, t: Texts) -> str:
         return t("lobby.title")
 
@@ -102,9 +93,6 @@ class BurkozelSide(GameSide[Series, Deal, Action]):
         # B5: the pooled totals
         return house.team_lines(t, game, series.totals) if house.pairs(series.rules) else []
 
-    def table_text(self, t: Texts, game: Game, series: Series, *, turn_seconds: int | None) -> str:
-        return table_text(t, game, series, turn_seconds=turn_seconds)
-
     def hand_text(
         self,
         t: Texts,
@@ -116,7 +104,7 @@ class BurkozelSide(GameSide[Series, Deal, Action]):
         turn_seconds: int | None,
         picking: bool = False,
     ) -> str:
-        return hand_text(
+        return screens.hand_text(
             t,
             game,
             chat_title,
@@ -124,7 +112,7 @@ class BurkozelSide(GameSide[Series, Deal, Action]):
             seat,
             deal_number=len(series.deals),
             turn_seconds=turn_seconds,
-            previous=previous_trick(series),
+            previous=screens.previous_trick(series),
             picking=picking,
         )
 
@@ -137,14 +125,14 @@ class BurkozelSide(GameSide[Series, Deal, Action]):
         selection: Sequence[Card],
         picking: bool = False,
     ) -> Keyboard | None:
-        return hand_keyboard(t, game, series.deals[-1], seat, selection, picking)
+        return keyboard.hand_keyboard(t, game, series.deals[-1], seat, selection, picking)
 
     def deal_end_text(self, t: Texts, game: Game, series: Series, index: int) -> str:
         result = series.deals[index].result()
         totals = [
             sum(r.penalties[s] for r in series.results[: index + 1]) for s in range(series.players)
         ]
-        return deal_end_text(t, game, index + 1, result, totals, series)
+        return screens.deal_end_text(t, game, index + 1, result, totals, series)
 
 
 BURKOZEL_BOT = BurkozelSide()
