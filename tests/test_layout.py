@@ -1,7 +1,8 @@
 """The tree's architecture: no import cycles between our modules (imports under
 TYPE_CHECKING and inside functions count too), the arrows between the top-level packages
-run one way, the card index encoding lives in one module, and test modules share
-helpers only through tests/support (or a conftest)."""
+run one way, the card index encoding lives in one module, test modules share
+helpers only through tests/support (or a conftest), and the game service is composed
+of parts that receive their collaborators rather than inherit them."""
 
 from __future__ import annotations
 
@@ -267,3 +268,35 @@ def test_the_any_check_sees_any() -> None:
     for code in ("x: Any = 1", "def f(s: Series) -> dict[str, Any]: ...", "y = typing.Any"):
         assert list(uses_of_any(ast.parse(code))), code
     assert not list(uses_of_any(ast.parse("def f(s: Series[Deal]) -> object: ...")))
+
+
+def service_subclassing(tree: ast.AST, service_classes: set[str]) -> Iterator[str]:
+    """Each class that names one of the service's own classes among its bases."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            for base in node.bases:
+                if isinstance(base, ast.Name) and base.id in service_classes:
+                    yield f"{node.name}({base.id})"
+
+
+def test_the_service_is_composed_not_inherited() -> None:
+    """The service's parts (bot/service: the flows, the games in memory, the outbox...)
+    receive what they use in their constructors; none is built by inheriting another,
+    so a flow's collaborators are the ones it names (no state shared through ``self``)."""
+    paths = sorted((ROOT / "bot" / "service").glob("*.py"))
+    trees = {p: ast.parse(p.read_text(), str(p)) for p in paths}
+    ours = {n.name for t in trees.values() for n in ast.walk(t) if isinstance(n, ast.ClassDef)}
+    # The refusals are one family of exceptions, and the followers' defaults are there to
+    # be subclassed by the app's real ones: neither holds the service's state.
+    ours -= {"UserError", "Watchers", "HandCopies"}
+    found = [
+        f"{p.relative_to(ROOT)}: {found}"
+        for p, tree in trees.items()
+        for found in service_subclassing(tree, ours)
+    ]
+    assert found == []
+
+
+def test_the_inheritance_check_sees_a_flow_built_on_another() -> None:
+    tree = ast.parse("class TableFlow: ...\nclass LobbyFlow(TableFlow): ...")
+    assert list(service_subclassing(tree, {"TableFlow"})) == ["LobbyFlow(TableFlow)"]
