@@ -69,7 +69,7 @@ class GameService:
         self.games = games = Games(storage, outbox, settings)
         screens = Screens(outbox, settings)
         moves = Moves(games, outbox, screens, settings)
-        self.table = table = TableFlow(games, outbox, screens, moves, settings)
+        self.table = table = TableFlow(storage, games, outbox, screens, moves, settings)
         self.lobby = lobby = LobbyFlow(storage, games, outbox, screens, moves, settings)
         self.timers = timers = TimerFlow(storage, games, outbox, moves, settings)
         self.chats = chats = ChatFlow(storage, games, outbox, screens, lobby, settings)

@@ -14,7 +14,7 @@ from bot.service.outbox import Outbox, in_group
 from bot.service.screens import Screens
 from bot.service.settings import ServiceSettings
 from engine import Card, CardCodeError, EngineError
-from storage import Seat
+from storage import Backend, Seat
 
 
 def cards_of(codes: str) -> tuple[Card, ...]:
@@ -25,12 +25,14 @@ def cards_of(codes: str) -> tuple[Card, ...]:
 class TableFlow:
     def __init__(
         self,
+        storage: Backend,
         games: Games,
         outbox: Outbox,
         screens: Screens,
         moves: Moves,
         settings: ServiceSettings,
     ) -> None:
+        self.storage = storage
         self.games = games
         self.outbox = outbox
         self.screens = screens
@@ -125,7 +127,7 @@ class TableFlow:
             stored = [c.code() for c in chosen]
             if user_id in live.picking:
                 stored.insert(0, PICK)
-            await self.games.storage.set_selection(game_id, user_id, live.game.version, stored)
+            await self.storage.set_selection(game_id, user_id, live.game.version, stored)
             await self.outbox.redraw(live, (self.screens.hand_op(live, seat),))
             return False
 

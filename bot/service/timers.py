@@ -50,6 +50,8 @@ class TimerFlow:
                 await self.on_deadline(game.id)
 
     async def on_deadline(self, game_id: int) -> None:
+        """A game whose deadline the tick found due: what is due now, under its lock (the
+        move may have been made another way since the tick read it)."""
         async with self.games.lock(game_id):
             live = await self.games.load(game_id)
             deadline = live.game.deadline
