@@ -160,7 +160,12 @@ async def group_game(
     """The first person opens a game in ``group`` under ``rules``, the others join, the
     computers are added, and everyone plays it out."""
     for user in people:
-        await user.start_bot()
+        sent = await user.start_bot()
+        # (A message is handled some time after it is sent: wait for what it does.)
+        await scene.fake.wait_for(
+            lambda: any(m.message_id > sent.message_id for m in user.dm.bot_messages()),
+            description=f"the answer to {user.first_name}'s Start",
+        )
     await scene.storage.set_chat_rules(group.id, rules)
     await people[0].send(group, command)
     await scene.settle(group.id)
@@ -169,7 +174,11 @@ async def group_game(
         await scene.tap(user, table, lobby_data(table, "join"))
         await scene.settle(group.id)
     for _ in range(computers):
+        versions = len(table.history)
         await people[0].send(group, "/addbot easy")
+        await scene.fake.wait_for(
+            lambda: len(table.history) > versions, description="the lobby with the computer"
+        )
         await scene.settle(group.id)
     await scene.tap(people[0], table, lobby_data(table, "start"))
     by_id = {u.id: u for u in people}
