@@ -31,7 +31,7 @@ from typing import Any
 TICK = 0.01
 
 _update: contextvars.ContextVar[int | None] = contextvars.ContextVar("traced_update", default=None)
-_putting: contextvars.ContextVar[bool] = contextvars.ContextVar("putting", default=False)
+_putting: list[asyncio.Task[Any] | None] = [None]  # the polling task while it puts a batch
 
 
 class Notes:
@@ -105,11 +105,11 @@ def install(path: Path) -> None:
 
     async def traced_put(self: Any, update: Update) -> None:
         start = time.monotonic()
-        token = _putting.set(True)
+        _putting[0] = asyncio.current_task()
         try:
             await _put(self, update)
         finally:
-            _putting.reset(token)
+            _putting[0] = None
             if NOTES.polls:
                 NOTES.polls[-1][4] += time.monotonic() - start
 
@@ -166,7 +166,7 @@ def install(path: Path) -> None:
             update_id = _update.get()
             if update_id is not None:
                 NOTES.add(update_id, "read", (start, time.monotonic()))
-            elif _putting.get() and NOTES.polls:
+            elif _putting[0] is asyncio.current_task() and NOTES.polls:
                 NOTES.polls[-1][5] += time.monotonic() - start
 
     async def traced_write(self: Any, body: Any) -> Any:
