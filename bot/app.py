@@ -10,7 +10,7 @@ import logging
 import secrets
 import signal
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -155,7 +155,11 @@ def _screens(*screens: Callable[[Update], Awaitable[bool]]) -> Callable[[Update]
     return screen
 
 
-async def _poll(bot: Bot, queues: ChatQueues) -> None:
+async def _poll(
+    bot: Bot,
+    queues: ChatQueues,
+    look_ahead: Callable[[Sequence[Update]], Awaitable[None]] | None = None,
+) -> None:
     """Long polling. ChatQueues.put waits while the process holds its most: a flood
     waits at Telegram.
 
@@ -171,7 +175,10 @@ async def _poll(bot: Bot, queues: ChatQueues) -> None:
     of its event loop overlap the batch's screening instead of adding to it (bench/junk.py
     --trace: a player's slow taps had waited at Telegram, mostly for those round trips).
     The request confirms this batch before it is queued; a batch held then is no more at
-    risk than the updates already held, which a stop or a crash loses as well."""
+    risk than the updates already held, which a stop or a crash loses as well.
+
+    ``look_ahead`` sees each batch before its updates are screened one by one (the tap
+    screen reads the games its taps name all at once)."""
     offset: int | None = None
     failures = 0
     backoff = Backoff(POLL_BACKOFF)
@@ -206,10 +213,14 @@ async def _poll(bot: Bot, queues: ChatQueues) -> None:
                     offset = read + 1  # confirmed by the next getUpdates
             if len(batch) >= POLL_LIMIT:
                 ahead = asyncio.create_task(_read_batch(bot, offset, probing=False))
-            for raw in batch:
-                update = intake.parse(raw, bot)
-                if update is not None:
-                    await queues.put(update)
+            updates = [u for u in (intake.parse(raw, bot) for raw in batch) if u is not None]
+            if look_ahead is not None and updates:
+                try:
+                    await look_ahead(updates)
+                except Exception:  # (the screen then reads what it needs itself)
+                    log.warning("looking ahead at a batch failed", exc_info=True)
+            for update in updates:
+                await queues.put(update)
     finally:
         if ahead is not None:
             ahead.cancel()
@@ -402,7 +413,7 @@ class App:
                     first, *more = (split_listen(where) for where in listens)
                     stop_http = await metrics.serve(http, *first, *more)
                 await bot.delete_webhook()
-                poller = asyncio.create_task(_poll(bot, queues), name="polling")
+                poller = asyncio.create_task(_poll(bot, queues, screen.look_ahead), name="polling")
                 poller.add_done_callback(lambda _: self._stopped.set())
             if self.handle_signals:
                 loop = asyncio.get_running_loop()
