@@ -41,7 +41,7 @@ class Notes:
         self.taps: dict[int, dict[str, Any]] = {}
         self.ticks: list[tuple[float, float, int, int, int, int]] = []
         # getUpdates round trips: [sent, answered, updates, s parsing them, s putting them,
-        # s of storage reads while putting them (the screen's)]
+        # s of storage reads while putting them (the screen's), offset asked for]
         self.polls: list[list[float]] = []
 
     def note(self, update_id: int | None, step: str, at: float | None = None) -> None:
@@ -90,7 +90,7 @@ def install(path: Path) -> None:
     async def traced_bot_call(self: Any, method: Any, request_timeout: Any = None) -> Any:
         if not isinstance(method, intake.ReadUpdates):
             return await bot_call(self, method, request_timeout)
-        poll = [time.monotonic(), 0.0, 0, 0.0, 0.0, 0.0]
+        poll = [time.monotonic(), 0.0, 0, 0.0, 0.0, 0.0, method.offset or 0]
         NOTES.polls.append(poll)
         result = await bot_call(self, method, request_timeout)
         poll[1], poll[2] = time.monotonic(), len(result)
@@ -237,11 +237,14 @@ class FakeSide:
     def __init__(self, fake: Any) -> None:
         self.served: dict[int, float] = {}
         self.ticks: list[tuple[float, float]] = []
+        self.polls: dict[int, tuple[float, float]] = {}  # offset -> (came, answered)
         get_updates = fake._handlers["getupdates"]
 
         async def traced(params: dict[str, Any]) -> Any:
+            came = time.monotonic()
             updates = await get_updates(params)
             now = time.monotonic()
+            self.polls[int(params.get("offset") or 0)] = (came, now)
             for update in updates:
                 self.served.setdefault(update["update_id"], now)
             return updates
@@ -367,6 +370,26 @@ def report(
             f" (storage reads in it p50 {statistics.median(p[5] for p in full):.3f} s);"
             f" one cycle p50 {statistics.median(cycles) if cycles else 0:.3f} s,"
             f" {sum(p[2] for p in full) / max(1e-9, sum(cycles)):.0f} updates/s",
+            file=out,
+        )
+    # The round trip of full batches, split: the request's way to the fake (the fake's
+    # loop taking it up), the fake's handler, and the answer's way back (JSON-encoded by
+    # the fake, taken up by the bot's loop, read by aiogram).
+    split = [
+        (came - p[0], done - came, p[1] - done)
+        for p in full
+        if len(p) > 6 and (came_done := fake_side.polls.get(int(p[6]))) is not None
+        for came, done in [came_done]
+    ]
+    if split:
+        parts = ("to the fake", "the fake's handler", "back to the bot")
+        print(
+            "getUpdates round trip of full batches, p50/max s: "
+            + "; ".join(
+                f"{name} {statistics.median(x[i] for x in split):.3f}/"
+                f"{max(x[i] for x in split):.3f}"
+                for i, name in enumerate(parts)
+            ),
             file=out,
         )
     # Around each of the five slowest taps: the bot's loop and storage meanwhile.
