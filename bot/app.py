@@ -173,7 +173,8 @@ async def _poll(
     waits. A full batch means more are waiting, so the next one is asked for at once,
     while this one is screened and queued: Telegram's round trip and the bot's own turn
     of its event loop overlap the batch's screening instead of adding to it (bench/junk.py
-    --trace: a player's slow taps had waited at Telegram, mostly for those round trips).
+    --trace: a player's slow taps had waited at Telegram, behind polling's cycles, each
+    the round trip and the screening one after the other).
     The request confirms this batch before it is queued; a batch held then is no more at
     risk than the updates already held, which a stop or a crash loses as well.
 
