@@ -1,6 +1,6 @@
 """Memory, tasks and a game's table lag while the bot is flooded with junk updates.
 
-Usage: .venv/bin/python bench/junk.py [--junk 5000] [--think 6] [--webhook]
+Usage: .venv/bin/python bench/junk.py [--junk 5000] [--think 6] [--webhook] [--trace]
 
 The bot runs as its own process (``python -m bot``'s App, polling by default, webhook
 mode with --webhook) against the fake Bot API (tests/fake_telegram) in this process,
@@ -29,6 +29,8 @@ Figures, for the quiet start and each burst:
   at all;
 - player taps: every tap of a seated player in the window (each card and play tap of a
   move, in their private chats), tap-to-answer p50 and max (goal: all within 2 s).
+--trace: where each seated player's tap spent its time, step by step, and the event
+loops' lag and the storage's queues meanwhile (bench/tap_trace.py).
 Nothing is asserted; the figures are printed.
 """
 
@@ -56,6 +58,7 @@ import aiohttp
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import tap_trace  # noqa: E402
 from bot.games.burkozel.keyboard import card_taps  # noqa: E402
 from bot.views.callbacks import CardCb, LobbyCb, PlayCb  # noqa: E402
 from engine import burkozel  # noqa: E402
@@ -83,6 +86,9 @@ def child() -> None:
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     page = os.sysconf("SC_PAGE_SIZE")
+    trace = os.environ.get("BENCH_TRACE")
+    if trace:
+        tap_trace.install(Path(trace))
 
     async def sample() -> None:
         statm = Path("/proc/self/statm")
@@ -100,6 +106,8 @@ def child() -> None:
             sampler.cancel()
 
     asyncio.run(main())
+    if trace:
+        tap_trace.dump(Path(trace))
 
 
 def progress(line: str) -> None:
@@ -156,7 +164,9 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def start_bot(fake: FakeTelegram, tmp: Path, webhook: bool) -> BotProcess:
+async def start_bot(
+    fake: FakeTelegram, tmp: Path, webhook: bool, trace: Path | None = None
+) -> BotProcess:
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("BOT_", "WEBHOOK_"))},
         "BOT_TOKEN": TOKEN,
@@ -166,6 +176,8 @@ async def start_bot(fake: FakeTelegram, tmp: Path, webhook: bool) -> BotProcess:
         "TURN_TIMEOUT_SECONDS": "3600",
         "LOG_LEVEL": "WARNING",
     }
+    if trace is not None:
+        env["BENCH_TRACE"] = str(trace)
     port = _free_port()  # /metrics is served here (polling mode: METRICS_LISTEN)
     if webhook:
         env |= {
@@ -215,7 +227,8 @@ class Game:
     seats: list[int] = field(default_factory=list)
     series: burkozel.Series | None = None
     moves: list[Action] = field(default_factory=list)
-    taps: list[tuple[float, float]] = field(default_factory=list)  # (tapped, answered)
+    # (tapped, answered, update id)
+    taps: list[tuple[float, float, int]] = field(default_factory=list)
     seen: int = 0  # fake.requests already looked through for table edits
     tables: set[int] = field(default_factory=set)  # the group's table messages
 
@@ -282,7 +295,7 @@ class Game:
         for data in taps:
             pending = await user.tap_raw(anchor, data)
             await pending.wait(timeout=600)
-            self.taps.append((pending.created, time.monotonic()))
+            self.taps.append((pending.created, time.monotonic(), pending.update_id))
         series.apply(chosen)
         answered = time.monotonic()
         table = await self.fake.wait_for(self.table_edit_after(pending.created), timeout=600)
@@ -402,15 +415,20 @@ async def caught_up(fake: FakeTelegram, storage: Backend, bot: BotProcess, idle:
     return bool(bot.samples) and bot.samples[-1].tasks <= idle
 
 
-async def run(junk_count: int, think: float, webhook: bool, tmp: Path) -> None:
+async def run(junk_count: int, think: float, webhook: bool, tmp: Path, trace: bool) -> None:
     async with FakeTelegram(token=TOKEN) as fake:
         fake.enforce_limits = True
         fake.validate_updates = False
         fake.callback_answer_timeout = 3600
-        bot = await start_bot(fake, tmp, webhook)
+        trace_path = tmp / "trace.json" if trace else None
+        fake_side = tap_trace.FakeSide(fake) if trace else None
+        ticker = asyncio.create_task(fake_side.tick()) if fake_side is not None else None
+        bot = await start_bot(fake, tmp, webhook, trace_path)
         storage = await open_storage(f"sqlite:{tmp / 'junk.sqlite3'}")
+        phases: list[Phase] = []
+        game: Game | None = None
         try:
-            await session(fake, storage, bot, junk_count, think)
+            phases, game = await session(fake, storage, bot, junk_count, think)
         finally:
             await storage.close()
             if bot.proc.returncode is None:
@@ -419,11 +437,23 @@ async def run(junk_count: int, think: float, webhook: bool, tmp: Path) -> None:
                 await asyncio.wait_for(bot.proc.wait(), 30)
             if bot.proc.returncode is None:
                 bot.proc.kill()
+            if ticker is not None:
+                ticker.cancel()
+        if trace_path is not None and fake_side is not None and game is not None:
+            for phase in phases[1:]:
+                print(f"\n--- {phase.name} ---")
+                taps = [
+                    (update_id, tapped, answered)
+                    for tapped, answered, update_id in game.taps
+                    if phase.start <= tapped <= phase.caught_up
+                ]
+                window = (phase.start, phase.caught_up)
+                tap_trace.report(trace_path, fake_side, taps, window, sys.stdout)
 
 
 async def session(
     fake: FakeTelegram, storage: Backend, bot: BotProcess, junk_count: int, think: float
-) -> None:
+) -> tuple[list[Phase], Game]:
     players = [fake.add_user("Anna"), fake.add_user("Boris")]
     strangers = [fake.add_user(f"S{n}", language_code="ru") for n in range(STRANGERS)]
     in_group = strangers[: STRANGERS // 5]
@@ -466,6 +496,7 @@ async def session(
     stop.set()
     await asyncio.wait_for(player, 600)
     report(phases, bot, game, junk_count, think, fake)
+    return phases, game
 
 
 ANSWER_DEADLINE = 10.0  # seconds: Telegram's «query is too old» comes about then
@@ -518,7 +549,7 @@ def report(
         lags = [m.table - m.tapped for m in moves]
         answers = [m.answered - m.tapped for m in moves]
         taps, in_time, at_all = answer_shares(fake, phase.start, phase.caught_up)
-        player = [a - t for t, a in game.taps if phase.start <= t <= phase.caught_up]
+        player = [a - t for t, a, _ in game.taps if phase.start <= t <= phase.caught_up]
         fetched = (
             f"{bot.at(phase.fetched).tasks:>9}{bot.at(phase.fetched + AFTER_FETCH).tasks:>7}"
             if phase.junk
@@ -554,11 +585,12 @@ async def main() -> None:
     parser.add_argument("--junk", type=int, default=5000, help="junk updates per burst")
     parser.add_argument("--think", type=float, default=6.0, help="seconds before each move")
     parser.add_argument("--webhook", action="store_true", help="the bot in webhook mode")
+    parser.add_argument("--trace", action="store_true", help="where the players' taps wait")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, dump_tasks)
     with tempfile.TemporaryDirectory(prefix="bench-junk-", dir=ROOT) as tmp:
-        await run(args.junk, args.think, args.webhook, Path(tmp))
+        await run(args.junk, args.think, args.webhook, Path(tmp), args.trace)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import logging
 import secrets
 import signal
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -81,6 +81,7 @@ UPDATE_MEMORY_SECONDS = 2 * 86400
 WEBHOOK_CONNECTIONS = 40  # Telegram's default; updates of one chat still come in order
 POLL_SECONDS = 10  # long polling: how long one getUpdates waits for something new
 POLL_GRACE_SECONDS = 3  # a long poll not answered this long after its timeout is hung
+POLL_LIMIT = 100  # updates a getUpdates hands out at most (Telegram's most)
 PROBE_SECONDS = 3  # after a failure: a short getUpdates, given up after this long
 # Low cap: the bot reads again within seconds of Telegram answering (jitter: instances
 # that failed together do not all come back at once).
@@ -154,54 +155,93 @@ def _screens(*screens: Callable[[Update], Awaitable[bool]]) -> Callable[[Update]
     return screen
 
 
-async def _poll(bot: Bot, queues: ChatQueues) -> None:
-    """Long polling. Fetches more only once the updates before are queued, and
-    ChatQueues.put waits while the process holds its most: a flood waits at Telegram.
+async def _poll(
+    bot: Bot,
+    queues: ChatQueues,
+    look_ahead: Callable[[Sequence[Update]], Awaitable[None]] | None = None,
+) -> None:
+    """Long polling. ChatQueues.put waits while the process holds its most: a flood
+    waits at Telegram.
 
     Each update is read on its own (bot/intake.py): one that does not parse is skipped
     and the offset moves past it. After a failure the bot probes with short polls that
     give up soon, so it reads again within seconds of Telegram answering: a call that
-    hangs (a dead connection) would otherwise be held for the whole long-poll timeout."""
+    hangs (a dead connection) would otherwise be held for the whole long-poll timeout.
+
+    Telegram hands updates out in the order they came, so a tap behind a flood is read
+    only once everything before it is: how fast the bot reads is how long such a tap
+    waits. A full batch means more are waiting, so the next one is asked for at once,
+    while this one is screened and queued: Telegram's round trip and the bot's own turn
+    of its event loop overlap the batch's screening instead of adding to it (bench/junk.py
+    --trace: a player's slow taps had waited at Telegram, behind polling's cycles, each
+    the round trip and the screening one after the other).
+    The request confirms this batch before it is queued; a batch held then is no more at
+    risk than the updates already held, which a stop or a crash loses as well.
+
+    ``look_ahead`` sees each batch before its updates are screened one by one (the tap
+    screen reads the games its taps name all at once)."""
     offset: int | None = None
     failures = 0
     backoff = Backoff(POLL_BACKOFF)
-    while True:
-        probing = failures > 0
-        request = intake.ReadUpdates(
-            offset=offset,
-            timeout=0 if probing else POLL_SECONDS,
-            allowed_updates=ALLOWED_UPDATES,
-        )
-        try:
-            batch = await bot(
-                request,
-                request_timeout=PROBE_SECONDS if probing else POLL_SECONDS + POLL_GRACE_SECONDS,
-            )
-        except Exception as exc:  # Telegram out of reach, or not itself: keep asking
-            failures += 1
-            delay = max(0.0, next(backoff))
-            if isinstance(exc, TelegramRetryAfter):
-                delay = max(delay, exc.retry_after)
-            log.warning(
-                "getUpdates failed (%s); again in %.1f s",
-                describe(exc),
-                delay,
-                # (a traceback only for what is not Telegram's: a bug of ours)
-                exc_info=not isinstance(exc, TelegramAPIError | ClientDecodeError),
-            )
-            await asyncio.sleep(delay)
-            continue
-        if failures:
-            log.info("getUpdates answers again after %s failed calls", failures)
-            failures = 0
-            backoff.reset()
-        for raw in batch:
-            update = intake.parse(raw, bot)
-            if update is not None:
+    ahead: asyncio.Task[list[Any]] | None = None  # the next batch, asked for early
+    try:
+        while True:
+            probing = failures > 0
+            fetch, ahead = ahead or asyncio.create_task(_read_batch(bot, offset, probing)), None
+            try:
+                batch = await fetch
+            except Exception as exc:  # Telegram out of reach, or not itself: keep asking
+                failures += 1
+                delay = max(0.0, next(backoff))
+                if isinstance(exc, TelegramRetryAfter):
+                    delay = max(delay, exc.retry_after)
+                log.warning(
+                    "getUpdates failed (%s); again in %.1f s",
+                    describe(exc),
+                    delay,
+                    # (a traceback only for what is not Telegram's: a bug of ours)
+                    exc_info=not isinstance(exc, TelegramAPIError | ClientDecodeError),
+                )
+                await asyncio.sleep(delay)
+                continue
+            if failures:
+                log.info("getUpdates answers again after %s failed calls", failures)
+                failures = 0
+                backoff.reset()
+            for raw in batch:
+                read = intake.update_id(raw)
+                if read is not None:
+                    offset = read + 1  # confirmed by the next getUpdates
+            if len(batch) >= POLL_LIMIT:
+                ahead = asyncio.create_task(_read_batch(bot, offset, probing=False))
+            updates = [u for u in (intake.parse(raw, bot) for raw in batch) if u is not None]
+            if look_ahead is not None and updates:
+                try:
+                    await look_ahead(updates)
+                except Exception:  # (the screen then reads what it needs itself)
+                    log.warning("looking ahead at a batch failed", exc_info=True)
+            for update in updates:
                 await queues.put(update)
-            read = intake.update_id(raw)
-            if read is not None:
-                offset = read + 1  # confirmed by the next getUpdates
+    finally:
+        if ahead is not None:
+            ahead.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await ahead
+
+
+async def _read_batch(bot: Bot, offset: int | None, probing: bool) -> list[Any]:
+    """One getUpdates: a long poll, or (``probing``, after a failure) a short one that
+    is given up soon."""
+    request = intake.ReadUpdates(
+        offset=offset,
+        limit=POLL_LIMIT,
+        timeout=0 if probing else POLL_SECONDS,
+        allowed_updates=ALLOWED_UPDATES,
+    )
+    return await bot(
+        request,
+        request_timeout=PROBE_SECONDS if probing else POLL_SECONDS + POLL_GRACE_SECONDS,
+    )
 
 
 def _webhook(bot: Bot, queues: ChatQueues, secret: str) -> Handler:
@@ -374,7 +414,7 @@ class App:
                     first, *more = (split_listen(where) for where in listens)
                     stop_http = await metrics.serve(http, *first, *more)
                 await bot.delete_webhook()
-                poller = asyncio.create_task(_poll(bot, queues), name="polling")
+                poller = asyncio.create_task(_poll(bot, queues, screen.look_ahead), name="polling")
                 poller.add_done_callback(lambda _: self._stopped.set())
             if self.handle_signals:
                 loop = asyncio.get_running_loop()

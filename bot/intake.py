@@ -32,6 +32,7 @@ class ReadUpdates(TelegramMethod[list[Any]]):
     __api_method__ = "getUpdates"
 
     offset: int | None = None
+    limit: int | None = None
     timeout: int | None = None
     allowed_updates: list[str] | None = None
 

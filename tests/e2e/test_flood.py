@@ -283,3 +283,135 @@ async def test_one_persons_flood_of_messages_does_not_keep_a_players_tap_from_be
             await bob.send(group, "/score")
             await fake.wait_for(lambda: len(group.bot_messages()) > shown, timeout=10)
         assert fake.invalid_requests == []
+
+
+async def test_the_next_batch_of_a_flood_is_asked_for_while_the_one_before_is_screened(
+    tmp_path: Path,
+) -> None:
+    """Telegram hands updates out in the order they came, so a player's tap behind a flood
+    is read only once all of the flood before it has been. A full batch means more are
+    waiting: the bot asks for the next one at once, while it still screens that one
+    (Telegram's round trip then overlaps the screening). Here 250 strangers tap junk on
+    the table and the screening of the first of them is held: the next batch is asked for
+    meanwhile (Telegram sees the first batch confirmed); once it goes on, every junk tap
+    is answered, once, and the players' move is taken. The bot used to ask for more only
+    once the whole batch was queued (bench/junk.py --trace: the players' slow taps had
+    waited at Telegram, behind getUpdates round trips and the screening of junk)."""
+    rng = random.Random(343)
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice, bob = fake.add_user("Alice <&>"), fake.add_user("Боб 🃏")
+        strangers = [fake.add_user(f"Stranger {n} 😈") for n in range(250)]
+        group = fake.add_group("Cards & <friends>", members=[alice, bob, *strangers])
+        async with running_bot(fake, tmp_path / "bot.sqlite3") as app:
+            queues = app.queues
+            assert queues is not None
+            service = app.service
+            assert service is not None
+            await open_game(fake, group, [alice, bob])
+            game = await service.storage.open_game(group.id, None)
+            assert game is not None
+            table = await fake.wait_for(
+                lambda: next((m for m in group.bot_messages() if "Trump:" in m.text), None)
+            )
+            await fake.wait_for(lambda: not fake.pending_updates)
+            held = asyncio.Event()
+            first: list[int] = []
+            screen = queues._screen
+            assert screen is not None
+
+            async def held_screen(update: Update) -> bool:
+                if update.update_id in first:
+                    await held.wait()
+                return await screen(update)
+
+            queues._screen = held_screen
+            # All at once (nothing here lets the bot read in between): one full batch,
+            # then more.
+            flood = [await s.tap_raw(table, f"junk <{n}>") for n, s in enumerate(strangers)]
+            first.append(flood[0].update_id)
+            full = flood[99].update_id  # the last of the first batch (100 a getUpdates)
+            try:
+                await fake.wait_for(
+                    lambda: all(u["update_id"] > full for u in fake.pending_updates),
+                    timeout=10,
+                    description="the next getUpdates, confirming the first batch",
+                )
+                assert not flood[0].answered  # still held
+            finally:
+                held.set()
+            answers = [await tap.wait(timeout=30) for tap in flood]
+            assert {a.text for a in answers} == {texts("en").alert("error.forged")}
+            player = await fake.wait_for(lambda: whose_turn([alice, bob], group))
+            await play_one_move(fake, player, rng, group)
+            assert len(await service.storage.moves(game.id)) == 1
+        assert fake.unanswered_callbacks() == []
+        assert fake.invalid_requests == []
+
+
+async def test_the_games_a_batch_of_taps_names_are_read_together_not_one_by_one(
+    tmp_path: Path,
+) -> None:
+    """100 strangers tap cards of ten games that do not exist (forged data naming other
+    games) in one go. The screen refuses each without a queue, but it must read whether
+    each game exists: the ten games are read at once, for the whole batch, and each tap
+    is answered «no such game». The bot used to read them one after another (twice for
+    each tap), polling waiting on each read behind the handlers' work at the storage:
+    a player's tap behind such a flood waited at Telegram (bench/junk.py --trace)."""
+    rng = random.Random(3434)
+    async with new_fake() as fake:
+        fake.enforce_limits = False
+        alice, bob = fake.add_user("Alice <&>"), fake.add_user("Боб 🃏")
+        strangers = [fake.add_user(f"Stranger {n} 😈") for n in range(100)]
+        group = fake.add_group("Cards & <friends>", members=[alice, bob, *strangers])
+        async with running_bot(fake, tmp_path / "bot.sqlite3") as app:
+            service = app.service
+            assert service is not None
+            storage = service.storage
+            await open_game(fake, group, [alice, bob])
+            game = await storage.open_game(group.id, None)
+            assert game is not None
+            table = await fake.wait_for(
+                lambda: next((m for m in group.bot_messages() if "Trump:" in m.text), None)
+            )
+            await fake.wait_for(lambda: not fake.pending_updates)
+            missing = [game.id + 1000 + n for n in range(10)]
+            reads: list[int] = []
+            at_once = [0, 0]  # in flight now, most at once
+            released = asyncio.Event()
+            get_game = storage.get_game
+
+            async def held_get_game(game_id: int) -> object:
+                if game_id not in missing:
+                    return await get_game(game_id)
+                reads.append(game_id)
+                at_once[0] += 1
+                at_once[1] = max(at_once)
+                try:
+                    await released.wait()
+                    return await get_game(game_id)
+                finally:
+                    at_once[0] -= 1
+
+            storage.get_game = held_get_game  # type: ignore[method-assign]
+            # All at once (nothing here lets the bot read in between): one batch.
+            flood = [
+                await s.tap_raw(table, CardCb(game=missing[n % 10], v=1, card="AS").pack())
+                for n, s in enumerate(strangers)
+            ]
+            try:
+                await fake.wait_for(
+                    lambda: at_once[1] == len(missing),
+                    timeout=10,
+                    description="the ten games read at once",
+                )
+            finally:
+                released.set()
+            answers = [await tap.wait(timeout=30) for tap in flood]
+            assert {a.text for a in answers} == {texts("en").alert("error.no_game")}
+            assert sorted(reads) == missing  # each once
+            player = await fake.wait_for(lambda: whose_turn([alice, bob], group))
+            await play_one_move(fake, player, rng, group)
+            assert len(await storage.moves(game.id)) == 1
+        assert fake.unanswered_callbacks() == []
+        assert fake.invalid_requests == []
