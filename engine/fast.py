@@ -196,6 +196,13 @@ def lead_picks(
     return picks
 
 
+def group_leads_of(hand: Sequence[int], limit: int) -> list[tuple[int, ...]]:
+    """``engine.tricks.group_leads(hand, limit)`` on card indices: the leads of 2 to
+    ``limit`` cards of one suit, by size and in ``combinations`` order."""
+    cards = [DECK[c] for c in hand]
+    return [tuple([hand[i] for i in pick]) for pick in lead_picks(cards, limit)]
+
+
 # --- a value per hand of three cards ----------------------------------------------
 
 
