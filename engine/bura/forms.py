@@ -2,8 +2,8 @@
 rule set, a table (``engine.fast.ThreeCardTable``) of every hand's combination
 (``hand_kind``, D6-D8) and the leads of several cards its holder may make (D2 groups by
 ``lead_picks``, a малая Москва's three sixes by D8 "Precisely"). The deal reads it on
-every lead, answer and «Стоп!» test, where calling those functions cost a Bura deal a
-tenth of its time. tests/engine/bura/test_forms.py holds every entry to the functions."""
+every lead, answer and «Стоп!» test, where calling those functions cost a Bura deal
+about 8% of its instructions (bench/RESULTS-engine.md). tests/engine/bura/test_forms.py holds every entry to the functions."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ _WHOLE_HAND = ((0, 1, 2),)
 def form_table(trump: Suit, rules: Rules) -> ThreeCardTable[HandForm]:
     """The forms of every hand of three under ``trump`` and the switches they depend on
     (D2 same_rank_leads, D7 molodka, D8 moscow), made on first use (a few milliseconds;
-    about 0.1 s with same_rank_leads, where every card is a class of its own)."""
+    about 0.04 s with same_rank_leads, where every card is a class of its own)."""
     key = (trump, rules.moscow, rules.molodka, rules.same_rank_leads)
     table = _TABLES.get(key)
     if table is None:
