@@ -3,7 +3,8 @@ rule set, a table (``engine.fast.ThreeCardTable``) of every hand's combination
 (``hand_kind``, D6-D8) and the leads of several cards its holder may make (D2 groups by
 ``lead_picks``, a малая Москва's three sixes by D8 "Precisely"). The deal reads it on
 every lead, answer and «Стоп!» test, where calling those functions cost a Bura deal
-about 8% of its instructions (bench/RESULTS-engine.md). tests/engine/bura/test_forms.py holds every entry to the functions."""
+about 8% of its instructions (bench/RESULTS-engine.md). tests/engine/bura/test_forms.py
+holds every entry to the functions."""
 
 from __future__ import annotations
 
