@@ -24,11 +24,11 @@ from engine.bura.ai.players import (
     Player,
     after_option,
     canonical,
-    decision_rng,
     optional,
     rollout,
     utility,
 )
+from engine.bura.ai.seed import decision_rng
 from engine.bura.ai.world import sample_world
 from engine.bura.rules import Rules
 from engine.bura.view import View

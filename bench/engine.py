@@ -21,6 +21,16 @@ two (``--rounds`` times each, the best kept, so load from elsewhere hurts both a
 It prints both figures and their ratio (this tree / ``REV``).
 
     .venv/bin/python bench/engine.py --against main~3 --seconds 1 --rounds 3
+
+Instructions instead of seconds (the same work on a loaded machine counts the same): a
+worker given a row with ``"deals"`` plays that many deals and exits; count it under
+valgrind with 400 deals and with 100, and divide the difference by 300 (the first 100
+warm up the interned moves and tables). ``ROOT`` is a tree (``git archive`` of a commit
+for the old engine):
+
+    echo '{"game": "bura", "players": 2, "mode": "push", "deals": 400}' |
+        valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+        .venv/bin/python -S bench/engine.py --worker ROOT
 """
 
 from __future__ import annotations
@@ -147,8 +157,21 @@ def measure_playouts(players: int, seconds: float) -> float:
     return done / elapsed
 
 
+def play_deals(row: dict[str, Any]) -> list[float]:
+    """Play ``row["deals"]`` deals of a row, seeded as :func:`measure` seeds them, and
+    return [moves made]: a fixed amount of work, for counting instructions."""
+    rng = random.Random(row["players"])
+    one_deal = play_bura_deal if row["game"] == "bura" else play_deal
+    validated = row["mode"] == "apply"
+    return [
+        float(sum(one_deal(row["players"], rng, validated=validated) for _ in range(row["deals"])))
+    ]
+
+
 def run_row(row: dict[str, Any]) -> list[float]:
-    """One measurement: [deals/s, moves/s] or [playouts/s]."""
+    """One measurement: [deals/s, moves/s] or [playouts/s]; with ``"deals"``, :func:`play_deals`."""
+    if "deals" in row:
+        return play_deals(row)
     if row["game"] == "playouts":
         return [measure_playouts(row["players"], row["seconds"])]
     dps, mps = measure(

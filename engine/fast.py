@@ -8,12 +8,14 @@ module does arithmetic on card indices (tests/test_layout.py checks that).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from itertools import combinations
 from typing import Generic, TypeVar
 
 from engine.cards import DECK, Card, Rank, Suit
 from engine.tricks import group_leads, one_to_one
+
+T = TypeVar("T")
 
 # --- card indices ------------------------------------------------------------
 
@@ -194,9 +196,44 @@ def lead_picks(
     return picks
 
 
-# --- moves made once ---------------------------------------------------------------
+def group_leads_of(hand: Sequence[int], limit: int) -> list[tuple[int, ...]]:
+    """``engine.tricks.group_leads(hand, limit)`` on card indices: the leads of 2 to
+    ``limit`` cards of one suit, by size and in ``combinations`` order."""
+    cards = [DECK[c] for c in hand]
+    return [tuple([hand[i] for i in pick]) for pick in lead_picks(cards, limit)]
 
-T = TypeVar("T")
+
+# --- a value per hand of three cards ----------------------------------------------
+
+
+class ThreeCardTable(Generic[T]):
+    """A value for every hand of three cards in hand order, made up front: the value of
+    ``(a, b, c)`` is ``rows[classes[a.index]][classes[b.index]][classes[c.index]]``,
+    ``make((a, b, c))``. Cards of one ``card_class`` must be alike to ``make`` (the class
+    names all of a card that the value depends on), so the table holds a value per
+    class of hand, made once from one hand of that class: small and quick to read
+    (nested rows, no arithmetic in the caller)."""
+
+    __slots__ = ("classes", "rows")
+
+    def __init__(
+        self,
+        make: Callable[[tuple[Card, Card, Card]], T],
+        card_class: Callable[[Card], Hashable],
+    ) -> None:
+        numbers: dict[Hashable, int] = {}
+        examples: list[Card] = []  # a card of each class
+        for card in DECK:
+            if numbers.setdefault(card_class(card), len(numbers)) == len(examples):
+                examples.append(card)
+        self.classes: tuple[int, ...] = tuple(numbers[card_class(card)] for card in DECK)
+        """The class number of each card, by card index."""
+        self.rows: list[list[list[T]]] = [
+            [[make((a, b, c)) for c in examples] for b in examples] for a in examples
+        ]
+
+
+# --- moves made once ---------------------------------------------------------------
 
 
 class Interned(Generic[T]):

@@ -42,6 +42,7 @@ from engine.bura.combinations import (
     stop_refusal,
     winning_show,
 )
+from engine.bura.forms import HandForm, form_table
 from engine.bura.rules import (
     BASE_RULES,
     BUST_LIMIT,
@@ -58,6 +59,7 @@ from engine.fast import (
     PAIRINGS,
     PICKS,
     Interned,
+    ThreeCardTable,
     covers_cards,
     lead_picks,
     suit_no,
@@ -175,6 +177,9 @@ class Deal:
     # so their ids stay theirs): apply plays one of them without checking it again.
     _offered: Sequence[Action] = ()
     _offered_at: int = -1
+    # The forms of this deal's hands of three (its trump and rules never change), set
+    # by start; a deal built field by field gets them on first use (_forms_now).
+    _forms: ThreeCardTable[HandForm] | None = None
 
     @classmethod
     def start(
@@ -200,6 +205,7 @@ class Deal:
         ]
         self.trump_card = order[dealt]
         self.trump = self.trump_card.suit
+        self._forms = form_table(self.trump, rules)
         self.stock = [*order[dealt + 1 :], self.trump_card]
         self.leader = self.trick_leader = (dealer + 1) % players
         self.phase, self.turn = LEAD, self.leader
@@ -217,6 +223,11 @@ class Deal:
                 self._end("void", None, None)
                 break
         return self
+
+    def _forms_now(self) -> ThreeCardTable[HandForm]:
+        """``_forms`` of a deal built field by field (a computer player's sampled world)."""
+        self._forms = form_table(self.trump, self.rules)
+        return self._forms
 
     def copy(self) -> Deal:
         other = object.__new__(Deal)
@@ -324,13 +335,15 @@ class Deal:
         hands, leader, rules = self.hands, self.leader, self.rules
         stoppers: list[int] = []
         if rules.molodka != "off" or rules.moscow != "off":
-            moscow, molodka = rules.moscow == "on", rules.molodka == "out_of_turn"
+            forms = self._forms or self._forms_now()
+            rows, of = forms.rows, forms.classes
             for s in _OTHERS[self.players][leader]:
-                if len(hands[s]) != HAND_SIZE:
+                hand = hands[s]
+                if len(hand) != HAND_SIZE:
                     continue  # «Стоп!» leads a whole hand of three (D7, D8)
-                if hand_kind(hands[s], self.trump, moscow, molodka) in _STOP_HANDS and may_stop(
-                    hands, s, leader, self.trump, rules
-                ):
+                a, b, c = hand
+                form = rows[of[a.index]][of[b.index]][of[c.index]]
+                if form.kind in _STOP_HANDS and may_stop(hands, s, leader, self.trump, rules):
                     stoppers.append(s)
         if not stoppers:
             return _ONE[leader]
@@ -340,8 +353,9 @@ class Deal:
         """Exactly ``engine.bura.reference.legal_actions(self, seat)``, in its order (the
         computer players break ties by it), and remembered as legal in this position for
         :meth:`apply`. Fast: interned actions (engine/fast.py), R5 from ``BEATEN_BY``,
-        R7 from ``PAIRINGS``, group leads from ``lead_picks``, D6-D8 from ``hand_kind``.
-        tests/engine/test_reference.py holds the two equal."""
+        R7 from ``PAIRINGS``; a hand of three's combination (D6-D8) and group leads (D2)
+        looked up in its form (engine/bura/forms.py), a shorter hand's groups from
+        ``lead_picks``. tests/engine/test_reference.py holds the two equal."""
         phase = self.phase
         actions: list[Action]
         if phase == ANSWER:
@@ -368,10 +382,14 @@ class Deal:
         """A show, then R7's answers in ``combinations`` order, each a discard and then a
         beat if it covers."""
         hand, claim = self.hands[seat], self.claim
-        kind = hand_kind(hand, self.trump, self.rules.moscow == "on", False)
         actions: list[Action] = []
-        if kind in _SHOW_HANDS:  # D6, D8: shown on the holder's turn
-            actions.append(_SHOW_BURA[seat] if kind == BURA_HELD else _SHOW_MOSCOW[seat])
+        if len(hand) == HAND_SIZE:
+            a, b, c = hand
+            forms = self._forms or self._forms_now()
+            of = forms.classes
+            kind = forms.rows[of[a.index]][of[b.index]][of[c.index]].kind
+            if kind in _SHOW_HANDS:  # D6, D8: shown on the holder's turn
+                actions.append(_SHOW_BURA[seat] if kind == BURA_HELD else _SHOW_MOSCOW[seat])
         beaten = BEATEN_UNDER[self.trump_card.index]
         if len(claim) == 1:
             discards, beats = _DISCARDS[seat], _BEATS[seat]
@@ -406,36 +424,40 @@ class Deal:
         """The rightful leader's: a show, даве, single cards in hand order, groups (D2)
         by size in ``combinations`` order, and a малая Москва's three sixes (D8)."""
         hand, rules = self.hands[seat], self.rules
-        kind = hand_kind(hand, self.trump, rules.moscow == "on", False)
         actions: list[Action] = []
-        if kind in _SHOW_HANDS:
-            actions.append(_SHOW_BURA[seat] if kind == BURA_HELD else _SHOW_MOSCOW[seat])
+        if len(hand) == HAND_SIZE:
+            a, b, c = hand
+            forms = self._forms or self._forms_now()
+            of = forms.classes
+            form = forms.rows[of[a.index]][of[b.index]][of[c.index]]
+            kind = form.kind
+            if kind in _SHOW_HANDS:
+                actions.append(_SHOW_BURA[seat] if kind == BURA_HELD else _SHOW_MOSCOW[seat])
+            several = form.several[self._lead_limit(seat)]
+        else:  # the stock is out: no combination, groups of what is left
+            several = lead_picks(hand, self._lead_limit(seat), rules.same_rank_leads == "on")
         if rules.dave == "on" and self._dave_refusal(seat) is None:
             actions.append(_DAVES[seat])
         singles = _LEADS[seat]
-        for c in hand:
-            actions.append(singles[c.index])
-        limit = self._lead_limit(seat)
-        if limit < 2:
-            return actions
-        same_rank = rules.same_rank_leads == "on"
-        for pick in lead_picks(hand, limit, same_rank):
+        for card in hand:
+            actions.append(singles[card.index])
+        for pick in several:
             actions.append(_ACTIONS.pick(_LEAD, seat, hand, pick))
-        # (three sixes under same_rank_leads are a group of one rank, offered above)
-        if kind == SMALL_MOSCOW_HELD and limit >= HAND_SIZE and not same_rank:
-            actions.append(_ACTIONS.get(_LEAD, seat, tuple(hand)))
         return actions
 
     def _stop(self, seat: int) -> list[Action]:
         """A seat other than the rightful leader: «Стоп!» with the whole hand, if it may."""
         if not 0 <= seat < self.players:
             return []
-        hands, rules = self.hands, self.rules
-        moscow, molodka = rules.moscow == "on", rules.molodka == "out_of_turn"
-        if hand_kind(hands[seat], self.trump, moscow, molodka) in _STOP_HANDS and may_stop(
-            hands, seat, self.leader, self.trump, rules
-        ):
-            return [_ACTIONS.get(_STOP, seat, tuple(hands[seat]))]
+        hands, hand = self.hands, self.hands[seat]
+        if len(hand) != HAND_SIZE:
+            return []  # «Стоп!» leads a whole hand of three (D7, D8)
+        a, b, c = hand
+        forms = self._forms or self._forms_now()
+        of = forms.classes
+        form = forms.rows[of[a.index]][of[b.index]][of[c.index]]
+        if form.kind in _STOP_HANDS and may_stop(hands, seat, self.leader, self.trump, self.rules):
+            return [_ACTIONS.get(_STOP, seat, tuple(hand))]
         return []
 
     def _lead_limit(self, seat: int) -> int:

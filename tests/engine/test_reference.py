@@ -39,6 +39,7 @@ from engine.fast import (
     covers_cards,
     covers_indices,
     draw_from_end,
+    group_leads_of,
     lead_picks,
     suit_no,
 )
@@ -125,6 +126,17 @@ def test_r7_on_indices_is_covers(cards: tuple[Card, ...], k: int, trump: Suit) -
 def test_lead_picks_are_group_leads(hand: tuple[Card, ...], limit: int, same_rank: bool) -> None:
     groups = [tuple(hand[i] for i in pick) for pick in lead_picks(hand, limit, same_rank)]
     assert groups == group_leads(hand, limit, same_rank)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    hand=st.permutations(DECK).flatmap(lambda d: st.integers(0, 6).map(lambda n: d[:n])),
+    limit=st.integers(0, 4),
+)
+def test_group_leads_on_indices_are_group_leads(hand: tuple[Card, ...], limit: int) -> None:
+    """R6/D2 for the computer players' card indices: the groups ``group_leads`` gives."""
+    groups = group_leads_of([c.index for c in hand], limit)
+    assert [tuple(DECK[c] for c in group) for group in groups] == group_leads(hand, limit)
 
 
 @settings(max_examples=300, deadline=None)

@@ -7,13 +7,12 @@ seeded from the player's seed plus that view, so a decision is a pure function o
 
 from __future__ import annotations
 
-import random
-import re
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 from engine.bura.actions import Action, Dave, DealResult, Declare, Show
 from engine.bura.ai.policy import CLOSED_GUESS, Situation, greedy
+from engine.bura.ai.seed import decision_rng
 from engine.bura.ai.sure import sure_win
 from engine.bura.ai.world import DISCARD_TEMPERATURE, sample_world
 from engine.bura.deal import DECLARE, Deal
@@ -85,17 +84,6 @@ def canonical(legal: Sequence[Action]) -> list[Action]:
     if not legal:
         raise ValueError("no legal actions to choose from")
     return sorted(legal, key=_key)
-
-
-_FIRST_CLASS_NAMES = re.compile(r"\b(View|DealResult)\(")
-
-
-def decision_rng(seed: int, view: View) -> random.Random:
-    # random.Random(str) hashes the text with SHA-512: stable across processes. The
-    # text names the view's classes as they were first called, so that the computers
-    # choose as they always have (bench/engine_same.py).
-    text = _FIRST_CLASS_NAMES.sub(r"Bura\1(", repr(view))
-    return random.Random(f"{seed}#{text}")
 
 
 def optional(view: View) -> bool:

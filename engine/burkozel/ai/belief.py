@@ -20,6 +20,10 @@ from itertools import combinations
 from engine.burkozel.ai import policy
 from engine.burkozel.ai.sim import PTS, SUIT_INDEX, Sim, covers, sample_world
 from engine.burkozel.deal import Play, View
+from engine.burkozel.rules import HAND_SIZE
+from engine.cards import DECK
+from engine.fast import SUIT_OF
+from engine.tricks import one_suit
 
 Option = tuple[tuple[int, ...], bool | None]
 
@@ -199,11 +203,11 @@ def _answer_factor(hand: list[int], trump: int, obs: Observation) -> float:
     """How likely a seat holding ``hand`` (before its answer) was to answer as observed."""
     k = len(obs.claim)
     played = obs.cards
-    played_trumps = sum(c // 9 == trump for c in played)
+    played_trumps = sum(SUIT_OF[c] == trump for c in played)
     cover_trumps = 99  # fewest trumps in any cover (99: none covers)
     cheapest_disc = (99, 99)  # (trumps, points) of the cheapest k cards to give away
     for combo in combinations(hand, k):
-        trumps = sum(c // 9 == trump for c in combo)
+        trumps = sum(SUIT_OF[c] == trump for c in combo)
         if trumps < cover_trumps and covers(combo, obs.claim, trump):
             cover_trumps = trumps
         pts = sum(PTS[c] for c in combo)
@@ -302,7 +306,7 @@ def past_tricks(view: View, depth: int = 6) -> list[Trick] | None:
         return None
     seq = [c.index for c in view.seen_cards]
     seq = seq[: len(seq) - sum(len(p.cards) for p in view.table)]
-    start_stock = 36 - 4 * n
+    start_stock = len(DECK) - HAND_SIZE * n  # what the deal left in the stock (R3)
     if view.stock_size != max(0, start_stock - len(seq)):
         return None  # not a base-game deal played from a full hand (R3, R10)
     trump = SUIT_INDEX[view.trump]
@@ -348,7 +352,7 @@ def past_tricks(view: View, depth: int = 6) -> list[Trick] | None:
             left = size - pos - n * k
             if left < n * rest or left > 3 * n * rest:
                 continue
-            if k > 1 and len({c // 9 for c in seq[pos : pos + k]}) != 1:
+            if k > 1 and not one_suit([DECK[c] for c in seq[pos : pos + k]]):
                 continue
             plays = [tuple(seq[pos + j * k : pos + (j + 1) * k]) for j in range(n)]
             for beats in readings(plays, plays[0], 1):

@@ -27,6 +27,7 @@ from engine.burkozel.combinations import is_four_foreheads, is_lead_combination,
 from engine.burkozel.deal import Action, Deal, Play, View
 from engine.burkozel.scoring import PLAYED, sides
 from engine.cards import DECK, Card
+from engine.fast import SUIT_OF
 
 
 def _seats_in(view: View) -> tuple[int, ...]:
@@ -98,7 +99,7 @@ def _partner_discard(hand: list[int], trump: int, k: int, smear: bool) -> tuple[
     keep = policy.KEEP[trump]
 
     def value(combo: tuple[int, ...]) -> float:
-        trumps = sum(keep[c] for c in combo if c // 9 == trump)
+        trumps = sum(keep[c] for c in combo if SUIT_OF[c] == trump)
         pts = sum(PTS[c] for c in combo)
         return pts - trumps if smear else -(pts + sum(keep[c] for c in combo))
 

@@ -20,6 +20,7 @@ from itertools import combinations
 
 from engine.burkozel.ai import policy
 from engine.burkozel.ai.sim import PTS, Sim, covers
+from engine.fast import BEATEN_BY
 
 Option = tuple[tuple[int, ...], bool | None]
 
@@ -27,11 +28,9 @@ Option = tuple[tuple[int, ...], bool | None]
 def can_cover(hand: list[int], claim: tuple[int, ...], trump: int) -> bool:
     """Does ``hand`` hold cards that beat all of ``claim`` (R7)?"""
     if len(claim) == 1:
-        c0 = claim[0]
-        s0 = c0 // 9
-        for c in hand:
-            sc = c // 9
-            if c > c0 if sc == s0 else sc == trump:
+        beaten_by = BEATEN_BY[trump][claim[0]]  # R5: bit c set when card c beats the claim
+        for c in hand:  # noqa: SIM110 - a plain loop: any() over a generator costs more
+            if beaten_by >> c & 1:
                 return True
         return False
     return any(covers(combo, claim, trump) for combo in combinations(hand, len(claim)))

@@ -16,12 +16,14 @@ from itertools import combinations
 
 from engine.burkozel.ai.sim import PTS, RANK, Sim, covers
 from engine.burkozel.rules import HAND_SIZE
+from engine.cards import Card, Rank, Suit
+from engine.fast import BEATEN_BY, INDICES, SUIT_OF, SUITS, beats, group_leads_of, suit_cards
 
 # Keep value of a card beyond its points: trumps win tricks later, high plain
 # cards sometimes do. Indexed [trump][card].
 KEEP: tuple[tuple[float, ...], ...] = tuple(
-    tuple((6.0 + 1.0 * RANK[c]) if c // 9 == t else 0.3 * RANK[c] for c in range(36))
-    for t in range(4)
+    tuple((6.0 + 1.0 * RANK[c]) if SUIT_OF[c] == t else 0.3 * RANK[c] for c in INDICES)
+    for t in range(SUITS)
 )
 
 # Chance that nobody after us beats our answer, by how many still answer.
@@ -32,7 +34,7 @@ NO_VALUE = float("-inf")
 
 # The lead order of single cards: points plus keep value, then the index (ties).
 LEAD_KEY: tuple[tuple[tuple[float, int], ...], ...] = tuple(
-    tuple((PTS[c] + KEEP[t][c], c) for c in range(36)) for t in range(4)
+    tuple((PTS[c] + KEEP[t][c], c) for c in INDICES) for t in range(SUITS)
 )
 
 
@@ -46,9 +48,9 @@ def lead(hand: list[int], trump: int, limit: int, stock_left: int) -> tuple[int,
         zero: list[list[int]] = [[], [], [], []]
         for c in hand:
             if not PTS[c]:
-                zero[c // 9].append(c)
+                zero[SUIT_OF[c]].append(c)
         best_group: tuple[int, ...] = ()
-        for suit in range(4):
+        for suit in range(SUITS):
             group = zero[suit]
             if suit != trump and len(group) > len(best_group):
                 best_group = tuple(sorted(group)[:limit])
@@ -56,7 +58,7 @@ def lead(hand: list[int], trump: int, limit: int, stock_left: int) -> tuple[int,
             return best_group
     if not stock_left:
         # Endgame: nothing more to draw, so lead the strongest single to cash points.
-        top = max(hand, key=lambda c: (c // 9 == trump, RANK[c], PTS[c]))
+        top = max(hand, key=lambda c: (SUIT_OF[c] == trump, RANK[c], PTS[c]))
         if c_is_boss(top, hand, trump):
             return (top,)
     return (min(hand, key=LEAD_KEY[trump].__getitem__),)
@@ -64,7 +66,7 @@ def lead(hand: list[int], trump: int, limit: int, stock_left: int) -> tuple[int,
 
 def c_is_boss(card: int, hand: list[int], trump: int) -> bool:
     """A trump ace (or a trump above every other trump not in our hand) wins its lead."""
-    return card // 9 == trump and RANK[card] == 8
+    return SUIT_OF[card] == trump and RANK[card] == Rank.ACE
 
 
 def _answer_options(
@@ -86,16 +88,14 @@ def _answer_options(
     best_disc_value = NO_VALUE
     if k == 1:
         # The common case, inlined (same order and ties as the general loop below).
-        c0 = claim[0]
-        s0 = c0 // 9
+        beaten_by = BEATEN_BY[trump][claim[0]]  # R5: bit c set when card c beats the claim
         for c in hand:
             won = table_pts + PTS[c]
             cost = keep[c]
             disc = -won * share - cost
             if disc > best_disc_value:
                 best_disc_value, best_disc = disc, (c,)
-            sc = c // 9
-            if c > c0 if sc == s0 else sc == trump:
+            if beaten_by >> c & 1:
                 value = hold * won - (1.0 - hold) * won * share - cost
                 if value > best_beat_value:
                     best_beat_value, best_beat = value, (c,)
@@ -223,28 +223,25 @@ def decide(sim: Sim) -> tuple[tuple[int, ...], bool | None]:
 
 # The lead order of single cards as one number per card (the rank of LEAD_KEY).
 LEAD_ORDER: tuple[tuple[int, ...], ...] = tuple(
-    tuple(sorted(range(36), key=LEAD_KEY[t].__getitem__).index(c) for c in range(36))
-    for t in range(4)
+    tuple(sorted(INDICES, key=LEAD_KEY[t].__getitem__).index(c) for c in INDICES)
+    for t in range(SUITS)
 )
 # Cards worth no points, by trump: those of another suit (lead() groups them).
 PLAIN_ZERO: tuple[tuple[bool, ...], ...] = tuple(
-    tuple(not PTS[c] and c // 9 != t for c in range(36)) for t in range(4)
+    tuple(not PTS[c] and SUIT_OF[c] != t for c in INDICES) for t in range(SUITS)
 )
-TRUMP_ACE = tuple(t * 9 + 8 for t in range(4))
+TRUMP_ACE = tuple(Card(Rank.ACE, suit).index for suit in Suit)  # by suit number
 # R5 on indices: BEATS[trump][claim card][card] says whether card beats claim card.
 BEATS: tuple[tuple[tuple[bool, ...], ...], ...] = tuple(
-    tuple(
-        tuple((c > c0) if c // 9 == c0 // 9 else c // 9 == t for c in range(36)) for c0 in range(36)
-    )
-    for t in range(4)
+    tuple(tuple(beats(c, c0, t) for c in INDICES) for c0 in INDICES) for t in range(SUITS)
 )
 # A seat's order of drawing, winner first: DRAW_ORDER[players][winner].
 DRAW_ORDER = {n: tuple(tuple((w + i) % n for i in range(n)) for w in range(n)) for n in (2, 3, 4)}
 # The seat after each seat: NEXT_SEAT[players][seat].
 NEXT_SEAT = {n: tuple((s + 1) % n for s in range(n)) for n in (2, 3, 4)}
 # Bit masks and one-card moves by card index.
-BIT: tuple[int, ...] = tuple(1 << c for c in range(36))
-ONE: tuple[tuple[int], ...] = tuple((c,) for c in range(36))
+BIT: tuple[int, ...] = tuple(1 << c for c in INDICES)
+ONE: tuple[tuple[int], ...] = tuple((c,) for c in INDICES)
 
 # The values _answer_options gives one card (discard, beat) per card index, computed
 # with its very expressions (so equal to the last bit) once per (trump, share, hold,
@@ -268,7 +265,7 @@ def _row(
         keep = KEEP[trump]
         discs: list[float] = []
         values: list[float] = []
-        for c in range(36):
+        for c in INDICES:
             won = table_pts + PTS[c]
             cost = keep[c]
             discs.append(-won * share - cost)
@@ -296,8 +293,8 @@ def _lead_group(mask: int, limit: int) -> tuple[int, ...]:
     if group is None:
         best_group: tuple[int, ...] = ()
         if limit >= 2:
-            for suit in range(4):
-                cards = [c for c in range(suit * 9, suit * 9 + 9) if mask >> c & 1]
+            for suit in range(SUITS):
+                cards = [c for c in suit_cards(suit) if mask >> c & 1]
                 if len(cards) > len(best_group):
                     best_group = tuple(cards[:limit])
         group = _GROUPS[key] = best_group if len(best_group) >= 2 else ()
@@ -494,14 +491,8 @@ def random_move(sim: Sim, rng: random.Random) -> tuple[tuple[int, ...], bool | N
     """A uniformly random legal move of ``sim`` (used for noisy playouts)."""
     hand = sim.hands[sim.turn]
     if not sim.k:
-        limit = sim.lead_limit()
         leads: list[tuple[int, ...]] = [(c,) for c in hand]
-        for size in range(2, limit + 1):
-            leads += [
-                combo
-                for combo in combinations(sorted(hand), size)
-                if len({c // 9 for c in combo}) == 1
-            ]
+        leads += group_leads_of(sorted(hand), sim.lead_limit())
         return rng.choice(leads), None
     options: list[tuple[tuple[int, ...], bool | None]] = []
     for combo in combinations(sorted(hand), sim.k):

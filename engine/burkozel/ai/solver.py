@@ -18,6 +18,7 @@ from collections.abc import Callable
 from itertools import combinations
 
 from engine.burkozel.ai.sim import PTS, Sim, covers
+from engine.fast import group_leads_of
 
 Option = tuple[tuple[int, ...], bool | None]
 Key = tuple[int, int, int, int, tuple[int, ...], int, int, int]
@@ -30,12 +31,7 @@ def options(sim: Sim) -> list[Option]:
     hand = sorted(sim.hands[sim.turn])
     if not sim.k:
         found: list[Option] = [((c,), None) for c in hand]
-        for size in range(2, sim.lead_limit() + 1):
-            found += [
-                (combo, None)
-                for combo in combinations(hand, size)
-                if len({c // 9 for c in combo}) == 1
-            ]
+        found += [(group, None) for group in group_leads_of(hand, sim.lead_limit())]
         return found
     found = []
     for combo in combinations(hand, sim.k):
