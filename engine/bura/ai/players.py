@@ -57,6 +57,9 @@ HARD_WORLDS = 200
 # careful and reckless styles and 1 against greedy, all within about one interval
 # (bench/RESULTS-ai.md, sure wins and styles).
 HARD_STYLES = (CLOSED_GUESS,)
+# A declaring style that sees its pile whole (its guess for a face-down card is not
+# used): it declares exactly when its pile holds enough (D5), never falsely, never late.
+SURE_STYLE = -1.0
 # Hard's playouts declare for it seeing the sampled pile whole (sure_self) only from three
 # players on. At two that made the search spend its trumps on points (PIMC's strategy
 # fusion: a taken trick turns into a sure declaration at once) and show fewer буры; without
@@ -168,22 +171,24 @@ def rollout(
     """Finish ``deal`` with the greedy policy for every seat (a «Стоп!» is always said).
     ``sure_seat`` declares exactly when its pile in this world holds enough (D5);
     ``guesses``: per seat, what its declaring style takes each face-down card of its
-    pile to be worth (policy.greedy's ``closed_guess``; greedy's own when not given);
+    pile to be worth (policy.greedy's ``closed_guess``; greedy's own when not given;
+    ``SURE_STYLE``: it declares exactly when its pile in this world holds enough, as
+    ``sure_seat`` does);
     ``sure_guess``: ``sure_seat`` also needs its open points plus this per face-down
     card to reach the target, as it could judge without seeing those cards."""
     guesses = guesses or {}
     while not deal.finished:
         actors = deal.actors()
         seat = actors[-1]  # a «Стоп!» holder comes before the rightful leader
-        if seat == sure_seat and deal.phase == DECLARE:
+        guess = guesses.get(seat, CLOSED_GUESS)
+        if deal.phase == DECLARE and (seat == sure_seat or guess == SURE_STYLE):
             total = deal.points()[seat]
             good = total >= DECLARE_TARGET and (deal.rules.target == "31" or total <= BUST_LIMIT)
-            if good and sure_guess is not None:
+            if good and sure_guess is not None and seat == sure_seat:
                 sit = Situation.of_deal(deal, seat)
                 good = sit.known_points + sure_guess * sit.closed_in_pile >= DECLARE_TARGET
             deal.push(Declare(seat, good))
             continue
-        guess = guesses.get(seat, CLOSED_GUESS)
         choice = greedy(Situation.of_deal(deal, seat), deal.legal_actions(seat), guess)
         assert choice is not None
         deal.push(choice)
@@ -246,7 +251,7 @@ class StrongPlayer:
         # The fewest players at which it does: at two, hard does better without it.
         self.sure_self_players = sure_self_players
         # The declaring styles the others are modelled with (policy.greedy's
-        # closed_guess each): every world gives each other seat one of them, drawn
+        # closed_guess each, or SURE_STYLE): every world gives each other seat one of them, drawn
         # among those its play so far does not rule out (declaring_styles).
         self.styles = styles
         # Whether a sure win (engine.bura.ai.sure) is taken before any search; off only
@@ -324,9 +329,16 @@ def declaring_styles(
     pile = view.piles[seat]
     shown = sum(c.points for c in pile.open_cards)
     closed = len(pile.closed_by)
+    # This seat's own discards in that pile: with two players, every face-down card in it.
+    mine = [card for card, owner in view.my_closed if owner == seat]
 
     def would_have_declared(guess: float) -> bool:
-        estimate = shown + guess * closed
+        if guess == SURE_STYLE:  # it sees its pile whole; so does this seat, if all are its own
+            estimate: float = shown + sum(card.points for card in mine)
+            if len(mine) < closed:
+                return False
+        else:
+            estimate = shown + guess * closed
         return estimate >= DECLARE_TARGET and (rules.target == "31" or estimate <= BUST_LIMIT)
 
     left = tuple(g for g in styles if not would_have_declared(g))

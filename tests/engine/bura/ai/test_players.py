@@ -9,7 +9,7 @@ import pytest
 
 from engine.bura.actions import Declare, Lead
 from engine.bura.ai import LEVELS, StrongPlayer, make_player, play_deal
-from engine.bura.ai.players import declaring_styles, rollout
+from engine.bura.ai.players import SURE_STYLE, declaring_styles, rollout
 from engine.bura.ai.policy import keep_value
 from engine.bura.ai.world import dealt_trump_weight, last_trick_leans, sample_world
 from engine.bura.deal import Deal
@@ -275,3 +275,39 @@ def test_d5_a_seat_that_did_not_declare_rules_out_the_styles_that_would_have() -
     rich = SeenPile(1, tuple(Card.parse(c) for c in ("AH", "10H", "AS", "QS")), (), (), ())
     full = dataclasses.replace(view, piles=(view.piles[0], rich), phase="lead", turn=0)
     assert declaring_styles(full, rules, 1, (0.0, 2.0, 6.0)) == (0.0, 2.0, 6.0)
+
+
+def test_d5_a_sure_declaring_style_declares_on_its_face_down_points() -> None:
+    # Seat 0 lays K♠ J♠ 6♠ face down under seat 1's A♥ 10♥ K♥ (D3): seat 1's pile holds
+    # 25 open points and 6 face down, 31 in all. Modelled as a style that sees its pile
+    # whole, seat 1 declares at once (before anyone draws) and wins.
+    rules = Rules(molodka="off")
+    deal = Deal.start(2, bura_deck(2, 0, ["KS JS 6S", "AH 10H KH"], "7C"), 0, rules)
+    deal.apply(lead(1, "AH 10H KH"))
+    deal.apply(answer(0, "KS JS 6S", False))
+    played = deal.copy()
+    sure = rollout(played, guesses={1: SURE_STYLE})
+    assert (sure.outcome, sure.by) == ("declared", 1)
+    assert len(played.stock) == len(deal.stock)
+    # Q♠ instead of K♠: 30 in all. Greedy's guess (25 + 2 per card = 31) declares
+    # falsely; the sure style does not.
+    deal = Deal.start(2, bura_deck(2, 0, ["QS JS 6S", "AH 10H KH"], "7C"), 0, rules)
+    deal.apply(lead(1, "AH 10H KH"))
+    deal.apply(answer(0, "QS JS 6S", False))
+    greedy_style = rollout(deal.copy(), guesses={1: 2.0})
+    assert (greedy_style.outcome, greedy_style.by) == ("false_declaration", 1)
+    sure = rollout(deal.copy(), guesses={1: SURE_STYLE})
+    assert (sure.outcome, sure.by) != ("false_declaration", 1)
+
+
+def test_d5_a_seat_that_did_not_declare_on_a_pile_it_holds_31_in_is_no_sure_style() -> None:
+    # Seat 0 sees seat 1's pile whole: its own K♠ J♠ 6♠ lie face down under A♥ 10♥ K♥
+    # (31). Seat 1 took that trick and did not declare: it is not a seat that sees its
+    # pile whole. A careful style (25) stays possible.
+    rules = Rules(molodka="off")
+    deal = Deal.start(2, bura_deck(2, 0, ["KS JS 6S", "AH 10H KH"], "7C"), 0, rules)
+    deal.apply(lead(1, "AH 10H KH"))
+    deal.apply(answer(0, "KS JS 6S", False))
+    deal.apply(Declare(1, False))
+    view = deal.view(0)
+    assert declaring_styles(view, rules, 1, (SURE_STYLE, 0.0)) == (0.0,)
