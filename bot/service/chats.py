@@ -3,6 +3,8 @@ that became a supergroup, a chat's language."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from bot.chat_settings import ChatSettings
 from bot.service.errors import UserError
 from bot.service.games import Games
@@ -15,22 +17,14 @@ from bot.views import render
 from storage import Backend
 
 
+@dataclass(eq=False)
 class ChatFlow:
-    def __init__(
-        self,
-        storage: Backend,
-        games: Games,
-        outbox: Outbox,
-        screens: Screens,
-        lobby: LobbyFlow,
-        settings: ServiceSettings,
-    ) -> None:
-        self.storage = storage
-        self.games = games
-        self.outbox = outbox
-        self.screens = screens
-        self.lobby = lobby
-        self.settings = settings
+    storage: Backend
+    games: Games
+    outbox: Outbox
+    screens: Screens
+    lobby: LobbyFlow
+    settings: ServiceSettings
 
     async def user_started(self, user: UserInfo, payload: str | None) -> list[str]:
         """A /start in the DM: we may message them now. Returns text keys to answer with."""

@@ -4,7 +4,7 @@ at the same table, and /cancel."""
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.chat_settings import SettingsError, fits_seats, rules_of_game
@@ -33,22 +33,14 @@ log = logging.getLogger(__name__)
 MAX_SEATS = 4
 
 
+@dataclass(eq=False)
 class LobbyFlow:
-    def __init__(
-        self,
-        storage: Backend,
-        games: Games,
-        outbox: Outbox,
-        screens: Screens,
-        moves: Moves,
-        settings: ServiceSettings,
-    ) -> None:
-        self.storage = storage
-        self.games = games
-        self.outbox = outbox
-        self.screens = screens
-        self.moves = moves
-        self.settings = settings
+    storage: Backend
+    games: Games
+    outbox: Outbox
+    screens: Screens
+    moves: Moves
+    settings: ServiceSettings
 
     async def remember_user(self, user: UserInfo) -> bool:
         """Record the user; True if they have started the bot (so we may DM them)."""

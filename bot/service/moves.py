@@ -4,7 +4,7 @@ itself, a deal void from the deal dealt again)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.service.deadlines import deadline_for
@@ -20,14 +20,12 @@ from engine import shuffled_deck
 from storage import DealStart, DealTally, Game, GameChange, LoggedMove, OutboxOp
 
 
+@dataclass(eq=False)
 class Moves:
-    def __init__(
-        self, games: Games, outbox: Outbox, screens: Screens, settings: ServiceSettings
-    ) -> None:
-        self.games = games
-        self.outbox = outbox
-        self.screens = screens
-        self.settings = settings
+    games: Games
+    outbox: Outbox
+    screens: Screens
+    settings: ServiceSettings
 
     async def close(self, live: LiveGame, status: str, reason: str | None = None) -> Game:
         live.game = replace(live.game, status=status, deadline=None)

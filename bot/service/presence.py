@@ -6,7 +6,7 @@ stands; a group the bot stays out of for a day has its games ended (bot/service/
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from bot.delivery.worker import OUT_OF_GROUP_HELD
 from bot.service.deadlines import deadline_for
@@ -18,20 +18,13 @@ from bot.service.settings import ServiceSettings
 from storage import Backend, Deadline, Game, GameChange, OutboxOp
 
 
+@dataclass(eq=False)
 class PresenceFlow:
-    def __init__(
-        self,
-        storage: Backend,
-        games: Games,
-        outbox: Outbox,
-        screens: Screens,
-        settings: ServiceSettings,
-    ) -> None:
-        self.storage = storage
-        self.games = games
-        self.outbox = outbox
-        self.screens = screens
-        self.settings = settings
+    storage: Backend
+    games: Games
+    outbox: Outbox
+    screens: Screens
+    settings: ServiceSettings
 
     async def bot_removed(self, chat_id: int) -> None:
         """Stop the clocks of the group's games (once), their players told why in their

@@ -3,6 +3,7 @@ hand shown on request (inside the group, or again once the Mini App is closed)."
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from bot.games.base import PICK, ForgedAction
@@ -22,22 +23,14 @@ def cards_of(codes: str) -> tuple[Card, ...]:
     return tuple(Card.parse(c) for c in codes.split(".")) if codes else ()
 
 
+@dataclass(eq=False)
 class TableFlow:
-    def __init__(
-        self,
-        storage: Backend,
-        games: Games,
-        outbox: Outbox,
-        screens: Screens,
-        moves: Moves,
-        settings: ServiceSettings,
-    ) -> None:
-        self.storage = storage
-        self.games = games
-        self.outbox = outbox
-        self.screens = screens
-        self.moves = moves
-        self.settings = settings
+    storage: Backend
+    games: Games
+    outbox: Outbox
+    screens: Screens
+    moves: Moves
+    settings: ServiceSettings
 
     async def hand_here(
         self, game_id: int, user_id: int

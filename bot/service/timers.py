@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from bot.chat_settings import NO_TIMER_REMINDER
 from bot.service.deadlines import deadline_for
@@ -22,20 +22,13 @@ from storage import Backend, Deadline, GameChange
 OWN_CALLS = frozenset({"show", "stop", "declare", "dave"})
 
 
+@dataclass(eq=False)
 class TimerFlow:
-    def __init__(
-        self,
-        storage: Backend,
-        games: Games,
-        outbox: Outbox,
-        moves: Moves,
-        settings: ServiceSettings,
-    ) -> None:
-        self.storage = storage
-        self.games = games
-        self.outbox = outbox
-        self.moves = moves
-        self.settings = settings
+    storage: Backend
+    games: Games
+    outbox: Outbox
+    moves: Moves
+    settings: ServiceSettings
 
     async def tick(self) -> None:
         """Expire lobbies, remind and auto-play overdue players, move computer players."""
