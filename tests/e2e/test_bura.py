@@ -21,7 +21,13 @@ from engine.registry import replay_json
 from storage import Storage
 from tests.e2e.harness import PLAYED, cards_in, hand_message, new_fake, open_bura, running_bot
 from tests.support.bura import bura_deck
-from tests.support.fake_telegram import FakeChat, FakeTelegram, FakeUser
+from tests.support.fake_telegram import (
+    CallbackAnswer,
+    FakeChat,
+    FakeMessage,
+    FakeTelegram,
+    FakeUser,
+)
 
 
 class Decks:
@@ -83,6 +89,16 @@ class Table:
 
         return self.fake.wait_for(drawn, description=f"seat {seat}'s hand at v{version}")
 
+    async def press(self, user: FakeUser, message: FakeMessage, data: str) -> CallbackAnswer:
+        """Tap the button ``data`` if the hand still shows it; Stale if the game moved on
+        meanwhile (a computer's «Стоп!», say: the hand is redrawn for the new moment)."""
+        if not any(b.callback_data == data for row in message.buttons for b in row):
+            raise Stale(f"the hand was redrawn before {data} was tapped")
+        answer = await (await user.tap(message, data=data)).wait()
+        if answer.show_alert and STALE in (answer.text or ""):
+            raise Stale(answer.text)
+        return answer
+
     async def tap(self, seat: int, action: Action, version: int) -> str:
         """Make ``action`` through the buttons; returns the answer of the last tap."""
         message = await self.hand(seat, version)
@@ -100,24 +116,18 @@ class Table:
             if one_tap != action and shown:
                 # Several cards, or a discard of a card that could beat: choose them.
                 before = len(message.history)
-                answer = await (await user.tap(message, data=pick)).wait()
-                if answer.show_alert and STALE in (answer.text or ""):
-                    raise Stale(answer.text)
+                answer = await self.press(user, message, pick)
                 assert not answer.show_alert, answer.text
                 await self.fake.wait_for(lambda m=message, b=before: len(m.history) > b)
             for card in sorted(action.cards):
                 before = len(message.history)
                 card_tap = f"t:{self.game_id}:{version}:{card.code()}"
-                answer = await (await user.tap(message, data=card_tap)).wait()
-                if answer.show_alert and STALE in (answer.text or ""):
-                    raise Stale(answer.text)
+                answer = await self.press(user, message, card_tap)
                 assert not answer.show_alert, answer.text
                 if answer.text == PLAYED:
                     return answer.text
                 await self.fake.wait_for(lambda m=message, b=before: len(m.history) > b)
-        answer = await (await user.tap(message, data=data)).wait()
-        if answer.show_alert and STALE in (answer.text or ""):
-            raise Stale(answer.text)
+        answer = await self.press(user, message, data)
         assert not answer.show_alert, answer.text
         return answer.text or ""
 
