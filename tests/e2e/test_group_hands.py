@@ -59,6 +59,22 @@ def in_step(user: FakeUser, group: FakeChat) -> bool:
     )
 
 
+async def next_mover(
+    fake: FakeTelegram, players: list[FakeUser], group: FakeChat, deal: int
+) -> FakeUser | None:
+    """Whose turn it is in deal ``deal`` once every player's copy is in step with the game;
+    None once another deal is on."""
+    user = await fake.wait_for(
+        lambda: current_deal(players, group) != deal or whose_turn(players, group),
+        description="someone's turn",
+    )
+    if not isinstance(user, FakeUser):
+        return None
+    for player in players:
+        await fake.wait_for(lambda p=player: in_step(p, group), description="copies in step")
+    return user
+
+
 async def one_move(
     fake: FakeTelegram, user: FakeUser, hand: FakeMessage, rng: random.Random
 ) -> str:
@@ -136,16 +152,9 @@ async def test_a_deal_played_through_hands_in_the_group(
             where: list[str] = []
             stale_checked = False
             while current_deal(players, group) == 1:
-                user = await fake.wait_for(
-                    lambda: current_deal(players, group) != 1 or whose_turn(players, group),
-                    description="someone's turn",
-                )
-                if not isinstance(user, FakeUser):
+                user = await next_mover(fake, players, group, 1)
+                if user is None:
                     break
-                for player in players:
-                    await fake.wait_for(
-                        lambda p=player: in_step(p, group), description="copies in step"
-                    )
                 copy = group.last_ephemeral(user)
                 assert copy is not None
                 if rng.random() < 0.65:
@@ -344,16 +353,9 @@ async def test_bura_moves_played_on_the_copies_in_the_group(tmp_path: Path) -> N
             played = 0
             cards_played: list[set[str]] = []
             while played < 6 and current_deal(players, group) == deal:
-                user = await fake.wait_for(
-                    lambda: current_deal(players, group) != deal or whose_turn(players, group),
-                    description="someone's turn",
-                )
-                if not isinstance(user, FakeUser):
+                user = await next_mover(fake, players, group, deal)
+                if user is None:
                     break
-                for player in players:
-                    await fake.wait_for(
-                        lambda p=player: in_step(p, group), description="copies in step"
-                    )
                 copy = group.last_ephemeral(user)
                 assert copy is not None and "Your cards" in copy.text
                 label = await one_move(fake, user, copy, rng)
