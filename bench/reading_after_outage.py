@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.redact import configure_logging  # noqa: E402
-from tests.e2e.harness import hand_message, new_fake, open_game, running_bot, whose_turn  # noqa: E402
 from tests.support.fake_telegram import METHODS, FakeTelegram  # noqa: E402
+from tests.support.harness import hand_message, new_fake, open_game, running_bot, whose_turn  # noqa: E402
 
 
 def polls_since(fake: FakeTelegram, since: float) -> list[tuple[float, int, str | None]]:

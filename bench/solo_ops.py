@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 from bench.bot import TOKEN, UNPACED  # noqa: E402
 from bot.app import App  # noqa: E402
 from bot.config import Settings  # noqa: E402
-from tests.e2e.test_solo import OPERATIONS, Player, choose, open_menu, play, play_moves  # noqa: E402
 from tests.support.fake_telegram import FakeTelegram  # noqa: E402
+from tests.support.solo import OPERATIONS, Player, choose, open_menu, play, play_moves  # noqa: E402
 
 SETUPS = (
     ("Classic Burkozel", 1),

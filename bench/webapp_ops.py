@@ -50,8 +50,8 @@ from bot.delivery.ephemeral import GroupHands  # noqa: E402
 from bot.games.burkozel.keyboard import card_taps  # noqa: E402
 from bot.views.callbacks import CardCb, LobbyCb, MyCardsCb, PlayCb  # noqa: E402
 from engine.burkozel.ai import make_player  # noqa: E402
-from tests.bot.webapp.test_webapp_api import sign_init_data  # noqa: E402
 from tests.support.fake_telegram import FakeTelegram  # noqa: E402
+from tests.support.webapp import sign_init_data  # noqa: E402
 
 TELEGRAM_OPS_PER_SECOND = 30.0
 MOVE_EVERY = 4.0  # seconds between moves at one table

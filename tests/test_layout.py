@@ -216,17 +216,44 @@ def test_the_arithmetic_check_sees_card_index_arithmetic() -> None:
         assert not list(card_index_arithmetic(ast.parse(code))), code
 
 
-def test_engine_tests_import_helpers_only_from_support() -> None:
-    """An engine test module imports no other test module: shared helpers live in
-    tests/support (or a conftest), so a test module is read and run on its own."""
+def imports_of_test_modules(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """Each import of a module under ``tests`` that is not a shared helper
+    (``tests.support``): another test module."""
+    for node in ast.walk(tree):
+        module = node.module if isinstance(node, ast.ImportFrom) else None
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        for imported in [module or "", *names]:
+            if imported.startswith("tests.") and not imported.startswith("tests.support"):
+                yield node.lineno, imported  # type: ignore[attr-defined]
+
+
+def test_no_test_module_imports_another() -> None:
+    """Shared test helpers live in tests/support (or a conftest), so a test module is read
+    and run on its own, and a benchmark driving the bot as the tests do imports no test."""
     found = []
-    for path in sorted((ROOT / "tests" / "engine").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            module = node.module if isinstance(node, ast.ImportFrom) else None
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            for imported in [module or "", *names]:
-                if imported.startswith("tests.") and not imported.startswith("tests.support"):
-                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} {imported}")
+    for path in sorted([*(ROOT / "tests").rglob("*.py"), *(ROOT / "bench").rglob("*.py")]):
+        name = path.relative_to(ROOT).as_posix()
+        for line, imported in imports_of_test_modules(ast.parse(path.read_text(), name)):
+            found.append(f"{name}:{line} {imported}")
+    assert found == []
+
+
+def test_the_test_import_check_sees_a_test_module() -> None:
+    for code in ("from tests.e2e.test_crash import Table", "import tests.stats.test_stats"):
+        assert list(imports_of_test_modules(ast.parse(code))), code
+    assert not list(imports_of_test_modules(ast.parse("from tests.support.harness import TOKEN")))
+
+
+def test_test_helpers_live_in_support() -> None:
+    """Outside tests/support a module under tests is a test module, a conftest or a
+    package marker: a helper module beside the tests would be imported by them."""
+    found = [
+        path.relative_to(ROOT).as_posix()
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if "support" not in path.relative_to(ROOT / "tests").parts
+        and not path.name.startswith("test_")
+        and path.name not in ("conftest.py", "__init__.py")
+    ]
     assert found == []
 
 

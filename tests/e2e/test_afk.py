@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 
 from storage import Storage
-from tests.e2e.harness import (
+from tests.support.harness import (
     PLAYED,
     cards_in,
     hand_cards,

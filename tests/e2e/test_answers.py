@@ -18,11 +18,17 @@ import pytest
 from bot.delivery.chatter import ChatterLimit
 from bot.delivery.worker import Limits
 from storage import Seat, Storage
-from tests.e2e.harness import SLOW_GROUP, new_fake, open_game, play_one_move, running_bot
-from tests.e2e.test_reliability import drained
-from tests.e2e.test_settings import menu_of
-from tests.stats.test_stats import engine_deals, play_series
 from tests.support.fake_telegram import FakeChat, FakeMessage
+from tests.support.harness import (
+    SLOW_GROUP,
+    drained,
+    menu_of,
+    new_fake,
+    open_game,
+    play_one_move,
+    running_bot,
+)
+from tests.support.stats import engine_deals, play_series
 
 TITLE = "Пики & Трефы <3 🃏"
 

@@ -5,8 +5,7 @@ picks each action from the stored record's state and finds the button for it."""
 from __future__ import annotations
 
 import asyncio
-import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +18,7 @@ from engine.bura.deal import Deal
 from engine.cards import Card
 from engine.registry import replay_json
 from storage import Storage
-from tests.e2e.harness import PLAYED, cards_in, hand_message, new_fake, open_bura, running_bot
-from tests.support.bura import bura_deck
+from tests.support.bura import Decks, bura_deck
 from tests.support.fake_telegram import (
     CallbackAnswer,
     FakeChat,
@@ -28,23 +26,7 @@ from tests.support.fake_telegram import (
     FakeTelegram,
     FakeUser,
 )
-
-
-class Decks:
-    """The service's rng: deals these decks first (then shuffles), dealer seat 0."""
-
-    def __init__(self, decks: Sequence[Sequence[Card]], seed: int = 1) -> None:
-        self.decks = [list(d) for d in decks]
-        self.rng = random.Random(seed)
-
-    def randrange(self, n: int) -> int:
-        return 0
-
-    def shuffle(self, cards: list[Any]) -> None:
-        if self.decks:
-            cards[:] = self.decks.pop(0)
-        else:
-            self.rng.shuffle(cards)
+from tests.support.harness import PLAYED, cards_in, hand_message, new_fake, open_bura, running_bot
 
 
 class Stale(Exception):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from engine import burkozel
 from storage import Storage
-from tests.e2e.harness import new_fake, open_game, play_until, running_bot
+from tests.support.harness import new_fake, open_game, play_until, running_bot
 
 
 async def test_one_human_plays_a_whole_series_against_three_computers(tmp_path: Path) -> None:

@@ -17,8 +17,8 @@ from bot.i18n import texts
 from bot.middlewares.message_screen import PRESSED
 from bot.middlewares.tap_screen import BURST, RATE
 from bot.views.callbacks import CancelCb, CardCb, LobbyCb, PlayCb
-from tests.e2e.harness import new_fake, open_game, play_one_move, running_bot, whose_turn
 from tests.support.fake_telegram import PendingCallback
+from tests.support.harness import new_fake, open_game, play_one_move, running_bot, whose_turn
 
 
 async def test_a_flood_in_one_chat_holds_few_tasks_and_other_chats_are_still_answered(

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from engine import burkozel
 from storage import Storage
-from tests.e2e.harness import (
+from tests.support.fake_telegram import FakeChat, FakeTelegram
+from tests.support.harness import (
     assert_no_hand_in_another_dm,
     assert_no_hidden_card_in_group,
     hand_cards,
@@ -20,7 +21,6 @@ from tests.e2e.harness import (
     running_bot,
     whose_turn,
 )
-from tests.support.fake_telegram import FakeChat, FakeTelegram
 
 
 def group_texts(group: FakeChat, needle: str) -> list[str]:

@@ -16,7 +16,8 @@ import pytest
 
 import bot.service.screens
 from storage import Storage
-from tests.e2e.harness import (
+from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.support.harness import (
     PLAYED,
     STALE,
     cards_in,
@@ -30,7 +31,6 @@ from tests.e2e.harness import (
     running_bot,
     whose_turn,
 )
-from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 MY_CARDS = "🂠 My cards"
 

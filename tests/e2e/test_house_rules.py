@@ -18,21 +18,22 @@ from typing import Any
 
 from engine.registry import replay_json
 from storage import Storage
-from tests.e2e.harness import (
+from tests.support.bura import Decks
+from tests.support.burkozel import build_deck
+from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.support.harness import (
     assert_no_hand_in_another_dm,
     assert_no_hidden_card_in_group,
     cards_in,
     hand_message,
     is_my_turn,
+    last_reply,
     new_fake,
     open_game,
     play_until,
+    roomy_chatter,
     running_bot,
 )
-from tests.e2e.test_bura import Decks
-from tests.e2e.test_stats import last_reply, roomy_chatter
-from tests.support.burkozel import build_deck
-from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 TITLE = "Пики & Трефы <3"
 ROW = re.compile(r"^(.+?): (\d+) pts, (?:penalty|credits) \+(\d+) \(total (\d+)\)", re.M)

@@ -11,16 +11,17 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from tests.e2e.harness import (
+from tests.support.fake_telegram import FakeMessage, FakeUser
+from tests.support.harness import (
+    drained,
     hand_message,
     new_fake,
     open_game,
     play_one_move,
     running_bot,
+    the_game,
     whose_turn,
 )
-from tests.e2e.test_reliability import drained, the_game
-from tests.support.fake_telegram import FakeMessage, FakeUser
 
 
 def live_pings(user: FakeUser) -> list[str]:

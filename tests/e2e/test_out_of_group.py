@@ -11,18 +11,20 @@ from pathlib import Path
 import pytest
 
 from bot.service import presence
-from tests.e2e.harness import (
+from tests.support.fake_telegram import FakeChat
+from tests.support.harness import (
     current_deal,
+    drained,
     hand_message,
+    move_count,
     new_fake,
     open_game,
     play_one_move,
     play_until,
     running_bot,
+    the_game,
     whose_turn,
 )
-from tests.e2e.test_reliability import drained, move_count, the_game
-from tests.support.fake_telegram import FakeChat
 
 TURN_SECONDS = 6
 

@@ -13,18 +13,21 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.harness import (
+from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.support.final_state import assert_final_state
+from tests.support.harness import (
     PLAYED,
+    group_texts,
     hand_message,
     is_pick,
+    move_count,
     new_fake,
     open_game,
     play_until,
     running_bot,
+    the_game,
     whose_turn,
 )
-from tests.e2e.test_reliability import assert_final_state, group_texts, move_count, the_game
-from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
 
 SENDING = {"sendMessage", "editMessageText", "deleteMessage", "sendPhoto"}
 # Telegram's goal for coming back: the tables move again within this many seconds.

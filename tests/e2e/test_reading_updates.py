@@ -14,7 +14,8 @@ import aiohttp
 import pytest
 
 from bot import metrics
-from tests.e2e.harness import (
+from tests.support.fake_telegram import METHODS, FakeChat, FakeTelegram, FakeUser
+from tests.support.harness import (
     hand_message,
     new_fake,
     open_game,
@@ -22,7 +23,6 @@ from tests.e2e.harness import (
     running_bot,
     whose_turn,
 )
-from tests.support.fake_telegram import METHODS, FakeChat, FakeTelegram, FakeUser
 
 # In the names and texts of the updates the bot cannot read: none of it may reach a log.
 MARKER = "Zq7-private-words"

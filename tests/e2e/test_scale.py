@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import socket
 import time
 from pathlib import Path
 
@@ -20,25 +19,14 @@ import asyncpg
 import pytest
 
 from storage import PgStorage, open_storage
-from tests.e2e.harness import TOKEN, running_bot
-from tests.e2e.test_crash import (
-    BotProcess,
-    Table,
-    check_game,
-    open_table,
-    play_humans,
-)
+from tests.support.crash import BotProcess, KillPace, Table, check_game, open_table, play_humans
 from tests.support.fake_telegram import FakeTelegram
+from tests.support.harness import TOKEN, free_port, running_bot
 
 SECRET = "test-secret_42"
 KILLS = 4
+TAPS_PER_KILL = 5  # the humans wait for the next kill after so many taps (KillPace)
 TIME_BUDGET = 480.0  # a hang guard only: a loaded 2-core machine plays these games slowly
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def webhook_settings(pg_url: str, port: int, **extra: object) -> dict[str, object]:
@@ -185,7 +173,9 @@ async def test_a_redelivered_update_is_applied_once(tmp_path: Path, pg_url: str)
         await conn.close()
 
 
-async def killer(bots: list[WebhookBot], rng: random.Random, done: asyncio.Event) -> list[str]:
+async def killer(
+    bots: list[WebhookBot], rng: random.Random, done: asyncio.Event, pace: KillPace
+) -> list[str]:
     """SIGKILL an instance now and then (every other time the sender) while the other is
     up, and start it again in the background (Python starts slowly on a busy machine)."""
     kills: list[str] = []
@@ -207,6 +197,7 @@ async def killer(bots: list[WebhookBot], rng: random.Random, done: asyncio.Event
             role = "sender" if victim is sender else "other"
         await victim.kill()
         kills.append(f"{victim.name}:{role}")
+        pace.killed()
         restarts.append(asyncio.create_task(victim.start()))
     await asyncio.gather(*restarts)
     return kills
@@ -243,11 +234,12 @@ async def test_two_instances_with_kills_finish_every_game_exactly(
                 table.game_id = game.id
                 table.seats = {s.user_id: s.seat for s in game.seats if s.user_id is not None}
             stop, all_done = asyncio.Event(), asyncio.Event()
+            pace = KillPace(KILLS, TAPS_PER_KILL)
             players = [
-                asyncio.create_task(play_humans(fake, storage, t, random.Random(i), stop))
+                asyncio.create_task(play_humans(fake, storage, t, random.Random(i), stop, pace))
                 for i, t in enumerate(tables)
             ]
-            kill_task = asyncio.create_task(killer(bots, rng, all_done))
+            kill_task = asyncio.create_task(killer(bots, rng, all_done, pace))
             started = time.monotonic()
             try:
                 await asyncio.wait_for(asyncio.gather(*players), TIME_BUDGET)
@@ -262,7 +254,9 @@ async def test_two_instances_with_kills_finish_every_game_exactly(
                 all_done.set()
                 kills = await kill_task
             assert len(kills) >= 2 and any(k.endswith(":sender") for k in kills), kills
-            print(f"games over after {time.monotonic() - started:.1f}s; kills {kills}")
+            print(
+                f"games over after {time.monotonic() - started:.1f}s; kills {kills}; taps {pace.taps}"
+            )
 
             async def drained() -> bool:
                 return await storage.outbox_size() == 0

@@ -7,23 +7,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from storage import Storage
-from tests.e2e.harness import new_fake, open_game, running_bot
-from tests.e2e.test_stats import last_reply, roomy_chatter
-from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.support.fake_telegram import FakeMessage, FakeUser
+from tests.support.harness import (
+    last_reply,
+    menu_of,
+    new_fake,
+    open_game,
+    roomy_chatter,
+    running_bot,
+)
 
 TITLE = "Пики & Трефы <3"
-
-
-async def menu_of(fake: FakeTelegram, chat: FakeChat, needle: str) -> FakeMessage:
-    found = await fake.wait_for(
-        lambda: next(
-            (m for m in reversed(chat.bot_messages()) if needle in (m.text or "") and m.buttons),
-            None,
-        ),
-        description=f"a menu with {needle!r}",
-    )
-    assert isinstance(found, FakeMessage)
-    return found
 
 
 async def stored_rules(db: Path, chat_id: int) -> tuple[dict[str, object], dict[str, object]]:

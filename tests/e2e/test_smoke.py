@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot import metrics
-from tests.e2e.harness import hand_message, new_fake, play_one_move, running_bot, whose_turn
+from tests.support.harness import hand_message, new_fake, play_one_move, running_bot, whose_turn
 
 
 async def test_two_players_can_open_join_start_and_play(tmp_path: Path) -> None:

@@ -14,23 +14,21 @@ from PIL import Image
 
 from engine import burkozel
 from storage import Storage
-from tests.e2e.harness import new_fake, open_game, play_until, roomy_chatter, running_bot
 from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.support.harness import (
+    last_reply,
+    new_fake,
+    open_game,
+    play_until,
+    roomy_chatter,
+    running_bot,
+)
 
 TITLE = "Пики & Трефы <3 🃏"
 
 
 def series_over(group: FakeChat) -> bool:
     return any("series is over" in (m.text or "") and m.buttons for m in group.bot_messages())
-
-
-async def last_reply(fake: FakeTelegram, group: FakeChat, needle: str) -> FakeMessage:
-    found = await fake.wait_for(
-        lambda: next((m for m in reversed(group.bot_messages()) if needle in (m.text or "")), None),
-        description=f"a message with {needle!r}",
-    )
-    assert isinstance(found, FakeMessage)
-    return found
 
 
 async def play_series_against_computer(
@@ -258,7 +256,7 @@ async def test_a_series_result_left_in_the_outbox_goes_out_with_its_picture_afte
     stopped between finishing the series and sending the result still sends the photo."""
     from bot.views.picture import with_series_picture
     from storage import OutboxOp, Seat
-    from tests.stats.test_stats import engine_deals, play_series
+    from tests.support.stats import engine_deals, play_series
 
     db = tmp_path / "bot.sqlite3"
     async with new_fake() as fake:

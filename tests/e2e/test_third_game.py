@@ -13,9 +13,9 @@ from pathlib import Path
 from engine import Card
 from engine.registry import replay_json
 from storage import Storage
-from tests.e2e.harness import PLAYED, new_fake, roomy_chatter, running_bot
 from tests.support.duel import duel_registered
 from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.support.harness import PLAYED, new_fake, roomy_chatter, running_bot
 
 TITLE = "Duel <&> 🃏 club"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from tests.e2e.harness import hand_message, is_my_turn, new_fake, play_one_move, running_bot
 from tests.support.fake_telegram import FakeMessage
+from tests.support.harness import hand_message, is_my_turn, new_fake, play_one_move, running_bot
 
 
 async def test_games_in_two_topics_and_another_group_keep_separate_hands(tmp_path: Path) -> None:

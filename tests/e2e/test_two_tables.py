@@ -18,9 +18,16 @@ from pathlib import Path
 import pytest
 
 from engine.burkozel import Action
-from tests.e2e.harness import hand_message, is_my_turn, new_fake, play_one_move, running_bot
-from tests.e2e.test_reliability import drained, the_game
 from tests.support.fake_telegram import FakeChat, FakeTelegram, FakeUser
+from tests.support.harness import (
+    drained,
+    hand_message,
+    is_my_turn,
+    new_fake,
+    play_one_move,
+    running_bot,
+    the_game,
+)
 
 DEAL = re.compile(r"deal (\d+)")
 PREVIOUS = re.compile(r"^Last trick of deal (\d+) ")

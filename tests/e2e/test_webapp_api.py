@@ -9,8 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import socket
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +16,6 @@ import aiohttp
 import pytest
 
 from engine.game import PUBLIC
-from tests.bot.webapp.test_webapp_api import card_fields, hidden_cards, sign_init_data
-from tests.e2e.harness import hand_cards, hand_message, new_fake, play_one_move, running_bot
 from tests.support.fake_telegram import (
     FakeChat,
     FakeMessage,
@@ -27,68 +23,15 @@ from tests.support.fake_telegram import (
     FakeUser,
     MiniAppLaunch,
 )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class AppPlayer:
-    """A player's Mini App: its session, the live stream's newest state, its actions."""
-
-    def __init__(self, http: aiohttp.ClientSession, base: str, fake: FakeTelegram, user: FakeUser):
-        self.http, self.base, self.fake, self.user = http, base, fake, user
-        self.token = ""
-        self.game = 0
-        self.latest: dict[str, Any] = {}
-        self.events = 0
-        self._reader: asyncio.Task[None] | None = None
-
-    async def open(self, game_id: int) -> None:
-        init = sign_init_data(self.fake.token, self.user.id, auth_date=time.time())
-        async with self.http.post(
-            f"{self.base}/webapp/api/session", json={"init_data": init, "game": game_id}
-        ) as resp:
-            assert resp.status == 200, await resp.text()
-            self.token = (await resp.json())["token"]
-        self.game = game_id
-        self._reader = asyncio.create_task(self._read())
-        await self.fake.wait_for(lambda: self.latest, description="the first live state")
-
-    async def _read(self) -> None:
-        url = f"{self.base}/webapp/api/live?game={self.game}&token={self.token}"
-        async with self.http.get(url, timeout=aiohttp.ClientTimeout(total=None)) as resp:
-            assert resp.status == 200
-            event = ""
-            async for raw in resp.content:
-                line = raw.decode().rstrip("\n")
-                if line.startswith("event: "):
-                    event = line[7:]
-                elif line.startswith("data: ") and event == "state":
-                    self.latest = json.loads(line[6:])
-                    self.events += 1
-
-    async def close(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
-            await asyncio.gather(self._reader, return_exceptions=True)
-            self._reader = None
-
-    async def act(self, action: dict[str, Any]) -> dict[str, Any]:
-        body = {
-            "game": self.game,
-            "version": self.latest["version"],
-            "kind": action["kind"],
-            "cards": action["cards"] or [],
-        }
-        headers = {"Authorization": f"Bearer {self.token}"}
-        async with self.http.post(
-            f"{self.base}/webapp/api/action", json=body, headers=headers
-        ) as resp:
-            assert resp.status == 200, await resp.text()
-            return dict(await resp.json())
+from tests.support.harness import (
+    free_port,
+    hand_cards,
+    hand_message,
+    new_fake,
+    play_one_move,
+    running_bot,
+)
+from tests.support.webapp import AppPlayer, card_fields, hidden_cards
 
 
 async def start_game(fake: FakeTelegram, group: FakeChat, users: list[FakeUser]) -> None:

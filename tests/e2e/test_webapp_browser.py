@@ -24,15 +24,15 @@ from bot.i18n import plain, texts
 from engine import Card
 from engine.burkozel import Action
 from engine.game import PUBLIC
-from tests.bot.webapp.test_webapp_api import hidden_cards
-from tests.e2e.harness import (
+from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.support.harness import (
     TOKEN,
     hand_cards,
     new_fake,
     play_one_move,
     running_bot,
 )
-from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.support.webapp import hidden_cards
 from tests.support.webapp_page import (
     AppPlayer,
     chromium,

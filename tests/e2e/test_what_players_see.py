@@ -13,17 +13,19 @@ from pathlib import Path
 
 from bot.i18n import texts
 from engine.burkozel import Action
-from tests.e2e.harness import (
+from tests.support.fake_telegram import FakeUser
+from tests.support.harness import (
     SLOW_GROUP,
+    drained,
     hand_message,
+    move_count,
     new_fake,
     open_game,
     play_one_move,
     running_bot,
+    the_game,
     whose_turn,
 )
-from tests.e2e.test_reliability import drained, move_count, the_game
-from tests.support.fake_telegram import FakeUser
 
 TITLE = "Пики & Трефы <3 🃏"
 NAME = "<b>Аня & Co</b> 😀"

@@ -6,7 +6,6 @@ The storage tests (those taking ``db``, tests/conftest.py) run against both back
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 
 import pytest
@@ -14,53 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
-import engine
-from engine import burkozel
 from stats.ratings import Entrant, Skill, rate
 from stats.summary import higher_is_better, places, series_end, teams_of
-from storage import Backend, DealStart, DealTally, GameChange, Seat, StorageError
-
-CHAT = -100
-DECK = tuple(engine.card_codes(engine.shuffled_deck(3)))
-
-
-async def play_series(
-    db: Backend,
-    seats: Sequence[Seat],
-    deals: Sequence[tuple[Sequence[int], Sequence[int]]],
-    rules: dict[str, object] | None = None,
-    chat: int = CHAT,
-) -> int:
-    """Commit a series deal by deal as the bot does; the finishing commit carries the
-    series result. Returns the game id."""
-    rules = rules or {}
-    game = await db.create_game(chat, None, rules, seats[0].user_id or 1, tuple(seats), None)
-    game = await db.commit(
-        game.id, 0, GameChange(status="playing", first_dealer=0, new_deal=DealStart(0, 0, DECK))
-    )
-    for index, (points, penalties) in enumerate(deals):
-        tally = DealTally(index, tuple(points), tuple(penalties))
-        if index + 1 < len(deals):
-            change = GameChange(tally=tally, new_deal=DealStart(index + 1, 0, DECK))
-        else:
-            totals = [sum(d[1][s] for d in deals) for s in range(len(seats))]
-            winners = tuple(s for s, t in enumerate(totals) if t == min(totals))  # R14
-            end = series_end(rules, seats, [d[0] for d in deals], [d[1] for d in deals], winners)
-            change = GameChange(tally=tally, status="finished", winners=winners, series_end=end)
-        game = await db.commit(game.id, game.version, change)
-    return game.id
-
-
-def engine_deals(players: int, seed: int) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-    """A whole random series played by the engine (R14), as (points, penalties) per deal."""
-    rng = random.Random(seed)
-    series = burkozel.Series(players, first_dealer=0)
-    while not series.finished:
-        deal = series.start_deal(engine.shuffled_deck(rng=rng))
-        while not deal.finished:
-            series.apply(rng.choice(deal.legal_actions()))
-    return [(r.points, r.penalties) for r in series.results]
-
+from storage import Backend, GameChange, Seat, StorageError
+from tests.support.stats import CHAT, engine_deals, play_series
 
 ANN, BOB, CAT, DAN = (
     Seat(0, 11, None, "Ann"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Any
 
 from engine.bura.actions import Action, Answer, Declare, Lead
 from engine.bura.deal import Deal
@@ -114,3 +115,20 @@ def assert_view_private(deal: Deal, seat: int) -> None:
     assert not hasattr(view, "points")
     if not deal.finished:
         assert view.result is None
+
+
+class Decks:
+    """The service's rng: deals these decks first (then shuffles), dealer seat 0."""
+
+    def __init__(self, decks: Sequence[Sequence[Card]], seed: int = 1) -> None:
+        self.decks = [list(d) for d in decks]
+        self.rng = random.Random(seed)
+
+    def randrange(self, n: int) -> int:
+        return 0
+
+    def shuffle(self, cards: list[Any]) -> None:
+        if self.decks:
+            cards[:] = self.decks.pop(0)
+        else:
+            self.rng.shuffle(cards)

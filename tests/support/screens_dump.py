@@ -25,8 +25,8 @@ from typing import Any
 from bot.app import App
 from bot.delivery.chatter import ChatterLimit
 from storage import Game
-from tests.e2e.harness import new_fake, running_bot
 from tests.support.fake_telegram import FakeChat, FakeMessage, FakeTelegram, FakeUser
+from tests.support.harness import new_fake, running_bot
 
 START = 1_800_000_000.0
 """The standing clock's first reading (a fixed time: turn timers read the same)."""

@@ -18,8 +18,8 @@ from typing import Any
 
 from bot.delivery.worker import DeliveryWorker, Limits
 from storage import OutboxItem, OutboxOp, open_storage
-from tests.bot.delivery.test_pacing import Clock, _never
-from tests.e2e.harness import FAST
+from tests.support.delivery import Clock, no_chat_forbidden
+from tests.support.harness import FAST
 
 
 def _worker(storage: Any, limits: Limits, clock: Clock) -> DeliveryWorker:
@@ -27,8 +27,8 @@ def _worker(storage: Any, limits: Limits, clock: Clock) -> DeliveryWorker:
         None,  # type: ignore[arg-type]  # nothing reaches Telegram: _send is replaced
         storage,
         asyncio.Event(),
-        on_forbidden=_never,
-        on_migrated=_never,
+        on_forbidden=no_chat_forbidden,
+        on_migrated=no_chat_forbidden,
         limits=limits,
         clock=clock,
         wall_clock=lambda: 1e12,  # every row is due

@@ -15,6 +15,7 @@ from typing import Any
 
 from bot.delivery.worker import DeliveryWorker, Limits
 from storage import OutboxItem, OutboxOp, open_storage
+from tests.support.delivery import Clock, no_chat_forbidden
 
 # A burst of 3, then 2 a second: at most 5 operations start in any one second.
 LIMITS = Limits(
@@ -26,14 +27,6 @@ LIMITS = Limits(
     global_rate=2,
 )
 MOST_PER_SECOND = 5
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class SlowHeads:
@@ -66,8 +59,8 @@ async def test_a_slow_outbox_query_does_not_bunch_operations_past_the_global_lim
             None,  # type: ignore[arg-type]  # nothing is sent: starts are recorded below
             SlowHeads(storage, clock, [0.8]),  # type: ignore[arg-type]
             asyncio.Event(),
-            on_forbidden=_never,
-            on_migrated=_never,
+            on_forbidden=no_chat_forbidden,
+            on_migrated=no_chat_forbidden,
             limits=LIMITS,
             clock=clock,
             wall_clock=lambda: 1e12,  # every row is due
@@ -91,7 +84,3 @@ async def test_a_slow_outbox_query_does_not_bunch_operations_past_the_global_lim
         assert busiest <= MOST_PER_SECOND, f"{busiest} operations started within a second"
     finally:
         await storage.close()
-
-
-async def _never(*_: int) -> None:
-    raise AssertionError("no chat is forbidden or migrated here")

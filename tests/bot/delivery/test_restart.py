@@ -19,7 +19,7 @@ import time
 
 from bot.delivery.worker import DeliveryWorker
 from storage import Backend, OutboxItem, OutboxOp
-from tests.bot.delivery.test_pacing import Clock, _never
+from tests.support.delivery import Clock, no_chat_forbidden
 from tests.support.fake_telegram.limits import RateLimiter, RateLimits
 
 GROUP, PLAYER = -5, 11
@@ -67,8 +67,8 @@ class Senders:
             None,  # type: ignore[arg-type]  # nothing reaches Telegram: _send is replaced
             self.storage,
             asyncio.Event(),
-            on_forbidden=_never,
-            on_migrated=_never,
+            on_forbidden=no_chat_forbidden,
+            on_migrated=no_chat_forbidden,
             clock=self.clock,
             wall_clock=lambda: self.wall_offset + self.clock.now,
         )

@@ -22,8 +22,8 @@ from bot.views.callbacks import PlayCb
 from engine import bura, burkozel, parse_cards
 from engine.bura.rules import SWITCHES
 from engine.burkozel import Action, Series
-from tests.bot.games.burkozel.test_house_screens import game_of
 from tests.support.burkozel import build_deck
+from tests.support.game_record import game_of
 from tests.support.strategies import lumpy_decks, table_rules
 
 T = texts("en")

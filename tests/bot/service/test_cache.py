@@ -14,6 +14,7 @@ from engine.burkozel.ai import make_player
 from engine.cards import Card
 from storage import Backend, Game, OutboxItem, open_storage
 from tests.support.burkozel import build_deck
+from tests.support.service import ALICE, BOB, FixedDeck
 
 
 async def test_overlapping_loads_share_one_game_so_a_confirmed_cancel_is_not_refused(
@@ -41,22 +42,6 @@ async def test_overlapping_loads_share_one_game_so_a_confirmed_cancel_is_not_ref
         assert ended.status == "cancelled"
     finally:
         await storage.close()
-
-
-class FixedDeck:
-    """The service's rng: seat 0 deals, and the first shuffle gives ``deck``."""
-
-    def __init__(self, deck: tuple[Card, ...]) -> None:
-        self.deck = deck
-
-    def randrange(self, n: int) -> int:
-        return 0
-
-    def shuffle(self, cards: list[Card]) -> None:
-        cards[:] = self.deck
-
-
-ALICE, BOB = UserInfo(1, "Alice"), UserInfo(2, "Bob")
 
 
 async def two_players(

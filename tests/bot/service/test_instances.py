@@ -23,8 +23,8 @@ from bot.service import GameService, UserError, UserInfo
 from engine import burkozel
 from engine.cards import Card
 from storage import Backend, Game, GameChange, OutboxItem, open_storage
-from tests.bot.service.test_cache import ALICE, BOB, FixedDeck
 from tests.support.burkozel import build_deck
+from tests.support.service import ALICE, BOB, FixedDeck
 
 ANN = UserInfo(1, "Ann")
 

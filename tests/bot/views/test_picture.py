@@ -18,7 +18,7 @@ from bot.i18n import LANGUAGES, texts
 from bot.views import picture
 from bot.views.picture import PictureData, drawable, render, standings, with_series_picture
 from storage import OutboxItem, OutboxOp, Seat, Storage
-from tests.stats.test_stats import engine_deals, play_series
+from tests.support.stats import engine_deals, play_series
 
 NAMES = ("Алиса <b>", "Bob & Co 🍺", "🤖 Компьютер 1 (сложный)", "Ёжик ♠♥♦♣")
 

@@ -6,17 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import hmac
 import json
 import random
 import re
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import pytest
 from aiohttp import web
@@ -29,28 +26,11 @@ from bot.webapp.live import Hub
 from bot.webapp.views import state as seat_state
 from engine.game import PUBLIC
 from storage import Backend, Game, open_storage
+from tests.support.harness import TOKEN
+from tests.support.webapp import card_fields, hidden_cards, sign_init_data
 
-TOKEN = "123456:TEST-token"
 MAX_AGE = 3600
 CHAT = -100
-
-
-def sign_init_data(
-    bot_token: str, user_id: int, *, auth_date: float, first_name: str = "Ann", **extra: str
-) -> str:
-    """``Telegram.WebApp.initData`` as Telegram signs it: the fields sorted as
-    ``key=value`` lines, HMAC-SHA256 under the key HMAC("WebAppData", bot token)."""
-    user = {"id": user_id, "first_name": first_name, "language_code": "en"}
-    fields = {
-        "auth_date": str(int(auth_date)),
-        "query_id": "AAE-test",
-        "user": json.dumps(user, separators=(",", ":")),
-        **extra,
-    }
-    check = "\n".join(f"{k}={v}" for k, v in sorted(fields.items()))
-    secret = hmac.new(b"WebAppData", bot_token.encode(), hashlib.sha256).digest()
-    fields["hash"] = hmac.new(secret, check.encode(), hashlib.sha256).hexdigest()
-    return urlencode(fields)
 
 
 class Clock:
@@ -447,53 +427,8 @@ async def test_a_text_tap_and_an_app_action_racing_make_exactly_one_move(
 # --- what a seat sees ------------------------------------------------------------------
 
 
-def card_fields(state: dict[str, Any]) -> Iterator[str]:
-    """Every card code the state names (not the trump card, turned for all to see)."""
-    yield from state["hand"]
-    yield from state["selected"]
-    for play in state["table"]:
-        yield from play["cards"]
-    if state["last_trick"]:
-        for play in state["last_trick"]["plays"]:
-            yield from play["cards"]
-    for action in state["actions"]:
-        yield from action["cards"] or []
-
-
 def hidden_from(table: Table, seat: int) -> set[str]:
     return hidden_cards(table.service, table.game.id, seat)
-
-
-def hidden_cards(service: GameService, game_id: int, seat: int) -> set[str]:
-    """The cards ``seat`` (``PUBLIC``: the group, an onlooker) may not see now, from the
-    engine's own state: other hands, the stock (but its turned trump), and others'
-    face-down discards (B1, D3)."""
-    live = service.games.in_memory.get(game_id)
-    if live is None:  # the series is over (its last deal finished: nothing is hidden)
-        return set()
-    assert live.series is not None
-    deal = live.series.deals[-1]
-    hidden: set[str] = set()
-    if deal.finished:
-        return hidden
-    if live.game_side.name == "bura":
-        for other, hand in enumerate(deal.hands):
-            if other != seat:
-                hidden |= {c.code() for c in hand}
-        hidden |= {c.code() for c in deal.stock}
-        for play in deal.plays:
-            if play.closed and play.seat != seat:
-                hidden |= {c.code() for c in play.cards}
-        for pile in deal.piles:
-            hidden |= {pc.card.code() for pc in pile if pc.closed and pc.by != seat}
-    else:
-        for other in range(deal.players):
-            if other != seat:
-                hidden |= {c.code() for c in deal.hand(other)}
-        hidden |= {c.code() for c in deal._stock}
-        hidden |= {c.code() for c, owner in deal._face_down.items() if owner != seat}
-    hidden.discard(deal.trump_card.code())
-    return hidden
 
 
 GAMES = [

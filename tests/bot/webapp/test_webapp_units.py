@@ -32,7 +32,8 @@ from bot.webapp.auth import (
 from bot.webapp.live import Hub
 from engine import Card
 from engine.cards import DECK
-from tests.bot.webapp.test_webapp_api import TOKEN, sign_init_data
+from tests.support.harness import TOKEN
+from tests.support.webapp import sign_init_data
 
 
 def _env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> Path:

@@ -27,9 +27,9 @@ from engine.bura.rules import SWITCHES, Rules
 from engine.bura.series import Series
 from engine.cards import DECK
 from storage import Backend, Game, OutboxItem, open_storage
-from tests.bot.games.burkozel.test_house_screens import game_of
-from tests.bot.service.test_cache import ALICE, BOB, FixedDeck
 from tests.support.bura import all_actions, bura_deck
+from tests.support.game_record import game_of
+from tests.support.service import ALICE, BOB, FixedDeck
 from tests.support.strategies import lumpy_decks
 
 START = 1_000_000.0

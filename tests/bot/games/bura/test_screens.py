@@ -10,8 +10,8 @@ from bot.i18n import plain, texts
 from engine.bura.actions import Declare, Show
 from engine.bura.rules import Rules
 from engine.bura.series import Series
-from tests.bot.games.burkozel.test_house_screens import game_of
 from tests.support.bura import answer, bura_deck, lead
+from tests.support.game_record import game_of
 
 T = {lang: texts(lang) for lang in ("en", "ru")}
 

@@ -18,31 +18,12 @@ from bot.views.lobby import lobby_text
 from engine import parse_cards, shuffled_deck
 from engine.burkozel import Action, Rules, Series
 from engine.burkozel.scoring import sides
-from storage import Game, Seat
 from tests.support.burkozel import after_first_trick, build_deck, move, shown_series
+from tests.support.game_record import game_of
 
 ON = Rules(combinations="on")
 PLAIN0 = ["7S", "8D", "9D", "9H"]
 T = texts("en")
-
-
-def game_of(players: int, rules: dict[str, object] | None = None) -> Game:
-    seats = tuple(Seat(i, 100 + i, None, f"P{i} <&>") for i in range(players))
-    return Game(
-        id=7,
-        chat_id=-1,
-        thread_id=None,
-        status="playing",
-        rules=rules or {},
-        version=3,
-        created_by=100,
-        created_at=0.0,
-        first_dealer=0,
-        seats=seats,
-        deadline=None,
-        lobby_expires_at=None,
-        winners=None,
-    )
 
 
 def labels(markup: dict[str, object] | None) -> list[tuple[str, str]]:

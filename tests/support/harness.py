@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import random
 import re
+import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from bot.app import App
 from bot.config import Settings
 from bot.delivery.chatter import ChatterLimit
 from bot.delivery.worker import Limits
+from storage import Game
 from tests.support.fake_telegram import (
     CallbackAnswer,
     FakeChat,
@@ -383,3 +385,51 @@ def roomy_chatter(app: App) -> None:
     private chats, which is not what these tests look at."""
     assert app.service is not None
     app.service.chatter = ChatterLimit(cooldown=0.0, burst=1000.0)
+
+
+def group_texts(group: FakeChat, needle: str) -> list[str]:
+    return [m.text for m in group.bot_messages() if needle in (m.text or "")]
+
+
+async def drained(app: App) -> bool:
+    assert app.service is not None and app.delivery is not None
+    return not app.delivery._in_flight and await app.service.storage.outbox_size() == 0
+
+
+async def the_game(app: App, chat_id: int) -> Game:
+    assert app.service is not None
+    game = await app.service.storage.open_game(chat_id, None)
+    assert game is not None
+    return game
+
+
+async def move_count(app: App, game_id: int) -> int:
+    assert app.service is not None
+    return len(await app.service.storage.moves(game_id))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def menu_of(fake: FakeTelegram, chat: FakeChat, needle: str) -> FakeMessage:
+    found = await fake.wait_for(
+        lambda: next(
+            (m for m in reversed(chat.bot_messages()) if needle in (m.text or "") and m.buttons),
+            None,
+        ),
+        description=f"a menu with {needle!r}",
+    )
+    assert isinstance(found, FakeMessage)
+    return found
+
+
+async def last_reply(fake: FakeTelegram, group: FakeChat, needle: str) -> FakeMessage:
+    found = await fake.wait_for(
+        lambda: next((m for m in reversed(group.bot_messages()) if needle in (m.text or "")), None),
+        description=f"a message with {needle!r}",
+    )
+    assert isinstance(found, FakeMessage)
+    return found
