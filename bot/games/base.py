@@ -167,7 +167,6 @@ class Played(ABC):
     being played (``series.deals[-1]``); an action it hands out is given back to it
     alone (:meth:`apply`, :meth:`move_notes`)."""
 
-    side: BotGame
     series: DealSeries
 
     # --- who acts, and with what ------------------------------------------------
