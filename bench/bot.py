@@ -275,7 +275,7 @@ async def run_ours(games: int, seconds: float, tmp: Path) -> Figures:
 
         async def move(table: Game, rng: random.Random) -> bool:
             live = await service.live(table.game_id)
-            deal = live.series.current if live.series is not None else None
+            deal = live.played.series.current if live.played is not None else None
             if live.game.status != "playing" or deal is None or deal.turn is None:
                 return False
             user_id = live.game.seats[deal.turn].user_id
@@ -483,7 +483,7 @@ async def ops_per_move(
             await fake.wait_for(drained, timeout=60, interval=0.01)
             while applied < moves_wanted:
                 live = await service.live(game_id)
-                deal = live.series.current if live.series is not None else None
+                deal = live.played.series.current if live.played is not None else None
                 if live.game.status != "playing" or deal is None or deal.turn is None:
                     break
                 user = next(u for u in users if u.id == live.game.seats[deal.turn].user_id)

@@ -215,7 +215,7 @@ async def ops_per_move(
             await wait(drained, "drained")
             while applied < moves_wanted:
                 live = await service.live(game_id)
-                deal = live.series.current if live.series is not None else None
+                deal = live.played.series.current if live.played is not None else None
                 if live.game.status != "playing" or deal is None or deal.turn is None:
                     break
                 user = next(u for u in users if u.id == live.game.seats[deal.turn].user_id)

@@ -9,19 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeAlias
 
-from bot.games.base import GameSide
+from bot.games.base import BotGame
 from bot.games.bura.game import BURA_BOT
 from bot.games.burkozel.game import BURKOZEL_BOT
 from bot.i18n import add_catalogues, remove_catalogues
 from engine.registry import game_of_rules
-
-BotGame: TypeAlias = GameSide[Any, Any, Any]
-"""A registered game, whichever it is. The flows hold its series, deals and actions
-without looking inside and hand them back to the same game; Python's types cannot say
-"that game's own types" across the flows' calls, so the registry forgets them here, the
-one place the seam does (``tests/test_layout.py``)."""
 
 GAMES: dict[str, BotGame] = {}
 

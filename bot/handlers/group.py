@@ -74,11 +74,12 @@ async def leave(message: Message, service: GameService) -> None:
 async def score(message: Message, service: GameService) -> None:
     t = await chat_texts(service, message)
     live = await service.open_live(message.chat.id, thread_of(message))
-    if live is not None and live.series is not None and live.series.results:
-        totals = live.series.totals
-        lines: list[str] = [t("score.series", deals=len(live.series.results))]
+    if live is not None and live.played is not None and live.played.series.results:
+        played = live.played
+        totals = played.series.totals
+        lines: list[str] = [t("score.series", deals=len(played.series.results))]
         lines += [f"{render.seat_name(s)}: {totals[s.seat]}" for s in live.game.seats]
-        lines += live.game_side.score_lines(t, live.game, live.series)
+        lines += played.score_lines(t, live.game)
     else:
         stats = await service.storage.chat_stats(message.chat.id)
         if not stats:

@@ -44,7 +44,7 @@ class ChatFlow:
             async with self.games.lock(game.id):
                 live = await self.games.load(game.id)
                 seat = live.seat_of(user.id)
-                if seat is not None and live.series is not None:
+                if seat is not None and live.played is not None:
                     await self.outbox.redraw(live, (self.screens.hand_op(live, seat),))
         self.outbox.ready.set()
         return answers or ["start.welcome"]

@@ -12,19 +12,17 @@ def deadline_for(live: LiveGame, settings: ServiceSettings) -> Deadline | None:
     """Whose timer runs: a computer that may act out of turn (a «Стоп!», C3/C4) is
     asked first, once per moment; then the seat whose turn it is, under the chat's
     turn timer (none: a gentle reminder now and then, never auto-play)."""
-    series, game = live.series, live.game
+    played, game = live.played, live.game
     if out_of_group(game.deadline):
         return game.deadline  # stopped until the bot is back in the group
-    deal = None if series is None else series.current
-    if deal is None:
+    if played is None or played.series.current is None:
         return None
-    ui = live.game_side
-    turn = ui.turn(deal)
+    turn = played.turn()
     if turn is None:
         return None
     now = settings.clock()
-    moment = (len(series.deals), ui.actions_played(deal))
-    for seat in ui.actors(deal):
+    moment = (len(played.series.deals), played.actions_played())
+    for seat in played.actors():
         optional = seat != turn and game.seats[seat].bot_level is not None
         if optional and (*moment, seat) not in live.declined:
             return Deadline(seat, now + settings.computer_pause, None)
@@ -32,7 +30,7 @@ def deadline_for(live: LiveGame, settings: ServiceSettings) -> Deadline | None:
     timeout = settings.turn_timeout_of(live)
     if seat_.bot_level is not None:
         return Deadline(turn, now + settings.computer_pause, None)
-    if ui.by_itself(series) is not None:  # stored: a restart or another instance makes it
+    if played.by_itself() is not None:  # stored: a restart or another instance makes it
         return Deadline(turn, now + settings.by_itself_after, None)
     if timeout == 0:
         return Deadline(turn, now + NO_TIMER_REMINDER, None)

@@ -4,7 +4,7 @@ puts the real ones in (``bot.webapp.live.Hub``, ``bot.delivery.ephemeral.GroupHa
 
 from __future__ import annotations
 
-from typing import Any
+from bot.json import Json
 
 
 class Watchers:
@@ -39,7 +39,7 @@ class HandCopies:
         user_id: int,
         chat_id: int,
         thread_id: int | None,
-        content: tuple[str, dict[str, Any] | None],
+        content: tuple[str, Json | None],
         query_id: str,
     ) -> bool:
         """Send a copy answering the user's tap ``query_id``; False: it could not go."""
@@ -54,7 +54,7 @@ class HandCopies:
         self,
         game_id: int,
         user_id: int,
-        content: tuple[str, dict[str, Any] | None],
+        content: tuple[str, Json | None],
         *,
         at_turn: bool = False,
         over: bool = False,
@@ -73,7 +73,7 @@ class HandCopies:
         user_id: int,
         thread_id: int | None,
         text: str,
-        markup: dict[str, Any] | None,
+        markup: Json | None,
     ) -> bool:
         """An answer in group ``chat_id`` that only ``user_id`` sees (to their command sent
         so, within Telegram's 15 s); False: it could not go (answer as usual)."""

@@ -21,7 +21,6 @@ from bot.service.live import OPEN, LiveGame, in_private_chat
 from bot.service.outbox import Outbox, one_message
 from bot.service.settings import ServiceSettings
 from engine import Card, CardCodeError, EngineError
-from engine.registry import game_named
 from storage import (
     Backend,
     Chat,
@@ -134,8 +133,8 @@ class Games:
         turns at a game would otherwise rebuild it from its whole record on nearly every
         tap, and at every deal's end). False: it must be reloaded (a change since was not
         a plain move, as a void deal dealt again, or the series ended)."""
-        series = live.series
-        if series is None or live.game.status != "playing" or version < live.game.version:
+        played = live.played
+        if played is None or live.game.status != "playing" or version < live.game.version:
             return False
         found = await self.storage.catch_up(live.game.id, live.game.version)
         if found is None:
@@ -143,7 +142,7 @@ class Games:
         game, moves = found
         if game.status != "playing" or game.version != version or game.rules != live.game.rules:
             return False
-        engine_game = game_named(live.game_side.name)
+        series = played.series
         deals: list[DealStart] = []
 
         async def next_deal() -> bool:
@@ -165,7 +164,7 @@ class Games:
                     return False
                 if move.deal_index != len(series.deals) - 1 or series.deals[-1].finished:
                     return False
-                series.apply(engine_game.action_from_json(move.move))
+                played.apply_json(move.move)
             if series.deals[-1].finished and not await next_deal():
                 return False
         except (EngineError, ValueError, KeyError, TypeError):
@@ -206,16 +205,16 @@ class Games:
                 return live
         game = await self.get_game(game_id)
         chat = await self.storage.get_chat(game.chat_id)
-        series = None
+        played = None
         if game.status != "lobby" and game.first_dealer is not None:
             try:
                 record = await self.storage.export_record(game_id)
-                series = bot_game(game.rules).from_record(record)
+                played = bot_game(game.rules).load(record)
             except (EngineError, StorageError):
                 log.exception("game %s cannot be rebuilt from its move log", game_id)
                 raise UserError("error.corrupt") from None
         live = LiveGame(
-            game=game, series=series, chat_title="", language=self.settings.default_language
+            game=game, played=played, chat_title="", language=self.settings.default_language
         )
         self._set_chat(live, chat)
         if locked is not None:

@@ -4,10 +4,10 @@ of a user (``UserInfo``) and the states every flow tells apart."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from bot.chat_settings import ChatSettings
-from bot.games import BotGame, bot_game
+from bot.games import bot_game
+from bot.games.base import BotGame, Played
 from bot.i18n import Texts, texts
 from engine import Card
 from storage import Deadline, Game, Seat
@@ -31,7 +31,7 @@ class UserInfo:
 @dataclass
 class LiveGame:
     game: Game
-    series: Any  # the engine series of ``game_side``'s game, None in the lobby
+    played: Played | None  # the series being played, with its game; None in the lobby
     chat_title: str
     language: str
     # The chat's table customs (turn timer, stand-in); its rules are the game's own.

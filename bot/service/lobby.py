@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, replace
-from typing import Any
 
 from bot.chat_settings import SettingsError, fits_seats, rules_of_game
 from bot.chat_settings import load as load_settings
 from bot.games import GAMES
 from bot.i18n import html_join, texts
+from bot.json import Json
 from bot.service.deadlines import deadline_for
 from bot.service.errors import AlreadyOpen, NeedsStart, UserError
 from bot.service.games import Games
@@ -79,7 +79,7 @@ class LobbyFlow:
             role = "lobby"
             if exc.game.status != "lobby":
                 live = await self.games.load(exc.game.id)
-                role = "table" if live.series is None else table_role(live.series)
+                role = "table" if live.played is None else table_role(live.played.series)
             ref = await self.storage.get_message(exc.game.id, role)
             if ref is None and exc.game.status == "lobby":
                 await self.repost_lobby(exc.game.id)
@@ -91,7 +91,7 @@ class LobbyFlow:
             log.warning("chat %s settings: %s", chat_id, broken.detail)
             language = chat.language or self.settings.default_language
             note = texts(language)("settings.broken_note", detail=broken.detail)
-            payload: dict[str, Any] = {"text": note}
+            payload: Json = {"text": note}
             if thread_id is not None:
                 payload["message_thread_id"] = thread_id
             await self.storage.enqueue((OutboxOp(chat_id, "send", payload, game.id, None),))
@@ -119,7 +119,7 @@ class LobbyFlow:
         )
 
     async def set_lobby_rules(
-        self, game_id: int, user_id: int, rules: dict[str, Any], menu: OutboxOp
+        self, game_id: int, user_id: int, rules: Json, menu: OutboxOp
     ) -> Game:
         """The lobby creator's ⚙ Rules: this game's rules before Start, the lobby message
         redrawn and the menu edited with the same commit."""
@@ -236,9 +236,9 @@ class LobbyFlow:
             if game_of_rules(live.game.rules) not in GAMES:
                 raise UserError("lobby.game_not_ready")
             dealer = self.settings.rng.randrange(players)
-            series = live.game_side.new_series(players, live.game.rules, dealer)
-            deal = series.start_deal(shuffled_deck(rng=self.settings.rng))  # R3
-            live.series = series
+            played = live.game_side.start(players, live.game.rules, dealer)
+            deal = played.series.start_deal(shuffled_deck(rng=self.settings.rng))  # R3
+            live.played = played
             live.game = replace(live.game, deadline=deadline_for(live, self.settings))
             t = live.t
             started = t(

@@ -5,8 +5,8 @@ itself, a deal void from the deal dealt again)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
 
+from bot.games.base import SeatAction
 from bot.service.deadlines import deadline_for
 from bot.service.games import Games
 from bot.service.live import LiveGame, in_private_chat
@@ -35,22 +35,20 @@ class Moves:
     async def deal_again(self, live: LiveGame) -> None:
         """Deals void straight from the deal (D9: a combination in a hand) are told and
         dealt again, one commit each, until a deal is played or the series is over."""
-        series = live.series
+        played = live.played
         while (
-            series is not None
+            played is not None
             and live.game.status == "playing"
-            and series.deals[-1].finished
-            and not series.finished
+            and played.series.deals[-1].finished
+            and not played.series.finished
         ):
-            ui, t = live.game_side, live.t
-            index = len(series.deals) - 1
-            points, penalties = ui.deal_rows(series)
+            t = live.t
+            index = len(played.series.deals) - 1
+            points, penalties = played.deal_rows()
             ops = []
             if not in_private_chat(live.game):  # there the next deal's screen says it
-                ops.append(
-                    self.outbox.group_send(live, ui.deal_end_text(t, live.game, series, index))
-                )
-            nxt = series.start_deal(shuffled_deck(rng=self.settings.rng))
+                ops.append(self.outbox.group_send(live, played.deal_end_text(t, live.game, index)))
+            nxt = played.series.start_deal(shuffled_deck(rng=self.settings.rng))
             deadline = deadline_for(live, self.settings)
             live.game = replace(live.game, deadline=deadline)
             ops += self.screens.play_ops(live, last_mover=None)
@@ -62,13 +60,12 @@ class Moves:
             )
             await self.games.commit(live, change)
 
-    def _at_once(self, live: LiveGame) -> tuple[Any, int] | None:
-        """The move that comes by itself at once for a person (``GameSide.by_itself``),
+    def _at_once(self, live: LiveGame) -> tuple[SeatAction, int] | None:
+        """The move that comes by itself at once for a person (``Played.by_itself``),
         and their seat; a computer makes its own choice."""
-        assert live.series is not None
-        ui = live.game_side
-        coming = ui.by_itself(live.series)
-        turn = ui.turn(live.series.deals[-1])
+        assert live.played is not None
+        coming = live.played.by_itself()
+        turn = live.played.turn()
         if coming is None or not coming.at_once or turn is None:
             return None
         return None if live.game.seats[turn].bot_level is not None else (coming.action, turn)
@@ -76,26 +73,26 @@ class Moves:
     async def apply(
         self,
         live: LiveGame,
-        action: Any,
+        action: SeatAction,
         mover_seat: int,
         *,
         autoplayed: bool,
         by_itself: bool = False,
     ) -> Game:
-        """``by_itself``: the move came by itself (``GameSide.by_itself``), nobody's tap nor
+        """``by_itself``: the move came by itself (``Played.by_itself``), nobody's tap nor
         a stand-in's: the mover's away count stays as it was."""
-        series = live.series
-        assert series is not None
-        ui = live.game_side
+        played = live.played
+        assert played is not None
+        series = played.series
         deal = series.deals[-1]
         deal_index = len(series.deals) - 1
         game = live.game
         t = live.t
         # Hands whose buttons mattered before the move are redrawn after it, trick open or not.
-        keep = set(ui.actors(deal))
+        keep = set(played.actors())
         keep.update(s.seat for s in game.seats if live.selections.get(s.user_id or 0))
         keep.update(s.seat for s in game.seats if s.user_id in live.picking)
-        series.apply(action)  # checked by the caller; the cache is dropped if the commit fails
+        played.apply(action)  # checked by the caller; the cache is dropped if the commit fails
         live.selections.clear()
         live.picking.clear()
         seats = list(game.seats)
@@ -120,29 +117,25 @@ class Moves:
                 ops.append(
                     self.outbox.group_send(live, t("afk.away", name=render.seat_name(mover)))
                 )
-        ops += [
-            self.outbox.group_send(live, note) for note in ui.move_notes(t, game, series, action)
-        ]
-        change: dict[str, Any] = {"move": LoggedMove(deal_index, ui.action_json(action))}
+        ops += [self.outbox.group_send(live, note) for note in played.move_notes(t, game, action)]
+        change = GameChange(move=LoggedMove(deal_index, action.to_json()))
         status = None
         record: str | None = None
         if deal.finished:
-            points, penalties = ui.deal_rows(series)
-            change["tally"] = DealTally(
-                deal_index, tuple(points[deal_index]), tuple(penalties[deal_index])
-            )
-            record = ui.table_text(t, game, series, turn_seconds=None)  # the deal as it ended
-            record += "\n\n" + ui.deal_end_text(t, game, series, deal_index)
+            points, penalties = played.deal_rows()
+            tally = DealTally(deal_index, tuple(points[deal_index]), tuple(penalties[deal_index]))
+            change = replace(change, tally=tally)
+            record = played.table_text(t, game, turn_seconds=None)  # the deal as it ended
+            record += "\n\n" + played.deal_end_text(t, game, deal_index)
             if series.finished:
                 status = "finished"
-                change["winners"] = ui.winners(series)
                 # Stats and ratings are recorded by the commit that finishes the series.
-                change["series_end"] = series_end_of(game, ui, series)
+                ended = series_end_of(game, played)
+                change = replace(change, winners=played.winners(), series_end=ended)
             else:
                 nxt = series.start_deal(shuffled_deck(rng=self.settings.rng))  # R4 dealer
-                change["new_deal"] = DealStart(
-                    deal_index + 1, nxt.dealer, tuple(c.code() for c in nxt.deck)
-                )
+                next_deal = DealStart(deal_index + 1, nxt.dealer, tuple(c.code() for c in nxt.deck))
+                change = replace(change, new_deal=next_deal)
                 ops.append(self.screens.deal_record(live, deal_index, record))
         follow = None
         humans = [s for s in game.seats if s.user_id is not None]
@@ -150,8 +143,7 @@ class Moves:
             status = "abandoned"
             ops.append(self.outbox.group_send(live, t("afk.abandoned")))
         if status is not None:
-            change["status"] = status
-            change["deadline"] = None
+            change = replace(change, status=status, deadline=None)
             live.game = replace(game, deadline=None, status=status)
             ops += self.screens.closing_ops(live, status, record if series.finished else None)
             if series.finished:
@@ -159,12 +151,12 @@ class Moves:
                 # group's messages go in the order queued, and a reader told «🏆» first
                 # saw the last deal's result only later.
                 result_op = self.outbox.group_send(
-                    live, ui.series_end_text(t, game, series), render.again_keyboard(t, game)
+                    live, played.series_end_text(t, game), render.again_keyboard(t, game)
                 )
                 ops.append(with_series_picture(result_op))
         else:
             deadline = deadline_for(live, self.settings)
-            change["deadline"] = deadline
+            change = replace(change, deadline=deadline)
             live.game = replace(game, deadline=deadline)
             follow = self._at_once(live)
             if follow is None:  # else the move that follows at once shows both
@@ -172,7 +164,7 @@ class Moves:
                 last = None if by_itself else mover_seat  # (whose turn it is now is pinged)
                 ops += self.screens.play_ops(live, last_mover=last, keep=keep, table=not dealt)
         committed = await self.games.commit(
-            live, GameChange(seats=game.seats, outbox=tuple(ops), **change)
+            live, replace(change, seats=game.seats, outbox=tuple(ops))
         )
         if follow is not None:
             # A second commit, as the move a tap would make (one logged move a commit).

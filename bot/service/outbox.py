@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from bot.delivery.attachments import is_attachment
+from bot.json import Json
 from bot.service.followers import HandCopies, Watchers
 from bot.service.live import OPEN, LiveGame, in_private_chat
 from bot.views import render
@@ -26,14 +26,14 @@ class Outbox:
     # --- operations ----------------------------------------------------------------
 
     @staticmethod
-    def _group(live: LiveGame, payload: dict[str, Any]) -> dict[str, Any]:
+    def _group(live: LiveGame, payload: Json) -> Json:
         if live.game.thread_id is not None:
             payload["message_thread_id"] = live.game.thread_id
         return payload
 
     def group_payload(
         self, live: LiveGame, text: str, markup: render.Keyboard | None = None
-    ) -> dict[str, Any]:
+    ) -> Json:
         """A group message's text and buttons, in the game's topic."""
         return self._group(live, {"text": text, "reply_markup": markup})
 
@@ -127,7 +127,7 @@ class Outbox:
             self.hand_copies.redraw(live.game.id, op.chat_id, content, at_turn=at_turn, over=over)
 
 
-def in_group(markup: dict[str, Any] | None) -> dict[str, Any] | None:
+def in_group(markup: Json | None) -> Json | None:
     """A private hand's keyboard as a group may carry it: without its Mini App button
     (Telegram allows ``web_app`` buttons in private chats only)."""
     if not markup:

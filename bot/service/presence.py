@@ -56,17 +56,15 @@ class PresenceFlow:
                 live = await self.games.load(game.id)
                 if not self._waits_for_group(live) or not out_of_group(live.game.deadline):
                     continue  # (told already: Telegram's update and a held send both say so)
-                assert live.series is not None
+                assert live.played is not None
                 live.game = replace(live.game, deadline=None)
                 deadline = deadline_for(live, self.settings)
                 live.game = replace(live.game, deadline=deadline)
                 ops = [self.outbox.group_send(live, live.t("out.back"))]
-                role = table_role(live.series)
+                role = table_role(live.played.series)
                 if not await self._table_sent_soon(live, role):
                     seconds = self.screens.seconds_left(live)
-                    text = live.game_side.table_text(
-                        live.t, live.game, live.series, turn_seconds=seconds
-                    )
+                    text = live.played.table_text(live.t, live.game, turn_seconds=seconds)
                     markup = self.screens.table_keyboard(live)
                     payload = self.outbox.group_payload(live, text, markup)
                     ops.append(OutboxOp(chat_id, "send", payload, game.id, role))
@@ -79,7 +77,7 @@ class PresenceFlow:
 
     @staticmethod
     def _waits_for_group(live: LiveGame) -> bool:
-        return live.game.status == "playing" and live.series is not None
+        return live.game.status == "playing" and live.played is not None
 
     async def _table_sent_soon(self, live: LiveGame, role: str) -> bool:
         """A new message of this table is queued already (held while the bot was out)."""

@@ -1,14 +1,14 @@
 """What the group and each hand are shown after a change, as outbox operations committed
-with it. Every game-specific text goes through the game's bot side (``live.game_side``,
-:class:`bot.games.base.GameSide`)."""
+with it. Every game-specific text goes through the game's bot side (``live.played``,
+:class:`bot.games.base.Played`)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
-from bot.games.base import private_screen
+from bot.games.base import DealSeries, private_screen
 from bot.i18n import Texts
+from bot.json import Json
 from bot.service.deadlines import seconds_left
 from bot.service.live import LiveGame, in_private_chat
 from bot.service.outbox import Outbox
@@ -31,26 +31,25 @@ class Screens:
         """The player's hand redrawn. ``version``: the game version its buttons are for;
         ops committed with a change must pass the version that commit creates
         (``live.game.version + 1``), or the new keyboard would be stale at once."""
-        assert live.series is not None and seat.user_id is not None
+        played = live.played
+        assert played is not None and seat.user_id is not None
         game = live.game if version is None else replace(live.game, version=version)
-        ui = live.game_side
-        deal = live.series.deals[-1]
         t = live.t
-        seconds = self.seconds_left(live) if ui.turn(deal) == seat.seat else None
+        seconds = self.seconds_left(live) if played.turn() == seat.seat else None
         picking = seat.user_id in live.picking
-        text = ui.hand_text(
-            t, game, live.chat_title, live.series, seat.seat, turn_seconds=seconds, picking=picking
+        text = played.hand_text(
+            t, game, live.chat_title, seat.seat, turn_seconds=seconds, picking=picking
         )
         if in_private_chat(game):
             text = self._private_screen(live, game, text)
         selection = live.selections.get(seat.user_id, [])
-        markup = ui.hand_keyboard(t, game, live.series, seat.seat, selection, picking)
+        markup = played.hand_keyboard(t, game, seat.seat, selection, picking)
         if self.settings.webapp_url is not None:
             markup = with_app_button(t, markup, self.settings.webapp_url, game.id)
         # A hand showing a finished trick is shown before it moves on to the next lead,
         # however fast the moves come (the player's chat takes about an edit a second,
         # shared by every table they sit at): R8, every play reaches every player.
-        milestone = ui.trick_shown(live.series)
+        milestone = played.trick_shown()
         return self.outbox.dm_edit(live, seat.user_id, text, markup, milestone)
 
     def seconds_left(self, live: LiveGame) -> int | None:
@@ -61,7 +60,7 @@ class Screens:
         chat turned hands in the group off), each player's hand shown there to them alone
         (``hand_here``); «🃏 Table», the Mini App by its direct link, opened in the group
         (a seated player gets their seat there, anyone else watches)."""
-        row: list[dict[str, Any]] = []
+        row: list[Json] = []
         if playing and live.settings.group_hands != "off":
             data = MyCardsCb(game=live.game.id).pack()
             row.append({"text": live.t("table.my_cards"), "callback_data": data})
@@ -75,11 +74,12 @@ class Screens:
         """A game in the private chat shows the table and the hand in one message
         (``one_message``); while the first round of a deal is played, the deal before's
         result stays above it (a computer's lead would otherwise replace it at once)."""
-        assert live.series is not None
-        ui, t, series = live.game_side, live.t, live.series
-        text = private_screen(ui.table_text(t, game, series, turn_seconds=None), hand)
-        if len(series.deals) > 1 and ui.actions_played(series.deals[-1]) < len(game.seats):
-            text = ui.deal_end_text(t, game, series, len(series.deals) - 2) + "\n\n" + text
+        played, t = live.played, live.t
+        assert played is not None
+        text = private_screen(played.table_text(t, game, turn_seconds=None), hand)
+        deals = len(played.series.deals)
+        if deals > 1 and played.actions_played() < len(game.seats):
+            text = played.deal_end_text(t, game, deals - 2) + "\n\n" + text
         return text
 
     def hand_ops(self, live: LiveGame, only: set[int] | None = None) -> list[OutboxOp]:
@@ -114,32 +114,31 @@ class Screens:
         may act now are redrawn: the group table shows every card on the table (R8), the
         other hands catch up when the trick is taken (and show it until the next lead),
         and a tap on their older keyboard redraws it. That saves n - 2 edits per play."""
-        assert live.series is not None
-        ui = live.game_side
-        deal = live.series.deals[-1]
+        played = live.played
+        assert played is not None
         ops: list[OutboxOp] = []
-        if table and ui.trick_open(deal) and self._all_in_app(live):
+        if table and played.trick_open() and self._all_in_app(live):
             # Everyone at the table follows it in the Mini App: the group's table is
             # edited once a trick (when it is taken), not on every play.
             table = False
         private = in_private_chat(live.game)  # one message: the hand shows the table
         if table and not private:  # False: a deal ended; its table shows the result
             seconds = self.seconds_left(live)
-            text = ui.table_text(live.t, live.game, live.series, turn_seconds=seconds)
-            role = table_role(live.series)
+            text = played.table_text(live.t, live.game, turn_seconds=seconds)
+            role = table_role(played.series)
             ops.append(self.outbox.group_edit(live, role, text, self.table_keyboard(live)))
         only = None
-        if keep is not None and last_mover is not None and ui.trick_open(deal) and not private:
-            only = keep | {last_mover} | set(ui.actors(deal))
+        if keep is not None and last_mover is not None and played.trick_open() and not private:
+            only = keep | {last_mover} | set(played.actors())
         ops += self.hand_ops(live, only)
-        turn = ui.turn(deal)
+        turn = played.turn()
         # No ping for a moment that passes by itself (Bura's draw): the turn after it pings.
-        if turn is not None and turn != last_mover and ui.by_itself(live.series) is None:
+        if turn is not None and turn != last_mover and played.by_itself() is None:
             seat = live.game.seats[turn]
             if seat.user_id is not None and not seat.away and self._idle(live, seat.user_id):
                 text = live.t("ping.your_turn", chat=live.chat_title)
                 ops += self.outbox.ping(live, seat.user_id, text)
-        for other in ui.actors(deal):
+        for other in played.actors():
             seat = live.game.seats[other]
             if other not in (turn, last_mover) and seat.user_id is not None and not seat.away:
                 text = live.t("ping.out_of_turn", chat=live.chat_title)
@@ -153,10 +152,11 @@ class Screens:
         new message, sent with that deal's first change: the group sees one message per
         deal, the newest at the bottom, and a deal's end costs no operation of its own
         (a result message beside the table edit made n + 1.03 per move)."""
-        assert live.series is not None
-        if not live.series.deals[-1].finished:  # else void from the deal: ``deal_again``
-            record += "\n\n" + live.t("deal.next", deal=len(live.series.deals))
-        return self.outbox.group_edit(live, table_role(live.series, index), record)
+        assert live.played is not None
+        series = live.played.series
+        if not series.deals[-1].finished:  # else void from the deal: ``deal_again``
+            record += "\n\n" + live.t("deal.next", deal=len(series.deals))
+        return self.outbox.group_edit(live, table_role(series, index), record)
 
     def _idle(self, live: LiveGame, user_id: int) -> bool:
         tapped = live.last_tap.get(user_id)
@@ -167,19 +167,20 @@ class Screens:
         ended (``deal_record``), and its table shows it above the final tally."""
         t = live.t
         ops: list[OutboxOp] = []
-        if live.series is None:
+        if live.played is None:
             text = render.lobby_closed_text(t, live.game, status)
             ops.append(self.outbox.group_edit(live, "lobby", text))
             return ops
-        final = render.final_table_text(t, live.game, live.series, status)
+        series = live.played.series
+        final = render.final_table_text(t, live.game, series, status)
         if record is not None:
             final = record + "\n\n" + final
         markup = self.table_keyboard(live, playing=False)  # (the page shows the results too)
-        ops.append(self.outbox.group_edit(live, table_role(live.series), final, markup))
+        ops.append(self.outbox.group_edit(live, table_role(series), final, markup))
 
         if in_private_chat(live.game):  # its one message shows how it ended
             return [self.outbox.dm_edit(live, live.game.chat_id, final, None)]
-        ops.append(self.outbox.group_edit(live, table_role(live.series), final))
+        ops.append(self.outbox.group_edit(live, table_role(series), final))
         for seat in live.game.seats:
             if seat.user_id is not None:
                 text = render.hand_over_text(t, live.chat_title, status)
@@ -199,7 +200,7 @@ def with_app_button(
     return render.keyboard(rows)
 
 
-def table_role(series: Any, index: int | None = None) -> str:
+def table_role(series: DealSeries, index: int | None = None) -> str:
     """The role of the group message showing deal ``index`` (0-based; default: the
     current deal): each deal has its own table message (``deal_record``)."""
     index = len(series.deals) - 1 if index is None else index

@@ -4,9 +4,9 @@ hand shown on request (inside the group, or again once the Mini App is closed)."
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from bot.games.base import PICK, ForgedAction
+from bot.json import Json
 from bot.service.errors import UserError
 from bot.service.games import Games
 from bot.service.live import LiveGame, in_private_chat
@@ -34,7 +34,7 @@ class TableFlow:
 
     async def hand_here(
         self, game_id: int, user_id: int
-    ) -> tuple[int, int | None, tuple[str, dict[str, Any] | None]]:
+    ) -> tuple[int, int | None, tuple[str, Json | None]]:
         """What «🂠 My cards» shows the tapper inside the group: the group, its topic, and
         their private hand's text and buttons as they are now (``hand_op``); UserError
         for anyone not seated, a game over, or a chat that turned it off."""
@@ -43,7 +43,7 @@ class TableFlow:
             seat = live.seat_of(user_id)
             if seat is None:
                 raise UserError("hand_here.not_seated")
-            if live.game.status != "playing" or live.series is None:
+            if live.game.status != "playing" or live.played is None:
                 raise UserError("error.game_over")
             if live.settings.group_hands == "off" or in_private_chat(live.game):
                 raise UserError("hand_here.off")
@@ -57,7 +57,7 @@ class TableFlow:
         async with self.games.lock(game_id):
             live = await self.games.load(game_id)
             seat = live.seat_of(user_id)
-            if seat is None or live.game.status != "playing" or live.series is None:
+            if seat is None or live.game.status != "playing" or live.played is None:
                 return
             if since is not None and live.game.version == since:
                 return
@@ -68,7 +68,7 @@ class TableFlow:
         seat = live.seat_of(user_id)
         if seat is None:
             raise UserError("error.not_seated")
-        if live.game.status != "playing" or live.series is None:
+        if live.game.status != "playing" or live.played is None:
             raise UserError("error.game_over")
         if not 0 < version <= live.game.version:
             raise UserError("error.forged")  # no keyboard was ever drawn at that version
@@ -86,15 +86,14 @@ class TableFlow:
         taps.)"""
         async with self.games.lock(game_id, tapper=user_id):
             live, seat = await self._playing(game_id, user_id, version)
-            assert live.series is not None
-            ui = live.game_side
-            deal = live.series.deals[-1]
+            played = live.played
+            assert played is not None
             live.last_tap[user_id] = self.settings.clock()
             chosen = live.selections.setdefault(user_id, [])
             if code == PICK:
                 if user_id in live.picking:
                     live.picking.discard(user_id)
-                elif ui.offers_pick(deal, seat.seat):
+                elif played.offers_pick(seat.seat):
                     live.picking.add(user_id)
                 else:  # the hand shows no such button (a forged one, or taps select anyway)
                     raise UserError("error.forged")
@@ -104,16 +103,16 @@ class TableFlow:
                     card = Card.parse(code)
                 except CardCodeError:
                     raise UserError("error.forged") from None
-                if not ui.in_hand(deal, seat.seat, card):
+                if not played.in_hand(seat.seat, card):
                     raise UserError("error.not_your_card")
                 picking = user_id in live.picking
-                action = None if chosen or picking else ui.one_tap(deal, seat.seat, card)
+                action = None if chosen or picking else played.one_tap(seat.seat, card)
                 if action is not None:
                     await self.moves.apply(live, action, seat.seat, autoplayed=False)
                     return True
                 if card in chosen:
                     chosen.remove(card)
-                elif ui.could_play_together(deal, seat.seat, [*chosen, card]):
+                elif played.could_play_together(seat.seat, [*chosen, card]):
                     chosen.append(card)
                 else:  # a fast tapper's third card for a two-card answer, two suits in a lead
                     raise UserError("error.does_not_fit")
@@ -128,10 +127,9 @@ class TableFlow:
         """An action button: ``kind`` and the cards it names, as the game's keyboard drew them."""
         async with self.games.lock(game_id, tapper=user_id):
             live, seat = await self._playing(game_id, user_id, version)
-            assert live.series is not None
-            ui = live.game_side
-            deal = live.series.deals[-1]
-            if seat.seat not in ui.actors(deal):
+            played = live.played
+            assert played is not None
+            if seat.seat not in played.actors():
                 raise UserError("error.not_your_turn")
             live.last_tap[user_id] = self.settings.clock()
             try:
@@ -139,7 +137,7 @@ class TableFlow:
             except CardCodeError:
                 raise UserError("error.forged") from None
             try:
-                action = ui.parse_action(deal, seat.seat, kind, cards)
+                action = played.parse_action(seat.seat, kind, cards)
             except ForgedAction:
                 raise UserError("error.forged") from None
             except EngineError:

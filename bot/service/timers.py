@@ -17,7 +17,7 @@ from bot.service.outbox import Outbox
 from bot.service.settings import ServiceSettings
 from storage import Backend, Deadline, GameChange
 
-# Action keys (``GameSide.action_json``) that are a player's own call, never taken for a
+# Action keys (``SeatAction.to_json``) that are a player's own call, never taken for a
 # human by auto-play: a show (C1/C2, D6/D8), an out-of-turn lead, a declaration, даве.
 OWN_CALLS = frozenset({"show", "stop", "declare", "dave"})
 
@@ -48,8 +48,8 @@ class TimerFlow:
         async with self.games.lock(game_id):
             live = await self.games.load(game_id)
             deadline = live.game.deadline
-            series = live.series
-            if live.game.status != "playing" or deadline is None or series is None:
+            played = live.played
+            if live.game.status != "playing" or deadline is None or played is None:
                 return
             if out_of_group(deadline):
                 if deadline.due_at <= self.settings.clock():
@@ -57,19 +57,17 @@ class TimerFlow:
                     # in their private chats (the group is told if the bot is ever back).
                     await self.moves.close(live, "abandoned", reason="out_of_group")
                 return
-            ui = live.game_side
-            deal = series.current
             now = self.settings.clock()
-            if deal is None or deadline.seat not in ui.actors(deal):
+            if played.series.current is None or deadline.seat not in played.actors():
                 fixed = deadline_for(live, self.settings)
                 live.game = replace(live.game, deadline=fixed)
                 await self.games.commit(live, GameChange(deadline=fixed))
                 return
             seat = live.game.seats[deadline.seat]
             human = seat.bot_level is None
-            if deadline.due_at <= now and seat.seat != ui.turn(deal):
+            if deadline.due_at <= now and seat.seat != played.turn():
                 await self._out_of_turn(live, seat.seat)
-            elif deadline.due_at <= now and human and (coming := ui.by_itself(series)) is not None:
+            elif deadline.due_at <= now and human and (coming := played.by_itself()) is not None:
                 # The move that comes by itself (Bura's draw), timer or no timer.
                 await self.moves.apply(
                     live, coming.action, seat.seat, autoplayed=False, by_itself=True
@@ -89,13 +87,11 @@ class TimerFlow:
                 action = None
                 if level is not None:
                     seed = live.game.id * 100_003 + live.game.version
-                    action = await asyncio.to_thread(
-                        ui.computer_action, level, seed, series, seat.seat
-                    )
-                    if human and OWN_CALLS & set(ui.action_json(action)):
+                    action = await asyncio.to_thread(played.computer_action, level, seed, seat.seat)
+                    if human and action is not None and OWN_CALLS & set(action.to_json()):
                         action = None  # never a show, stop or declaration for a human
                 if action is None:
-                    action = ui.stand_in_action(series, seat.seat)
+                    action = played.stand_in_action(seat.seat)
                 await self.moves.apply(live, action, seat.seat, autoplayed=human)
             elif (
                 deadline.remind_at is not None
@@ -119,18 +115,16 @@ class TimerFlow:
     async def _out_of_turn(self, live: LiveGame, seat: int) -> None:
         """A computer that may act out of turn (a «Стоп!»): it acts, or lets the chance
         pass, which is remembered for this moment so the turn's own timer runs next."""
-        series = live.series
-        assert series is not None
-        ui = live.game_side
+        played = live.played
+        assert played is not None
         level = live.game.seats[seat].bot_level
         assert level is not None
         seed = live.game.id * 100_003 + live.game.version
-        action = await asyncio.to_thread(ui.computer_action, level, seed, series, seat)
+        action = await asyncio.to_thread(played.computer_action, level, seed, seat)
         if action is not None:
             await self.moves.apply(live, action, seat, autoplayed=False)
             return
-        deal = series.deals[-1]
-        live.declined.add((len(series.deals), ui.actions_played(deal), seat))
+        live.declined.add((len(played.series.deals), played.actions_played(), seat))
         fixed = deadline_for(live, self.settings)
         live.game = replace(live.game, deadline=fixed)
         await self.games.commit(live, GameChange(deadline=fixed))

@@ -3,7 +3,7 @@ pairs) and what is needed to start."""
 
 from __future__ import annotations
 
-from bot.games import BotGame
+from bot.games.base import BotGame
 from bot.i18n import Texts
 from bot.views.render import seat_name
 from storage import Game

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from bot.i18n import LANGUAGES, Html, Texts, html, html_join, texts
+from bot.json import Json
 from bot.views.callbacks import CancelCb, LangCb, LobbyCb, SettingsCb
 from engine import Card, Suit
 from storage import Game, Seat
@@ -19,7 +20,17 @@ from storage import Game, Seat
 TRUMP_MARK = "★"
 # An inline keyboard as the JSON Telegram takes: plain dicts, built for every hand on
 # every move, are several times cheaper than aiogram's pydantic models (CPU per tap).
-Keyboard = dict[str, Any]
+Keyboard = Json
+
+
+class Tally(Protocol):
+    """A series' tally as the closing table shows it (``bot.games.base.DealSeries``)."""
+
+    @property
+    def results(self) -> Sequence[object]: ...
+
+    @property
+    def totals(self) -> tuple[int, ...]: ...
 
 
 def button(text: str, data: str) -> dict[str, str]:
@@ -119,8 +130,8 @@ def time_limit(t: Texts, seconds: int) -> Html:
     return t("time.seconds", n=max(1, seconds))
 
 
-def final_table_text(t: Texts, game: Game, series: Any, status: str) -> str:
-    """The table once a game is over: any game's series (``results``, ``totals``) or None."""
+def final_table_text(t: Texts, game: Game, series: Tally | None, status: str) -> str:
+    """The table once a game is over: any game's series, or None (closed in the lobby)."""
     lines: list[str] = [t(f"table.over_{status}")]
     if series is not None and series.results:
         totals = series.totals

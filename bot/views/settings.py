@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from bot.chat_settings import (
     HANDS_IN_GROUP,
@@ -77,7 +76,7 @@ def rules_summary(t: Texts, game: str, rules: Rules) -> Html:
     return Html("\n".join([t("lobby.rules_heading"), *items]))
 
 
-def lobby_rules_line(t: Texts, game_rules: Mapping[str, Any]) -> Html | None:
+def lobby_rules_line(t: Texts, game_rules: Mapping[str, object]) -> Html | None:
     """``rules_summary`` of a game's recorded rules; None if they cannot be read (Start
     then refuses them with its own message)."""
     try:

@@ -9,9 +9,9 @@ import datetime as dt
 import logging
 import re
 from collections.abc import Sequence
-from typing import Any
 
-from bot.games import GAMES, BotGame
+from bot.games import GAMES
+from bot.games.base import Played
 from bot.i18n import Html, Texts, html, html_join
 from stats.ratings import SHOWN_AFTER
 from stats.summary import series_end
@@ -23,27 +23,27 @@ HISTORY_LIMIT = 10
 TOP_LIMIT = 20  # rows per game, so /top stays far below Telegram's 4096 characters
 
 
-def series_end_of(game: Game, ui: BotGame, series: Any) -> SeriesEnd | None:
+def series_end_of(game: Game, played: Played) -> SeriesEnd | None:
     """The finished series' per-seat results, recorded with the commit that finishes it.
 
     A failure here is logged and the series finishes unrecorded: stats must never stop
     a game from ending."""
     try:
-        return _series_end(game, ui, series)
+        return _series_end(game, played)
     except Exception:
         log.exception("game %s: cannot summarise the finished series for stats", game.id)
         return None
 
 
-def _series_end(game: Game, ui: BotGame, series: Any) -> SeriesEnd:
-    record = ui.record(series)
-    points, penalties = ui.deal_rows(series)
+def _series_end(game: Game, played: Played) -> SeriesEnd:
+    record = played.record()
+    points, penalties = played.deal_rows()
     return series_end(
         game.rules,
         game.seats,
         points,
         penalties,
-        ui.winners(series),
+        played.winners(),
         [deal["moves"] for deal in record["deals"]],
         record.get("format"),
     )

@@ -18,15 +18,16 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import cache
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from aiohttp import web
 
 from bot import metrics
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, catalog_keys, plain, texts
+from bot.json import Json
 from bot.service import GameService, LiveGame, UserError
 from bot.webapp.auth import (
     TOKEN_SECONDS,
@@ -131,11 +132,11 @@ def refusal(code: str, language: str | None) -> web.Response:
     return web.json_response({"error": code, "message": message}, status=status)
 
 
-def _dumps(value: Any) -> str:
+def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _int(value: Any) -> int:
+def _int(value: object) -> int:
     """A JSON or query integer; ``bad_request`` otherwise."""
     if isinstance(value, bool):
         raise Refused("bad_request")
@@ -177,7 +178,7 @@ class WebApp:
         """The signed start parameter of the group's link to game ``game_id``'s table."""
         return table_start(self.start_key, game_id)
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> Json:
         return {"webapp": {"connections": self.hub.connections}}
 
     def add_routes(self, app: web.Application) -> web.Application:
@@ -227,7 +228,9 @@ class WebApp:
 
     # --- refusals -----------------------------------------------------------------
 
-    def _guarded(self, handler: Callable[[web.Request], Any]) -> Callable[[web.Request], Any]:
+    def _guarded(
+        self, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
         async def guarded(request: web.Request) -> web.StreamResponse:
             try:
                 response: web.StreamResponse = await handler(request)
@@ -247,7 +250,7 @@ class WebApp:
             raise Refused("bad_request", language) from None
         raise Refused(status_code[1], language) from None
 
-    async def _json(self, request: web.Request) -> dict[str, Any]:
+    async def _json(self, request: web.Request) -> Json:
         if request.content_length is not None and request.content_length > MAX_BODY:
             raise Refused("bad_request")
         try:
@@ -292,7 +295,7 @@ class WebApp:
             self._service_refusal(exc, None)
         return live, live.seat_of(user_id)
 
-    def _state(self, live: LiveGame, seat: Seat | None) -> dict[str, Any]:
+    def _state(self, live: LiveGame, seat: Seat | None) -> Json:
         if seat is None:
             return watching_state(live)
         assert seat.user_id is not None
@@ -378,14 +381,14 @@ class WebApp:
         # Checked here first (the service checks again under the game's lock) so that a
         # refusal costs no Telegram operation (a stale text tap redraws the hand).
         game = live.game
-        if game.status != "playing" or live.series is None:
+        played = live.played
+        if game.status != "playing" or played is None:
             raise Refused("game_over", language)
         if not game.state_version <= version <= game.version:
             raise Refused("stale", language)
-        deal = live.series.deals[-1]
-        if seat.seat not in live.game_side.actors(deal):
+        if seat.seat not in played.actors():
             raise Refused("not_your_turn", language)
-        if not all(live.game_side.in_hand(deal, seat.seat, c) for c in cards):
+        if not all(played.in_hand(seat.seat, c) for c in cards):
             raise Refused("not_your_card", language)
         codes = ".".join(c.code() for c in cards)
         try:

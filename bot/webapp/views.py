@@ -82,16 +82,17 @@ def state(live: LiveGame, me: int, *, selected: Sequence[Card] = ()) -> Json:
         "notes": [],
         "tally": None,
     }
-    series = live.series
-    if series is None:
+    played = live.played
+    if played is None:
         return out
+    series = played.series
     out["deal"] = len(series.deals)
     totals = list(series.totals)
     for row in out["seats"]:
         row["score"] = totals[row["seat"]]
     out["tally"] = {"deal": len(series.deals), "totals": totals, "teams": None}
     playing = game.status == "playing"
-    if not live.game_side.app_state(out, live.t, series, me, playing):
+    if not played.app_state(out, live.t, me, playing):
         return out  # a game the Mini App cannot draw: its tally only, played by text
     deadline = game.deadline  # (a negative seat: stopped while the bot is out of the group)
     if playing and out["turn"] is not None and deadline is not None and deadline.seat >= 0:
@@ -107,16 +108,16 @@ def state(live: LiveGame, me: int, *, selected: Sequence[Card] = ()) -> Json:
 def _notes(live: LiveGame) -> list[str]:
     """The last finished deal's result (while the next has seen no trick yet), and the
     series' result once it is over: as the group reads them, in plain text."""
-    series = live.series
+    played = live.played
     notes: list[str] = []
-    if series is None:
+    if played is None:
         return notes
-    ui, t, game = live.game_side, live.t, live.game
+    series, t, game = played.series, live.t, live.game
     deal = series.deals[-1]
     finished = [i for i, d in enumerate(series.deals) if d.finished]
     if finished and (deal.finished or deal.trick_number == 0):
         index = finished[-1]
-        notes.append(plain(ui.deal_end_text(t, game, series, index)))
+        notes.append(plain(played.deal_end_text(t, game, index)))
     if series.finished:
-        notes.append(plain(ui.series_end_text(t, game, series)))
+        notes.append(plain(played.series_end_text(t, game)))
     return notes

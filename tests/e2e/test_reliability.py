@@ -365,8 +365,8 @@ async def select_for_action(
         live = await app.service.live(game_id)
         cards = [b for b in message.buttons[0] if not b.text.startswith("✅")]
         selectable = cards
-        if live.series is not None:
-            deal = live.series.deals[-1]
+        if live.played is not None:
+            deal = live.played.series.deals[-1]
             seat = live.seat_of(user.id)
             assert seat is not None
             selectable = [

@@ -56,8 +56,8 @@ def hidden_cards(service: GameService, game_id: int, seat: int) -> set[str]:
     live = service.games.in_memory.get(game_id)
     if live is None:  # the series is over (its last deal finished: nothing is hidden)
         return set()
-    assert live.series is not None
-    deal = live.series.deals[-1]
+    assert live.played is not None
+    deal = live.played.series.deals[-1]
     hidden: set[str] = set()
     if deal.finished:
         return hidden

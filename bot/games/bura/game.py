@@ -5,12 +5,13 @@ choices, and the draw after a trick that comes by itself (D4, D5)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TypeGuard
 
-from bot.games.base import ByItself, GameSide
+from bot.games.base import ByItself, GameSide, SeatAction
 from bot.games.bura import app, codec, keyboard, screens
 from bot.i18n import Html, Texts
 from engine import bura
-from engine.bura.actions import Action, Dave, DaveReply, Declare
+from engine.bura.actions import Action, Dave, DaveReply, Declare, action_from_json
 from engine.bura.ai import make_player
 from engine.bura.ai.players import GreedyPlayer
 from engine.bura.deal import DAVE, DECLARE, Deal
@@ -45,6 +46,8 @@ class BuraSide(GameSide[Series, Deal, Action]):
     # The engine's records, the game's screens, keyboard and Mini App state, as they are.
     from_record = staticmethod(bura.from_record)
     record = staticmethod(bura.to_record)
+    action_from_json = staticmethod(action_from_json)
+    apply = staticmethod(Series.apply)
     one_tap = staticmethod(keyboard.one_tap_action)
     offers_pick = staticmethod(keyboard.offers_pick)
     hand_keyboard = staticmethod(keyboard.hand_keyboard)
@@ -58,6 +61,12 @@ class BuraSide(GameSide[Series, Deal, Action]):
         self, players: int, switches: Mapping[str, object], first_dealer: int
     ) -> Series:
         return Series(players, Rules.from_dict(switches), first_dealer)
+
+    def owns(self, action: SeatAction) -> TypeGuard[Action]:
+        return isinstance(action, Action)
+
+    def deal(self, series: Series) -> Deal:
+        return series.deals[-1]
 
     def deal_rows(self, series: Series) -> tuple[list[Sequence[int]], list[Sequence[int]]]:
         return [r.points for r in series.results], list(series.penalties)

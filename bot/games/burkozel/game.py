@@ -5,8 +5,9 @@ stand-in's choices, and which show a button without cards means."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TypeGuard
 
-from bot.games.base import GameSide
+from bot.games.base import GameSide, SeatAction
 from bot.games.burkozel import app, codec, house, keyboard, screens
 from bot.i18n import Html, Texts
 from bot.views.render import Keyboard
@@ -25,6 +26,8 @@ class BurkozelSide(GameSide[Series, Deal, Action]):
     # The engine's records, the game's table, taps and Mini App state, as they are.
     from_record = staticmethod(burkozel.from_record)
     record = staticmethod(burkozel.to_record)
+    action_from_json = staticmethod(Action.from_json)
+    apply = staticmethod(Series.apply)
     one_tap = staticmethod(keyboard.one_tap_move)
     offers_pick = staticmethod(keyboard.offers_pick)
     table_text = staticmethod(screens.table_text)
@@ -34,6 +37,12 @@ class BurkozelSide(GameSide[Series, Deal, Action]):
         self, players: int, switches: Mapping[str, object], first_dealer: int
     ) -> Series:
         return Series(players, Rules.from_dict(switches), first_dealer=first_dealer)
+
+    def owns(self, action: SeatAction) -> TypeGuard[Action]:
+        return isinstance(action, Action)
+
+    def deal(self, series: Series) -> Deal:
+        return series.deals[-1]
 
     def deal_rows(self, series: Series) -> tuple[list[Sequence[int]], list[Sequence[int]]]:
         return [r.points for r in series.results], [r.penalties for r in series.results]

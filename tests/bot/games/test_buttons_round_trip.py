@@ -60,9 +60,9 @@ def check_every_button(ui: Any, series: Any) -> int:
     return taps
 
 
-def same(ui: Any, action: Any) -> str:
+def same(action: Any) -> str:
     """An action as its record writes it, cards in any order."""
-    data = dict(ui.action_json(action))
+    data = dict(action.to_json())
     if "cards" in data:
         data["cards"] = sorted(data["cards"])
     return repr(sorted(data.items()))
@@ -79,7 +79,7 @@ def tapped(ui: Any, series: Any, seat: int, selection: list[Any], picking: bool)
     for data in (b["callback_data"] for row in rows for b in row):
         if data.startswith("p:"):
             tap = PlayCb.unpack(data)
-            made.add(same(ui, ui.parse_action(deal, seat, tap.kind, cards_of(tap.cards))))
+            made.add(same(ui.parse_action(deal, seat, tap.kind, cards_of(tap.cards))))
     return made
 
 
@@ -101,7 +101,7 @@ def reachable(ui: Any, series: Any, seat: int, action: Any) -> bool:
     cards tapped one by one (after ``PICK`` where the first tap would play a card) and
     a button confirming them."""
     deal = series.deals[-1]
-    wanted = same(ui, action)
+    wanted = same(action)
     if wanted in tapped(ui, series, seat, [], False):
         return True
     cards = sorted(getattr(action, "cards", ()))
@@ -133,7 +133,7 @@ def check_every_action_reachable(ui: Any, series: Any) -> None:
     for seat in deal.actors():
         for action in legal(deal, seat):
             assert reachable(ui, series, seat, action), (
-                f"seat {seat} cannot make {ui.action_json(action)}; hand {deal.hand(seat)}"
+                f"seat {seat} cannot make {action.to_json()}; hand {deal.hand(seat)}"
             )
 
 

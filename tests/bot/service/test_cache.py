@@ -101,8 +101,8 @@ async def test_c1_the_show_bura_button_a_holder_sees_shows_it(tmp_path: Path) ->
         assert game is not None
         await service.play(game.id, alice.id, game.version, "b", "7H")  # Alice takes
         live = await service.live(game.id)
-        assert live.series is not None
-        markup = live.game_side.hand_keyboard(live.t, live.game, live.series, 0, [])
+        assert live.played is not None
+        markup = live.played.hand_keyboard(live.t, live.game, 0, [])
         assert markup is not None
         (data,) = [
             b["callback_data"]
@@ -112,7 +112,7 @@ async def test_c1_the_show_bura_button_a_holder_sees_shows_it(tmp_path: Path) ->
         ]
         tap = PlayCb.unpack(data)
         await service.play(tap.game, alice.id, tap.v, tap.kind, tap.cards)
-        first = live.series.deals[0]
+        first = live.played.series.deals[0]
         assert first.finished and first.shown_by == 0 and first.outcome == "bura"
     finally:
         await storage.close()
@@ -151,8 +151,8 @@ async def test_r6_a_tap_leads_one_card_and_leads_of_several_are_buttons_of_their
             else:
                 assert await service.toggle(game.id, BOB.id, game.version, "6S") is True
                 lead = (Card.parse("6S"),)
-            assert live.series is not None
-            assert [p.cards for p in live.series.deals[0].table] == [lead]
+            assert live.played is not None
+            assert [p.cards for p in live.played.series.deals[0].table] == [lead]
         finally:
             await storage.close()
 
@@ -180,8 +180,8 @@ async def test_r6_more_than_four_leads_of_several_cards_are_chosen_through_the_s
         assert live.selections[BOB.id] == [] and BOB.id not in live.picking
         # One tap: 6♠ is led alone.
         assert await service.toggle(game.id, BOB.id, game.version, "6S") is True
-        assert live.series is not None
-        assert [p.cards for p in live.series.deals[0].table] == [(Card.parse("6S"),)]
+        assert live.played is not None
+        assert [p.cards for p in live.played.series.deals[0].table] == [(Card.parse("6S"),)]
     finally:
         await storage.close()
 
@@ -192,8 +192,8 @@ async def test_r6_more_than_four_leads_of_several_cards_are_chosen_through_the_s
             assert await service.toggle(game.id, BOB.id, game.version, code) is False
         await service.play(game.id, BOB.id, game.version, "l", "6S.7S")
         live = await service.live(game.id)
-        assert live.series is not None
-        table = live.series.deals[0].table
+        assert live.played is not None
+        table = live.played.series.deals[0].table
         assert [p.cards for p in table] == [(Card.parse("6S"), Card.parse("7S"))]
         assert BOB.id not in live.picking  # a move ends the choosing
     finally:
@@ -232,8 +232,8 @@ async def test_r7_beats_with_several_cards_are_buttons_and_discards_are_chosen(
                 _, labels = _hand_of(service, live, ALICE.id)
                 assert "🗑 Сбросить: 7♠ 8♥" in labels
                 await service.play(game.id, ALICE.id, game.version, "d", "7S.8H")
-            assert live.series is not None
-            (answer,) = [m for m in live.series.deals[0].history if m.seat == 0]
+            assert live.played is not None
+            (answer,) = [m for m in live.played.series.deals[0].history if m.seat == 0]
             assert answer.beat is beat and len(answer.cards) == 2
         finally:
             await storage.close()
@@ -268,8 +268,8 @@ async def test_r7_a_tap_beats_where_it_can_and_discard_dont_beat_discards_a_beat
                 await service.play(game.id, ALICE.id, game.version, "d", "7S")
             else:
                 assert await service.toggle(game.id, ALICE.id, game.version, "7S") is True
-            assert live.series is not None
-            (answer,) = [m for m in live.series.deals[0].history if m.seat == 0]
+            assert live.played is not None
+            (answer,) = [m for m in live.played.series.deals[0].history if m.seat == 0]
             assert answer.cards == (Card.parse("7S"),) and answer.beat is (not discard)
         finally:
             await storage.close()
@@ -296,8 +296,8 @@ async def test_r8_a_deal_that_ends_turns_its_table_into_its_record_and_the_next_
 
         async def move() -> tuple[LiveGame, list[OutboxItem]]:
             live = await service.live(game.id)
-            assert live.series is not None
-            deal = live.series.deals[-1]
+            assert live.played is not None
+            deal = live.played.series.deals[-1]
             assert deal.turn is not None
             chosen = make_player("greedy", seed=1).choose(
                 deal.view(deal.turn), deal.legal_actions()
@@ -311,8 +311,8 @@ async def test_r8_a_deal_that_ends_turns_its_table_into_its_record_and_the_next_
         await drain()
         for _ in range(200):
             live, ops = await move()
-            assert live.series is not None
-            if len(live.series.deals) == 2:
+            assert live.played is not None
+            if len(live.played.series.deals) == 2:
                 break
         group = [(i.method, i.role) for i in ops if i.chat_id == -100]
         assert group == [("edit", "table")]

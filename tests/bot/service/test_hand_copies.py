@@ -56,7 +56,7 @@ def _live(chat_id: int, hands: str | None) -> LiveGame:
         winners=None,
     )
     settings = replace(ChatSettings(), hands_in_group=hands)
-    return LiveGame(game=game, series=None, chat_title="", language="en", settings=settings)
+    return LiveGame(game=game, played=None, chat_title="", language="en", settings=settings)
 
 
 def _ops() -> tuple[OutboxOp, ...]:

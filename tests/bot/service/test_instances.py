@@ -79,7 +79,7 @@ async def test_instances_taking_turns_keep_the_game_as_stored(pg_url: str) -> No
                 # The copy in memory is the stored game, and its series the replay's.
                 assert live.game == await stores[0].get_game(game.id)
                 replay = burkozel.from_record(await stores[0].export_record(game.id))
-                assert burkozel.to_record(live.series) == burkozel.to_record(replay)
+                assert burkozel.to_record(live.played.series) == burkozel.to_record(replay)
         assert caught_up > 10
         # A change of more than the deadline that logged no move (here the seats) cannot
         # be caught up by moves: the copy is rebuilt. (A deadline alone is caught up:
@@ -308,7 +308,7 @@ async def test_a_deal_ended_by_the_other_instance_is_caught_up_not_rebuilt(table
     for n in range(300):
         service = table.services[n % 2]
         cached = service.games.in_memory.get(table.game_id)
-        seen = None if cached is None or cached.series is None else len(cached.series.deals)
+        seen = None if cached is None or cached.played is None else len(cached.played.series.deals)
         dealt = len(await store.deals(table.game_id))
         if await table.move(service) is None:
             break
@@ -319,7 +319,7 @@ async def test_a_deal_ended_by_the_other_instance_is_caught_up_not_rebuilt(table
             assert live is cached, f"move {n}: rebuilt from the record at a deal's end"
             crossed += 1
         replay = burkozel.from_record(await store.export_record(table.game_id))
-        assert burkozel.to_record(live.series) == burkozel.to_record(replay)
+        assert burkozel.to_record(live.played.series) == burkozel.to_record(replay)
         assert live.game == await store.get_game(table.game_id)
     assert crossed >= 2
 
@@ -356,7 +356,7 @@ async def test_a_reminder_through_one_instance_leaves_the_keyboard_good_on_the_o
     assert moved is not None and moved.version == moved.state_version == drawn_at + 2
     logged = burkozel.from_record(await store.export_record(table.game_id))
     assert len(logged.deals[0].history) == len(deal.history) + 1  # the player's move
-    assert burkozel.to_record(cached.series) == burkozel.to_record(logged)
+    assert burkozel.to_record(cached.played.series) == burkozel.to_record(logged)
     for service in (a, b):
         with pytest.raises(UserError) as refused:
             await table.move(service, drawn_at + 1)

@@ -314,8 +314,8 @@ async def test_onlookers_cost_no_telegram_operation_and_spare_no_hand(tmp_path: 
                 # The first move, made by the text path (the player is not in the app).
                 version = (await table.snapshot())[0]
                 live = await table.service.live(table.game.id)
-                assert live.series is not None
-                seat = live.game_side.actors(live.series.deals[-1])[0]
+                assert live.played is not None
+                seat = live.played.actors()[0]
                 user_id = seat_user(table, seat)
                 action = seat_state(live, seat)["actions"][0]
                 outbox = await db.outbox_size()

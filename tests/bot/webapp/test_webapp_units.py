@@ -188,8 +188,8 @@ def test_every_listed_action_parses_back_as_the_text_buttons_do(name: str) -> No
                     )
                     for a in listed
                 ]
-                assert sorted(_norm(ui.action_json(p)) for p in parsed) == sorted(
-                    _norm(ui.action_json(a)) for a in legal
+                assert sorted(_norm(p.to_json()) for p in parsed) == sorted(
+                    _norm(a.to_json()) for a in legal
                 )
                 kinds |= {a["kind"] for a in listed}
                 choices += parsed

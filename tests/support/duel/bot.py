@@ -4,8 +4,9 @@ table lists the seats, the table and the last trick; each hand its cards."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TypeGuard
 
-from bot.games.base import ForgedAction, GameSide
+from bot.games.base import ForgedAction, GameSide, SeatAction
 from bot.i18n import Texts
 from bot.json import Json
 from bot.views.callbacks import card_data
@@ -41,6 +42,8 @@ def _table_lines(t: Texts, game: Game, deal: DuelDeal) -> list[str]:
 class DuelSide(GameSide[DuelSeries, DuelDeal, Play]):
     name = "duel"
     min_players = max_players = 2
+    action_from_json = staticmethod(Play.from_json)
+    apply = staticmethod(DuelSeries.apply)
 
     def start_series(
         self, players: int, switches: Mapping[str, object], first_dealer: int
@@ -53,6 +56,12 @@ class DuelSide(GameSide[DuelSeries, DuelDeal, Play]):
     def record(self, series: DuelSeries) -> Json:
         return to_record(series)
 
+    def owns(self, action: SeatAction) -> TypeGuard[Play]:
+        return isinstance(action, Play)
+
+    def deal(self, series: DuelSeries) -> DuelDeal:
+        return series.deals[-1]
+
     def deal_rows(self, series: DuelSeries) -> tuple[list[Sequence[int]], list[Sequence[int]]]:
         return [r.points for r in series.results], [r.penalties for r in series.results]
 
@@ -63,7 +72,7 @@ class DuelSide(GameSide[DuelSeries, DuelDeal, Play]):
         deal = series.deals[-1]
         if deal.table or not deal.last_trick:
             return None
-        return f"{len(series.deals)}.{sum(deal.tricks)}"
+        return f"{len(series.deals)}.{deal.trick_number}"
 
     def could_play_together(self, deal: DuelDeal, seat: int, cards: Sequence[Card]) -> bool:
         return len(cards) <= 1

@@ -105,6 +105,10 @@ class DuelDeal:
     def finished(self) -> bool:
         return self.turn is None
 
+    @property
+    def trick_number(self) -> int:
+        return sum(self.tricks)
+
     def actors(self) -> tuple[int, ...]:
         return () if self.turn is None else (self.turn,)
 

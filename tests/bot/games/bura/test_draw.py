@@ -108,7 +108,7 @@ async def test_d5_a_draw_no_declaration_could_precede_comes_at_once_with_no_tap(
 
         assert (await moves(storage, game.id))[-1] == {"seat": 1, "declare": False}
         live = await service.live(game.id)
-        deal = live.series.current
+        deal = live.played.series.current
         assert deal.phase == "lead" and deal.turn == 1
         assert [len(h) for h in deal.hands] == [3, 3]  # both drew (D4)
         text, labels = last_hand(sent, BOB.id)
@@ -162,7 +162,10 @@ async def test_d5_a_draw_a_declaration_may_precede_waits_a_moment_then_comes_by_
         sent = await drain(storage)
         assert (await moves(storage, game.id))[-1] == {"seat": 1, "declare": False}
         live = await restarted.live(game.id)
-        assert live.series.current.phase == "lead" and len(live.series.current.hands[1]) == 3
+        assert (
+            live.played.series.current.phase == "lead"
+            and len(live.played.series.current.hands[1]) == 3
+        )
         stored = await storage.get_game(game.id)
         assert stored is not None and stored.seats[1].autoplayed == 0 and not stored.seats[1].away
         said = texts_of(sent)
@@ -192,7 +195,7 @@ async def test_d5_the_draw_comes_by_itself_through_another_instance(pg_url: str)
         await second.tick()
         game = await stores[0].get_game(game.id) or game
         assert (await moves(stores[0], game.id))[-1] == {"seat": 1, "declare": False}
-        drawn = (await second.live(game.id)).series.current.hands[1]
+        drawn = (await second.live(game.id)).played.series.current.hands[1]
         await first.play(game.id, BOB.id, game.version, "l", drawn[0].code())
         assert (await moves(stores[0], game.id))[-1] == {"seat": 1, "cards": [drawn[0].code()]}
     finally:
@@ -223,7 +226,7 @@ async def test_d5_the_taker_with_an_empty_hand_declares_within_the_moment(
         record = await storage.export_record(game.id)
         assert record["deals"][0]["moves"][-1] == {"seat": 1, "declare": True}
         live = await service.live(game.id)
-        assert live.series.results[0].outcome == "false_declaration"
+        assert live.played.series.results[0].outcome == "false_declaration"
     finally:
         await storage.close()
 
