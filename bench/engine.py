@@ -26,10 +26,11 @@ Instructions instead of seconds (the same work on a loaded machine counts the sa
 worker given a row with ``"deals"`` plays that many deals and exits; count it under
 valgrind with 400 deals and with 100, and divide the difference by 300 (the first 100
 warm up the interned moves and tables). ``ROOT`` is a tree (``git archive`` of a commit
-for the old engine):
+for the old engine; a fixed hash seed and no address randomisation make a count repeat
+exactly, where without them two counts of one tree differ by up to 2%):
 
     echo '{"game": "bura", "players": 2, "mode": "push", "deals": 400}' |
-        valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+        PYTHONHASHSEED=0 setarch -R valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
         .venv/bin/python -S bench/engine.py --worker ROOT
 """
 

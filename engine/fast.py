@@ -253,20 +253,25 @@ class Interned(Generic[T]):
             for kind in range(kinds)
         )
         """``singles[kind][seat][card.index]``: every one-card move, made up front."""
-        self._pairs: list[T | None] = [None] * (kinds * MAX_SEATS * DECK_SIZE * DECK_SIZE)
+        # [kind][seat][first card's index][second's]: nested rows rather than one flat
+        # list, so a reader indexes by the cards with no arithmetic on their indices.
+        self._pairs: tuple[tuple[list[list[T | None]], ...], ...] = tuple(
+            tuple([[None] * DECK_SIZE for _ in INDICES] for _ in range(MAX_SEATS))
+            for _ in range(kinds)
+        )
         self._many: dict[int, T] = {}
 
-    def pair_row(self, kind: int, seat: int) -> int:
-        """Where ``kind``'s and ``seat``'s two-card moves start, for :meth:`pair_at`."""
-        return (kind * MAX_SEATS + seat) * DECK_SIZE * DECK_SIZE
+    def pair_row(self, kind: int, seat: int) -> list[list[T | None]]:
+        """``kind``'s and ``seat``'s two-card moves, ``[first.index][second.index]``: the
+        move, or ``None`` while it is not made yet (:meth:`pair_at` makes it)."""
+        return self._pairs[kind][seat]
 
-    def pair_at(self, row: int, a: Card, b: Card, kind: int, seat: int) -> T:
+    def pair_at(self, row: list[list[T | None]], a: Card, b: Card, kind: int, seat: int) -> T:
         """The move of ``kind`` by ``seat`` with the cards ``a``, ``b`` (``row`` from
         :meth:`pair_row`)."""
-        at = row + a.index * DECK_SIZE + b.index
-        move = self._pairs[at]
+        move = row[a.index][b.index]
         if move is None:
-            move = self._pairs[at] = self._make(kind, seat, (a, b))
+            move = row[a.index][b.index] = self._make(kind, seat, (a, b))
         return move
 
     def pick(self, kind: int, seat: int, hand: Sequence[Card], positions: Sequence[int]) -> T:
@@ -274,10 +279,10 @@ class Interned(Generic[T]):
         for a move not made yet."""
         if len(positions) == 2:
             a, b = hand[positions[0]], hand[positions[1]]
-            at = ((kind * MAX_SEATS + seat) * DECK_SIZE + a.index) * DECK_SIZE + b.index
-            move = self._pairs[at]
+            row = self._pairs[kind][seat][a.index]
+            move = row[b.index]
             if move is None:
-                move = self._pairs[at] = self._make(kind, seat, (a, b))
+                move = row[b.index] = self._make(kind, seat, (a, b))
             return move
         key = kind * MAX_SEATS + seat + 1
         for i in positions:
@@ -292,10 +297,10 @@ class Interned(Generic[T]):
         n = len(cards)
         if n == 2:
             a, b = cards
-            at = ((kind * MAX_SEATS + seat) * DECK_SIZE + a.index) * DECK_SIZE + b.index
-            move = self._pairs[at]
+            row = self._pairs[kind][seat][a.index]
+            move = row[b.index]
             if move is None:
-                move = self._pairs[at] = self._make(kind, seat, cards)
+                move = row[b.index] = self._make(kind, seat, cards)
             return move
         if n == 1:
             return self.singles[kind][seat][cards[0].index]

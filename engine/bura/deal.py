@@ -173,10 +173,10 @@ class Deal:
     last_trick: tuple[TablePlay, ...] = ()
     last_taker: int | None = None
     final_result: DealResult | None
-    # The actions legal_actions handed out at history length ``_offered_at`` (kept alive,
-    # so their ids stay theirs): apply plays one of them without checking it again.
+    # The actions legal_actions handed out since the last action was played (kept alive,
+    # so their ids stay theirs): apply plays one of them without checking it again. Push
+    # forgets them (a reset there costs less than asking legal_actions which move it is).
     _offered: Sequence[Action] = ()
-    _offered_at: int = -1
     # The forms of this deal's hands of three (its trump and rules never change), set
     # by start; a deal built field by field gets them on first use (_forms_now).
     _forms: ThreeCardTable[HandForm] | None = None
@@ -237,7 +237,7 @@ class Deal:
         other.plays = list(self.plays)
         other.piles = [list(p) for p in self.piles]
         other.history = list(self.history)
-        other._offered, other._offered_at = (), -1
+        other._offered = ()
         return other
 
     # --- what anyone may ask -------------------------------------------------
@@ -368,14 +368,11 @@ class Deal:
             actions = list(_DAVE_REPLIES[seat]) if seat == self.turn else []
         else:
             return []
-        # Remembered as legal in this position (until the next action is played): the
+        # Remembered as legal in this position (until push plays the next action): the
         # very list handed out, not a copy (a copy per call cost the simulating players
         # several per cent); no caller changes it.
-        now = len(self.history)
-        if self._offered_at != now:
-            self._offered, self._offered_at = actions, now
-        else:
-            self._offered = [*self._offered, *actions]
+        offered = self._offered
+        self._offered = [*offered, *actions] if offered else actions
         return actions
 
     def _answers(self, seat: int) -> list[Action]:
@@ -425,24 +422,40 @@ class Deal:
         by size in ``combinations`` order, and a малая Москва's three sixes (D8)."""
         hand, rules = self.hands[seat], self.rules
         actions: list[Action] = []
-        if len(hand) == HAND_SIZE:
-            a, b, c = hand
-            forms = self._forms or self._forms_now()
-            of = forms.classes
-            form = forms.rows[of[a.index]][of[b.index]][of[c.index]]
-            kind = form.kind
-            if kind in _SHOW_HANDS:
-                actions.append(_SHOW_BURA[seat] if kind == BURA_HELD else _SHOW_MOSCOW[seat])
-            several = form.several[self._lead_limit(seat)]
-        else:  # the stock is out: no combination, groups of what is left
-            several = lead_picks(hand, self._lead_limit(seat), rules.same_rank_leads == "on")
+        singles = _LEADS[seat]
+        if len(hand) != HAND_SIZE:  # the stock is out: no combination, groups of what is left
+            if rules.dave == "on" and self._dave_refusal(seat) is None:
+                actions.append(_DAVES[seat])
+            for card in hand:
+                actions.append(singles[card.index])
+            limit, same_rank = self._lead_limit(seat), rules.same_rank_leads == "on"
+            for pick in lead_picks(hand, limit, same_rank):
+                actions.append(_ACTIONS.pick(_LEAD, seat, hand, pick))
+            return actions
+        a, b, c = hand
+        ia, ib, ic = a.index, b.index, c.index
+        forms = self._forms or self._forms_now()
+        of = forms.classes
+        form = forms.rows[of[ia]][of[ib]][of[ic]]
+        kind = form.kind
+        if kind in _SHOW_HANDS:
+            actions.append(_SHOW_BURA[seat] if kind == BURA_HELD else _SHOW_MOSCOW[seat])
         if rules.dave == "on" and self._dave_refusal(seat) is None:
             actions.append(_DAVES[seat])
-        singles = _LEADS[seat]
-        for card in hand:
-            actions.append(singles[card.index])
-        for pick in several:
-            actions.append(_ACTIONS.pick(_LEAD, seat, hand, pick))
+        actions += (singles[ia], singles[ib], singles[ic])
+        # D2's limit (_lead_limit) is the smallest hand here: this one is a whole hand.
+        several = form.several[min(map(len, self.hands))]
+        if several:
+            pairs = _ACTIONS.pair_row(_LEAD, seat)
+            for pick in several:
+                if len(pick) == 2:
+                    x, y = pick
+                    action = pairs[hand[x].index][hand[y].index]
+                    if action is None:
+                        action = _ACTIONS.pick(_LEAD, seat, hand, pick)
+                    actions.append(action)
+                else:
+                    actions.append(_ACTIONS.pick(_LEAD, seat, hand, pick))
         return actions
 
     def _stop(self, seat: int) -> list[Action]:
@@ -590,12 +603,13 @@ class Deal:
         object) is known legal and is not derived again; any other is checked in full by
         :meth:`check`, so refusals and their reasons are its.
         """
-        if self._offered_at != len(self.history) or id(action) not in map(id, self._offered):
+        if id(action) not in map(id, self._offered):
             self.check(action)
         self.push(action)
 
     def push(self, action: Action) -> None:
         """Play an action already known to be legal (e.g. from :meth:`legal_actions`)."""
+        self._offered = ()  # legal in the position before this action, not after it
         cls = type(action)
         if cls is Answer or (cls is not Lead and cls is not Declare and isinstance(action, Answer)):
             answer: Answer = action  # type: ignore[assignment]
@@ -726,7 +740,7 @@ class Deal:
         deal passed and is complete and void (D5 "Precisely")."""
         if self.phase == DECLARE and not any(self.hands) and not self.stock:
             self._draw_or_void()
-            self._offered_at = -1  # the phase changed with no move played
+            self._offered = ()  # the phase changed with no action played
 
     def replay(self, actions: Iterable[Action]) -> Deal:
         for action in actions:

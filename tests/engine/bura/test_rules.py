@@ -93,6 +93,18 @@ def test_d2_never_more_than_the_smallest_other_hand() -> None:
         deal.check(Lead(1, parse_cards(["AH", "10H", "7S"])))
 
 
+def test_an_action_offered_before_the_position_moved_on_is_checked_again() -> None:
+    # apply plays an action legal_actions handed out in this very position unchecked; one
+    # handed out a move earlier is checked in full (here: seat 1 has led already).
+    deal = start(["8S 9D JH", "AH 10H 7S"], "QC")
+    offered = deal.legal_actions(1)
+    seven, pair = (next(a for a in offered if codes(a.cards) == c) for c in (["7S"], ["10H", "AH"]))
+    deal.apply(pair)
+    with pytest.raises(IllegalMoveError, match="turn to answer"):
+        deal.apply(seven)
+    assert deal.phase == "answer" and deal.hand(1) == parse_cards(["7S"])
+
+
 @pytest.mark.parametrize("switch", ["off", "on"])
 def test_d2_same_rank_leads_switch(switch: str) -> None:
     rules = Rules(molodka="off", same_rank_leads=switch)
