@@ -415,7 +415,9 @@ def report(
                 for other, served in fake_side.served.items()
                 if other < update_id and served > made[0]
             )
-            + sum(1 for other in fake_side.made if other < update_id and other not in fake_side.served)
+            + sum(
+                1 for other in fake_side.made if other < update_id and other not in fake_side.served
+            )
             if made is not None
             else -1
         )
