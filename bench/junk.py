@@ -94,7 +94,8 @@ def child() -> None:
         statm = Path("/proc/self/statm")
         while True:
             rss = int(statm.read_text().split()[1]) * page // 1024
-            print(f"{time.monotonic():.3f} {len(asyncio.all_tasks())} {rss}", flush=True)
+            cpu = time.process_time()
+            print(f"{time.monotonic():.3f} {len(asyncio.all_tasks())} {rss} {cpu:.3f}", flush=True)
             await asyncio.sleep(SAMPLE_SECONDS)
 
     async def main() -> None:
@@ -125,6 +126,7 @@ class Sample:
     at: float
     tasks: int
     rss_kb: int
+    cpu: float  # the bot process's CPU seconds so far (all its threads)
 
 
 @dataclass
@@ -146,8 +148,8 @@ class BotProcess:
     async def read(self) -> None:
         assert self.proc.stdout is not None
         async for line in self.proc.stdout:
-            at, tasks, rss = line.split()
-            self.samples.append(Sample(float(at), int(tasks), int(rss)))
+            at, tasks, rss, cpu = line.split()
+            self.samples.append(Sample(float(at), int(tasks), int(rss), float(cpu)))
 
     def between(self, start: float, end: float) -> list[Sample]:
         return [s for s in self.samples if start <= s.at <= end]
@@ -578,6 +580,14 @@ def report(
             f"{taps:>7}{in_time:>8.1%}{at_all:>8.1%}{len(player):>12}"
             f"{statistics.median(player) if player else float('nan'):>7.2f}"
             f"{max(player, default=float('nan')):>7.2f}"
+        )
+    for phase in phases[1:]:
+        first, last = bot.at(phase.start), bot.at(phase.fetched)
+        wall = max(1e-9, last.at - first.at)
+        print(
+            f"{phase.name}: until the last junk update was fetched ({wall:.1f} s) the bot"
+            f" used {last.cpu - first.cpu:.1f} s of CPU ({(last.cpu - first.cpu) / wall:.0%}"
+            f" of a core), {phase.junk / wall:.0f} junk updates read a second"
         )
     print(
         "peak tasks: the most asyncio tasks alive in the bot (sampled every 50 ms) from the"
