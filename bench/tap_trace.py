@@ -83,44 +83,24 @@ def install(path: Path) -> None:
             NOTES.taps[update.update_id] = {"fetched": now}
         return update
 
-    # The getUpdates on a thread of their own (bot/intake_fetch.py), or from the loop (as
-    # the app module has it: an older tree's bot package may still find the new module).
-    UpdatesFetcher = getattr(bot_app, "UpdatesFetcher", None)
-
     def poll_started(method: Any) -> list[Any]:
         poll = [time.monotonic(), 0.0, 0, 0.0, 0.0, 0.0, method.offset or 0]
         NOTES.polls.append(poll)
         return poll
 
-    if UpdatesFetcher is not None:
-        ask = UpdatesFetcher.ask
+    from aiogram import Bot
 
-        def traced_ask(self: Any, request: Any, timeout: float) -> Any:
-            poll = poll_started(request)
-            asked = ask(self, request, timeout)
+    bot_call = Bot.__call__
 
-            async def answered() -> Any:
-                result = await asked
-                poll[1], poll[2] = time.monotonic(), len(result)
-                return result
+    async def traced_bot_call(self: Any, method: Any, request_timeout: Any = None) -> Any:
+        if not isinstance(method, intake.ReadUpdates):
+            return await bot_call(self, method, request_timeout)
+        poll = poll_started(method)
+        result = await bot_call(self, method, request_timeout)
+        poll[1], poll[2] = time.monotonic(), len(result)
+        return result
 
-            return answered()
-
-        UpdatesFetcher.ask = traced_ask  # type: ignore[method-assign]
-    else:
-        from aiogram import Bot
-
-        bot_call = Bot.__call__
-
-        async def traced_bot_call(self: Any, method: Any, request_timeout: Any = None) -> Any:
-            if not isinstance(method, intake.ReadUpdates):
-                return await bot_call(self, method, request_timeout)
-            poll = poll_started(method)
-            result = await bot_call(self, method, request_timeout)
-            poll[1], poll[2] = time.monotonic(), len(result)
-            return result
-
-        Bot.__call__ = traced_bot_call  # type: ignore[method-assign]
+    Bot.__call__ = traced_bot_call  # type: ignore[method-assign]
 
     intake.parse = traced_parse  # type: ignore[assignment]
 

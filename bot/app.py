@@ -10,7 +10,7 @@ import logging
 import secrets
 import signal
 import time
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -42,7 +42,6 @@ from bot.handlers import build_router
 from bot.handlers.solo import SOLO_COMMANDS
 from bot.handlers.stats import STATS_GROUP_COMMANDS, STATS_PRIVATE_COMMANDS
 from bot.i18n import LANGUAGES, texts
-from bot.intake_fetch import UpdatesFetcher
 from bot.middlewares.chat_order import ChatQueues
 from bot.middlewares.message_screen import MessageScreen
 from bot.middlewares.tap_screen import TapScreen
@@ -158,7 +157,6 @@ def _screens(*screens: Callable[[Update], Awaitable[bool]]) -> Callable[[Update]
 
 async def _poll(
     bot: Bot,
-    fetcher: UpdatesFetcher,
     queues: ChatQueues,
     look_ahead: Callable[[Sequence[Update]], Awaitable[None]] | None = None,
 ) -> None:
@@ -176,9 +174,7 @@ async def _poll(
     while this one is screened and queued: Telegram's round trip and the bot's own turn
     of its event loop overlap the batch's screening instead of adding to it (bench/junk.py
     --trace: a player's slow taps had waited at Telegram, behind polling's cycles, each
-    the round trip and the screening one after the other). The requests go out and their
-    answers are read on a thread of their own (bot/intake_fetch.py), so the next one is
-    on its way before this batch is parsed, and neither waits for the loop's turn.
+    the round trip and the screening one after the other).
     The request confirms this batch before it is queued; a batch held then is no more at
     risk than the updates already held, which a stop or a crash loses as well.
 
@@ -191,8 +187,7 @@ async def _poll(
     try:
         while True:
             probing = failures > 0
-            fetch = ahead or asyncio.create_task(_read_batch(fetcher, offset, probing))
-            ahead = None
+            fetch, ahead = ahead or asyncio.create_task(_read_batch(bot, offset, probing)), None
             try:
                 batch = await fetch
             except Exception as exc:  # Telegram out of reach, or not itself: keep asking
@@ -218,7 +213,7 @@ async def _poll(
                 if read is not None:
                     offset = read + 1  # confirmed by the next getUpdates
             if len(batch) >= POLL_LIMIT:
-                ahead = asyncio.create_task(_read_batch(fetcher, offset, probing=False))
+                ahead = asyncio.create_task(_read_batch(bot, offset, probing=False))
             updates = [u for u in (intake.parse(raw, bot) for raw in batch) if u is not None]
             if look_ahead is not None and updates:
                 try:
@@ -234,18 +229,19 @@ async def _poll(
                 await ahead
 
 
-def _read_batch(
-    fetcher: UpdatesFetcher, offset: int | None, probing: bool
-) -> Coroutine[Any, Any, list[Any]]:
-    """One getUpdates, sent at once: a long poll, or (``probing``, after a failure) a
-    short one that is given up soon."""
+async def _read_batch(bot: Bot, offset: int | None, probing: bool) -> list[Any]:
+    """One getUpdates: a long poll, or (``probing``, after a failure) a short one that
+    is given up soon."""
     request = intake.ReadUpdates(
         offset=offset,
         limit=POLL_LIMIT,
         timeout=0 if probing else POLL_SECONDS,
         allowed_updates=ALLOWED_UPDATES,
     )
-    return fetcher.ask(request, PROBE_SECONDS if probing else POLL_SECONDS + POLL_GRACE_SECONDS)
+    return await bot(
+        request,
+        request_timeout=PROBE_SECONDS if probing else POLL_SECONDS + POLL_GRACE_SECONDS,
+    )
 
 
 def _webhook(bot: Bot, queues: ChatQueues, secret: str) -> Handler:
@@ -296,7 +292,6 @@ class App:
         bot = make_bot(settings)
         tasks: list[asyncio.Task[None]] = []
         poller: asyncio.Task[None] | None = None
-        fetcher: UpdatesFetcher | None = None
         queues: ChatQueues | None = None
         screen: TapScreen | None = None
         group_hands: GroupHands | None = None
@@ -419,10 +414,7 @@ class App:
                     first, *more = (split_listen(where) for where in listens)
                     stop_http = await metrics.serve(http, *first, *more)
                 await bot.delete_webhook()
-                fetcher = UpdatesFetcher(bot)
-                poller = asyncio.create_task(
-                    _poll(bot, fetcher, queues, screen.look_ahead), name="polling"
-                )
+                poller = asyncio.create_task(_poll(bot, queues, screen.look_ahead), name="polling")
                 poller.add_done_callback(lambda _: self._stopped.set())
             if self.handle_signals:
                 loop = asyncio.get_running_loop()
@@ -438,8 +430,6 @@ class App:
                 poller.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await poller
-            if fetcher is not None:
-                await fetcher.close()
             if stop_http is not None:
                 await stop_http()  # (webhook mode: waits for the requests being answered)
             if queues is not None:

@@ -8,24 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import random
-import threading
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
-import pytest
 from aiogram.types import Update
 
-from bot import intake
 from bot.i18n import texts
 from bot.middlewares.message_screen import PRESSED
 from bot.middlewares.tap_screen import BURST, RATE
 from bot.views.callbacks import CancelCb, CardCb, LobbyCb, PlayCb
 from tests.e2e.harness import new_fake, open_game, play_one_move, running_bot, whose_turn
-from tests.support.fake_telegram import FakeTelegram, PendingCallback
-
-T = TypeVar("T")
+from tests.support.fake_telegram import PendingCallback
 
 
 async def test_a_flood_in_one_chat_holds_few_tasks_and_other_chats_are_still_answered(
@@ -422,97 +415,3 @@ async def test_the_games_a_batch_of_taps_names_are_read_together_not_one_by_one(
             assert len(await storage.moves(game.id)) == 1
         assert fake.unanswered_callbacks() == []
         assert fake.invalid_requests == []
-
-
-async def test_the_next_batch_of_a_flood_reaches_telegram_while_the_bots_event_loop_is_busy(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A player's tap behind a flood is read only once all of the flood before it has
-    been, so the bot's reading rate is that tap's wait. Sent from the bot's event loop,
-    the next getUpdates waited for that loop's turn, busy with the batch in hand (parsed
-    first) and the updates being handled. Here Telegram runs on a thread of its own and
-    the bot's loop is held for a second while it parses the first of 250 strangers'
-    /start: the next batch is asked for meanwhile, and then every stranger is greeted,
-    once. (The request used to go out only once the loop was free: bench/junk.py
-    --trace, polling's cycle was half the bot's own turns.)"""
-    fake = new_fake()
-    fake.enforce_limits = False
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, name="telegram")
-    thread.start()
-
-    async def on_telegram(step: Callable[[], Awaitable[T]]) -> T:
-        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(step(), loop))
-
-    async def flood() -> None:
-        for n in range(250):
-            await fake.add_user(f"Stranger {n} <&> 😈").start_bot()
-
-    held: list[float] = []
-    parse = intake.parse
-
-    def held_parse(raw: Any, bot: Any) -> Any:
-        if not held and raw["message"]["text"] == "/start":
-            held.append(time.monotonic())
-            time.sleep(1.0)  # the bot's loop busy (a blocking call: nothing else runs)
-            held.append(time.monotonic())
-        return parse(raw, bot)
-
-    try:
-        await on_telegram(fake.start)
-        await on_telegram(flood)  # waiting when the bot starts: full batches at once
-        first = fake.all_updates[0]["update_id"]
-        monkeypatch.setattr(intake, "parse", held_parse)
-        async with running_bot(fake, tmp_path / "bot.sqlite3"):
-
-            async def all_read() -> bool:
-                return not await on_telegram(fake_pending(fake))
-
-            await fake_wait(all_read, timeout=60)
-            asks = [
-                r.time
-                for r in fake.requests_for("getUpdates")
-                if r.params.get("offset") == first + 100
-            ]
-            assert asks, "no getUpdates asked for the second batch"
-            assert held[0] < asks[0] < held[1], (
-                f"the second batch was asked for {asks[0] - held[1]:+.2f} s after the bot's"
-                " loop was free again, not while it was held"
-            )
-
-            async def greeted() -> bool:
-                return await on_telegram(fake_greeted(fake))
-
-            await fake_wait(greeted, timeout=60)
-    finally:
-        await on_telegram(fake.stop)
-        loop.call_soon_threadsafe(loop.stop)
-        await asyncio.to_thread(thread.join)
-        loop.close()
-    assert fake.invalid_requests == []
-
-
-def fake_pending(fake: FakeTelegram) -> Callable[[], Awaitable[int]]:
-    async def pending() -> int:
-        return len(fake.pending_updates)
-
-    return pending
-
-
-def fake_greeted(fake: FakeTelegram) -> Callable[[], Awaitable[bool]]:
-    """Every stranger has exactly one answer from the bot in their private chat."""
-
-    async def greeted() -> bool:
-        strangers = [u for u in fake.users.values() if u.first_name.startswith("Stranger")]
-        counts = [len(u.dm.bot_messages()) for u in strangers]
-        assert max(counts) <= 1, "a stranger was greeted twice"
-        return min(counts) == 1
-
-    return greeted
-
-
-async def fake_wait(predicate: Callable[[], Awaitable[bool]], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not await predicate():
-        assert time.monotonic() < deadline, f"timed out after {timeout}s"
-        await asyncio.sleep(0.05)
