@@ -68,7 +68,7 @@ def install(path: Path) -> None:
     from bot import intake
     from bot.delivery import lean_api
     from bot.middlewares import chat_order
-    from bot.service import core
+    from bot.service import games
     from storage.sqlite import Storage
 
     parse = intake.parse
@@ -83,6 +83,11 @@ def install(path: Path) -> None:
             NOTES.taps[update.update_id] = {"fetched": now}
         return update
 
+    def poll_started(method: Any) -> list[Any]:
+        poll = [time.monotonic(), 0.0, 0, 0.0, 0.0, 0.0, method.offset or 0]
+        NOTES.polls.append(poll)
+        return poll
+
     from aiogram import Bot
 
     bot_call = Bot.__call__
@@ -90,8 +95,7 @@ def install(path: Path) -> None:
     async def traced_bot_call(self: Any, method: Any, request_timeout: Any = None) -> Any:
         if not isinstance(method, intake.ReadUpdates):
             return await bot_call(self, method, request_timeout)
-        poll = [time.monotonic(), 0.0, 0, 0.0, 0.0, 0.0, method.offset or 0]
-        NOTES.polls.append(poll)
+        poll = poll_started(method)
         result = await bot_call(self, method, request_timeout)
         poll[1], poll[2] = time.monotonic(), len(result)
         return result
@@ -143,7 +147,7 @@ def install(path: Path) -> None:
     queues._add = traced_add  # type: ignore[method-assign]
     queues._run = traced_run  # type: ignore[method-assign]
 
-    lock = core.ServiceCore.lock
+    lock = games.Games.lock
 
     @contextlib.asynccontextmanager
     async def traced_lock(self: Any, game_id: int, **kwargs: Any) -> AsyncIterator[None]:
@@ -153,7 +157,7 @@ def install(path: Path) -> None:
             yield
         NOTES.note(_update.get(), "unlocked")
 
-    core.ServiceCore.lock = traced_lock  # type: ignore[method-assign]
+    games.Games.lock = traced_lock  # type: ignore[method-assign]
 
     read, write, init = Storage._read, Storage._write, Storage.__init__
     storages: list[Any] = []
@@ -238,7 +242,18 @@ class FakeSide:
         self.served: dict[int, float] = {}
         self.ticks: list[tuple[float, float]] = []
         self.polls: dict[int, tuple[float, float]] = {}  # offset -> (came, answered)
+        # update_id -> (made, updates not yet confirmed ahead of it then)
+        self.made: dict[int, tuple[float, int]] = {}
         get_updates = fake._handlers["getupdates"]
+        push = fake._push_update
+
+        def traced_push(kind: str, payload: Any, **kwargs: Any) -> dict[str, Any]:
+            ahead = len(fake._pending)
+            update = push(kind, payload, **kwargs)
+            self.made[update["update_id"]] = (time.monotonic(), ahead)
+            return update
+
+        fake._push_update = traced_push
 
         async def traced(params: dict[str, Any]) -> Any:
             came = time.monotonic()
@@ -392,25 +407,51 @@ def report(
             ),
             file=out,
         )
-    # Around each of the five slowest taps: the bot's loop and storage meanwhile.
+    # Around each of the five slowest taps: what was ahead of it at the fake, how fast the
+    # bot read meanwhile and what it was doing, and both event loops.
+    fake_lags = [(at, lag) for at, lag in fake_side.ticks if window[0] <= at <= window[1]]
     for update_id, total, steps in sorted(rows, key=lambda r: -r[1])[:5]:
-        start, end = steps["created"], steps["seen"]
-        inside = [t for t in ticks if start <= t[0] <= end]
-        if not inside:
-            continue
-        during = [p for p in polls if start <= p[0] <= end]
-        if during:
-            print(
-                f"  while tap {update_id} waited: {len(during)} getUpdates, answer"
-                f" {sum(p[1] - p[0] for p in during):.2f} s in all, parsing"
-                f" {sum(p[3] for p in during):.2f} s, putting {sum(p[4] for p in during):.2f} s",
-                file=out,
+        start, end = steps["created"], steps.get("served", steps["seen"])
+        made = fake_side.made.get(update_id)
+        unread = (
+            sum(
+                1
+                for other, served in fake_side.served.items()
+                if other < update_id and served > made[0]
             )
+            + sum(
+                1 for other in fake_side.made if other < update_id and other not in fake_side.served
+            )
+            if made is not None
+            else -1
+        )
+        wait = max(1e-9, end - start)
+        during = [p for p in data["polls"] if p[1] and start <= p[1] <= end]
+        fetched = sum(p[2] for p in during)
+        asking = _covered([(max(start, p[0]), min(end, p[1])) for p in data["polls"] if p[1]])
+        inside = [t for t in data["ticks"] if start <= t[0] <= end]
+        full = sum(1 for t in inside if t[4] >= 1000)
         print(
-            f"  while tap {update_id} waited ({total:.2f} s): bot loop lag max"
-            f" {max(t[1] for t in inside) * 1000:.0f} ms, sum of lags over 50 ms"
-            f" {sum(t[1] for t in inside if t[1] > 0.05):.2f} s; storage jobs max"
-            f" {max(t[2] for t in inside)}; held max {max(t[4] for t in inside)},"
-            f" running max {max(t[5] for t in inside)}",
+            f"  tap {update_id} ({total:.2f} s, {wait:.2f} s at the fake): unconfirmed ahead"
+            f" when made {made[1] if made else '?'}, not yet handed out {unread};"
+            f" the bot read {fetched} in that time ({fetched / wait:.0f}/s) in {len(during)}"
+            f" getUpdates, one outstanding {asking / wait:.0%} of it; held"
+            f" {min((t[4] for t in inside), default=0)}-{max((t[4] for t in inside), default=0)},"
+            f" >=1000 for {full * TICK:.2f} s; loop lag max/sum bot"
+            f" {max((t[1] for t in inside), default=0) * 1000:.0f} ms"
+            f"/{sum(t[1] for t in inside):.2f} s, fake"
+            f" {max((lag for at, lag in fake_lags if start <= at <= end), default=0) * 1000:.0f} ms"
+            f"/{sum(lag for at, lag in fake_lags if start <= at <= end):.2f} s",
             file=out,
         )
+
+
+def _covered(spans: list[tuple[float, float]]) -> float:
+    """Seconds covered by the union of ``spans``."""
+    total, reach = 0.0, float("-inf")
+    for a, b in sorted(s for s in spans if s[1] > s[0]):
+        if b <= reach:
+            continue
+        total += b - max(a, reach)
+        reach = b
+    return total
