@@ -18,7 +18,10 @@ time on.
 into a temporary directory, each engine runs in its own worker process (the same
 measuring code, importing ``engine`` from its own tree), and every row alternates the
 two (``--rounds`` times each, the best kept, so load from elsewhere hurts both alike).
-It prints both figures and their ratio (this tree / ``REV``).
+It prints both figures and their ratio (this tree / ``REV``), and the median of the
+rounds' own ratios (each round's two turns run back to back): on a machine whose speed
+drifts by 10% from one second to the next, the best turns can come from different
+moments, while the paired median compares turns run under the same conditions.
 
     .venv/bin/python bench/engine.py --against main~3 --seconds 1 --rounds 3
 
@@ -39,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -248,7 +252,7 @@ def against(rev: str, seconds: float, rounds: int, only: str | None = None) -> N
         print(f"this tree ({ROOT}) against {rev} = {commit}; best of {rounds} x {seconds} s")
         print(
             f"{'game':>8} {'players':>7} {'mode':>6} {'new/s':>10} {commit + '/s':>10}"
-            f" {'ratio':>6} {'new moves/s':>12} {commit + ' moves/s':>14}"
+            f" {'ratio':>6} {'paired':>7} {'new moves/s':>12} {commit + ' moves/s':>14}"
         )
         try:
             for row in rows(seconds / rounds):
@@ -256,18 +260,23 @@ def against(rev: str, seconds: float, rounds: int, only: str | None = None) -> N
                     continue
                 best_new: list[float] = []
                 best_old: list[float] = []
+                paired: list[float] = []
                 for r in range(rounds):
                     # Alternate which engine goes first, so drift hurts both alike.
                     order = (new, old) if r % 2 == 0 else (old, new)
+                    turn: dict[Worker, float] = {}
                     for w in order:
                         figures = w.run(row)
+                        turn[w] = figures[0]
                         best = best_new if w is new else best_old
                         if not best or figures[0] > best[0]:
                             best[:] = figures
+                    paired.append(turn[new] / turn[old])
                 ratio = best_new[0] / best_old[0]
                 line = (
                     f"{row['game']:>8} {row['players']:>7} {row['mode']:>6}"
                     f" {best_new[0]:>10,.0f} {best_old[0]:>10,.0f} {ratio:>5.2f}x"
+                    f" {statistics.median(paired):>6.2f}x"
                 )
                 if len(best_new) > 1:
                     line += f" {best_new[1]:>12,.0f} {best_old[1]:>14,.0f}"
