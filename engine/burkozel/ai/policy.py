@@ -17,7 +17,16 @@ from itertools import combinations
 from engine.burkozel.ai.sim import PTS, RANK, Sim, covers
 from engine.burkozel.rules import HAND_SIZE
 from engine.cards import Card, Rank, Suit
-from engine.fast import BEATEN_BY, INDICES, SUIT_OF, SUITS, beats, group_leads_of, suit_cards
+from engine.fast import (
+    BEATEN_BY,
+    INDICES,
+    PAIRINGS,
+    SUIT_OF,
+    SUITS,
+    beats,
+    group_leads_of,
+    suit_cards,
+)
 
 # Keep value of a card beyond its points: trumps win tricks later, high plain
 # cards sometimes do. Indexed [trump][card].
@@ -103,32 +112,36 @@ def _answer_options(
     beats_of = BEATS[trump]
     size = len(hand)
     if k == 2:
-        # combinations(hand, 2) in its order, R7's pairing spelled out, the same sums.
+        # combinations(hand, 2) in its order, the same sums; R7 from the pairing table
+        # (each card's beaten claim positions packed two bits a card).
         b0, b1 = beats_of[claim[0]], beats_of[claim[1]]
+        covered2 = PAIRINGS[2]
         for i in range(size - 1):
             a = hand[i]
             # won as table_pts + (PTS[a] + PTS[b]): integers, so the same sum.
-            tpa, ka, a0, a1 = table_pts + PTS[a], keep[a], b0[a], b1[a]
+            tpa, ka, ma = table_pts + PTS[a], keep[a], b0[a] | b1[a] << 1
             for b in hand[i + 1 :]:
                 won = tpa + PTS[b]
                 cost = ka + keep[b]
                 disc = -won * share - cost
                 if disc > best_disc_value:
                     best_disc_value, best_disc = disc, (a, b)
-                if (a0 and b1[b]) or (a1 and b0[b]):
+                if covered2[ma | (b0[b] | b1[b] << 1) << 2]:
                     value = hold * won - (1.0 - hold) * won * share - cost
                     if value > best_beat_value:
                         best_beat_value, best_beat = value, (a, b)
         return best_beat, best_beat_value, best_disc, best_disc_value
     if k == 3:
-        # combinations(hand, 3) in its order, R7's six pairings spelled out.
+        # combinations(hand, 3) in its order; R7 from the pairing table (three bits a card).
         b0, b1, b2 = beats_of[claim[0]], beats_of[claim[1]], beats_of[claim[2]]
+        covered3 = PAIRINGS[3]
         for i in range(size - 2):
             a = hand[i]
-            pa, ka, a0, a1, a2 = PTS[a], keep[a], b0[a], b1[a], b2[a]
+            pa, ka, ma = PTS[a], keep[a], b0[a] | b1[a] << 1 | b2[a] << 2
             for j in range(i + 1, size - 1):
                 b = hand[j]
-                pab, kab, q0, q1, q2 = pa + PTS[b], ka + keep[b], b0[b], b1[b], b2[b]
+                pab, kab = pa + PTS[b], ka + keep[b]
+                mab = ma | (b0[b] | b1[b] << 1 | b2[b] << 2) << 3
                 for m in range(j + 1, size):
                     c = hand[m]
                     won = table_pts + (pab + PTS[c])
@@ -136,12 +149,7 @@ def _answer_options(
                     disc = -won * share - cost
                     if disc > best_disc_value:
                         best_disc_value, best_disc = disc, (a, b, c)
-                    r0, r1, r2 = b0[c], b1[c], b2[c]
-                    if (
-                        (a0 and ((q1 and r2) or (q2 and r1)))
-                        or (a1 and ((q0 and r2) or (q2 and r0)))
-                        or (a2 and ((q0 and r1) or (q1 and r0)))
-                    ):
+                    if covered3[mab | (b0[c] | b1[c] << 1 | b2[c] << 2) << 6]:
                         value = hold * won - (1.0 - hold) * won * share - cost
                         if value > best_beat_value:
                             best_beat_value, best_beat = value, (a, b, c)
