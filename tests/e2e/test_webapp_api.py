@@ -31,7 +31,7 @@ from tests.support.harness import (
     play_one_move,
     running_bot,
 )
-from tests.support.webapp import AppPlayer, card_fields, hidden_cards
+from tests.support.webapp import AppPlayer, card_fields, hidden_cards, live_states
 
 
 async def start_game(fake: FakeTelegram, group: FakeChat, users: list[FakeUser]) -> None:
@@ -248,18 +248,9 @@ class Onlooker:
 
     async def _read(self) -> None:
         game, token = self.session["game"], self.session["token"]
-        url = f"{self.base}/webapp/api/live?game={game}&token={token}"
-        async with self.http.get(url, timeout=aiohttp.ClientTimeout(total=None)) as resp:
-            assert resp.status == 200
-            event = ""
-            async for raw in resp.content:
-                line = raw.decode().rstrip("\n")
-                if line.startswith("event: "):
-                    event = line[7:]
-                elif line.startswith("data: ") and event == "state":
-                    state = json.loads(line[6:])
-                    self.check(state)
-                    self.frames.append(state)
+        async for state in live_states(self.http, self.base, game, token):
+            self.check(state)
+            self.frames.append(state)
 
     async def state(self) -> dict[str, Any]:
         game, token = self.session["game"], self.session["token"]

@@ -8,7 +8,7 @@ import hashlib
 import hmac
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 from urllib.parse import urlencode
 
@@ -104,17 +104,9 @@ class AppPlayer:
         await self.fake.wait_for(lambda: self.latest, description="the first live state")
 
     async def _read(self) -> None:
-        url = f"{self.base}/webapp/api/live?game={self.game}&token={self.token}"
-        async with self.http.get(url, timeout=aiohttp.ClientTimeout(total=None)) as resp:
-            assert resp.status == 200
-            event = ""
-            async for raw in resp.content:
-                line = raw.decode().rstrip("\n")
-                if line.startswith("event: "):
-                    event = line[7:]
-                elif line.startswith("data: ") and event == "state":
-                    self.latest = json.loads(line[6:])
-                    self.events += 1
+        async for state in live_states(self.http, self.base, self.game, self.token):
+            self.latest = state
+            self.events += 1
 
     async def close(self) -> None:
         if self._reader is not None:
@@ -135,3 +127,19 @@ class AppPlayer:
         ) as resp:
             assert resp.status == 200, await resp.text()
             return dict(await resp.json())
+
+
+async def live_states(
+    http: aiohttp.ClientSession, base: str, game: int, token: str
+) -> AsyncIterator[dict[str, Any]]:
+    """The Mini App's live stream (server-sent events): each ``state`` event's data."""
+    url = f"{base}/webapp/api/live?game={game}&token={token}"
+    async with http.get(url, timeout=aiohttp.ClientTimeout(total=None)) as resp:
+        assert resp.status == 200
+        event = ""
+        async for raw in resp.content:
+            line = raw.decode().rstrip("\n")
+            if line.startswith("event: "):
+                event = line[7:]
+            elif line.startswith("data: ") and event == "state":
+                yield json.loads(line[6:])
