@@ -155,14 +155,7 @@ async def play_one_move(
                 return await play_one_move(fake, user, rng, group, strict=strict)
             assert not answer.show_alert, answer.text
             # Wait until the hand shows the move, so the next read is not of the old state.
-            played = cards_in(choice.text)
-            deal = current_deal([user], group)
-            await fake.wait_for(
-                lambda: (
-                    not (hand_cards(user, group) & played) or current_deal([user], group) != deal
-                ),
-                description="the hand to show the move",
-            )
+            await _hand_shows_played(fake, user, group, choice.text, "the hand to show the move")
             return choice.text
         cards = [b for b in message.buttons[0] if not b.text.startswith("✅")]
         assert cards, f"no card left to select: {message.text}"
@@ -173,13 +166,8 @@ async def play_one_move(
         # A fresh keyboard must just work: an alert here means the bot drew a stale one.
         assert not (strict and answer.show_alert), answer.text
         if answer.text == PLAYED:  # a card that is a whole move by itself goes on one tap
-            played = cards_in(card.text)
-            deal = current_deal([user], group)
-            await fake.wait_for(
-                lambda: (
-                    not (hand_cards(user, group) & played) or current_deal([user], group) != deal
-                ),
-                description="the hand to show the one-tap move",
+            await _hand_shows_played(
+                fake, user, group, card.text, "the hand to show the one-tap move"
             )
             return card.text
         await fake.wait_for(
@@ -214,6 +202,19 @@ async def _overtaken(
 
 
 CARD_TOKEN = re.compile(r"(10|[6-9JQKA])([♠♥♦♣])")
+
+
+async def _hand_shows_played(
+    fake: FakeTelegram, user: FakeUser, group: FakeChat | None, button: str, description: str
+) -> None:
+    """Wait until ``user``'s hand no longer holds the cards a tapped ``button`` played (or
+    shows the next deal), so the next read is not of the state before the move."""
+    played = cards_in(button)
+    deal = current_deal([user], group)
+    await fake.wait_for(
+        lambda: not (hand_cards(user, group) & played) or current_deal([user], group) != deal,
+        description=description,
+    )
 
 
 def cards_in(text: str) -> set[str]:

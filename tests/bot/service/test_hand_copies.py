@@ -13,7 +13,8 @@ from bot.chat_settings import ChatSettings
 from bot.service.followers import HandCopies
 from bot.service.live import LiveGame
 from bot.service.outbox import Outbox, in_group
-from storage import Game, OutboxOp
+from storage import OutboxOp
+from tests.support.game_record import game_of
 
 KEYS = {"inline_keyboard": [[{"text": "7♠", "callback_data": "t:1:2:7S"}]]}
 APP = {"text": "🃏 Open table", "web_app": {"url": "https://example.org/webapp/?game=1"}}
@@ -40,21 +41,7 @@ class Recorded(HandCopies):
 
 
 def _live(chat_id: int, hands: str | None) -> LiveGame:
-    game = Game(
-        id=1,
-        chat_id=chat_id,
-        thread_id=None,
-        status="playing",
-        rules={},
-        version=2,
-        seats=(),
-        created_by=7,
-        created_at=0.0,
-        first_dealer=0,
-        deadline=None,
-        lobby_expires_at=None,
-        winners=None,
-    )
+    game = replace(game_of(0), id=1, chat_id=chat_id, version=2, created_by=7)
     settings = replace(ChatSettings(), hands_in_group=hands)
     return LiveGame(game=game, played=None, chat_title="", language="en", settings=settings)
 
