@@ -29,6 +29,8 @@ Figures, for the quiet start and each burst:
   at all;
 - player taps: every tap of a seated player in the window (each card and play tap of a
   move, in their private chats), tap-to-answer p50 and max (goal: all within 2 s).
+BENCH_PROFILE=FILE in the environment: the bot process runs under cProfile, its stats
+written to FILE when it stops (pstats reads them).
 --trace: where each seated player's tap spent its time, step by step, and the event
 loops' lag and the storage's queues meanwhile (bench/tap_trace.py).
 Nothing is asserted; the figures are printed.
@@ -39,6 +41,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import cProfile
 import logging
 import os
 import random
@@ -106,7 +109,14 @@ def child() -> None:
         finally:
             sampler.cancel()
 
+    profile_path = os.environ.get("BENCH_PROFILE")  # where the bot's CPU goes (cProfile)
+    profile = cProfile.Profile() if profile_path else None
+    if profile is not None:
+        profile.enable()
     asyncio.run(main())
+    if profile is not None:
+        profile.disable()
+        profile.dump_stats(profile_path)
     if trace:
         tap_trace.dump(Path(trace))
 

@@ -173,6 +173,21 @@ async def test_a_redelivered_update_is_applied_once(tmp_path: Path, pg_url: str)
         await conn.close()
 
 
+async def outbox_rows(storage: PgStorage) -> str:
+    """The rows still in the outbox, as the sender sees them (a stall's diagnosis)."""
+    now = time.time()
+    async with storage._pool.acquire() as conn:
+        rows = await conn.fetch(
+            "SELECT id, chat_id, method, role, attempts, not_before, last_error FROM outbox"
+            " ORDER BY id LIMIT 60"
+        )
+    return "outbox:\n" + "\n".join(
+        f"  #{r['id']} chat {r['chat_id']} {r['method']} {r['role']} tries {r['attempts']}"
+        f" due in {r['not_before'] - now:+.1f} s {r['last_error'] or ''}"
+        for r in rows
+    )
+
+
 async def killer(
     bots: list[WebhookBot], rng: random.Random, done: asyncio.Event, pace: KillPace
 ) -> list[str]:
@@ -261,7 +276,13 @@ async def test_two_instances_with_kills_finish_every_game_exactly(
             async def drained() -> bool:
                 return await storage.outbox_size() == 0
 
-            await fake.wait_for(drained, timeout=90, description="the outbox to drain")
+            try:
+                await fake.wait_for(drained, timeout=90, description="the outbox to drain")
+            except AssertionError as exc:
+                raise AssertionError(
+                    f"{exc}\n{await outbox_rows(storage)}\n"
+                    + "\n".join(f"--- {b.name}\n{b.tail(120)}" for b in bots)
+                ) from None
             for bot in bots:
                 assert await bot.stop() == 0, bot.tail()
             assert await storage.outbox_size() == 0
