@@ -59,6 +59,12 @@ OUT_OF_GROUP = "out of the group"  # a held row's last error
 # About 15 minutes of Telegram trouble (at 2.25 s a try on average, plus the tries' own
 # time) before a message is given up.
 MAX_ATTEMPTS = 400
+# What ``_send`` answers for an operation that needed no call to Telegram: a delete of a
+# ping that is down already, an edit to what the message shows already. Such a row gives
+# its chat's and the bot's budgets back: with several instances each move queues a ping
+# delete (an instance cannot know that another took the ping down), and paced like calls
+# fifty of them held a player's hand back for a minute (tests/e2e/test_scale.py).
+NO_CALL = -1
 
 
 @dataclass
@@ -81,6 +87,11 @@ class Bucket:
     def take(self, now: float) -> None:
         self._refill(now)
         self.tokens -= 1
+
+    def give_back(self, now: float) -> None:
+        """An operation taken that Telegram never saw."""
+        self._refill(now)
+        self.tokens = min(self.capacity, self.tokens + 1)
 
     def _refill(self, now: float) -> None:
         if self.tokens < 0 and self.stamp == 0.0:
@@ -408,6 +419,12 @@ class DeliveryWorker:
             log.exception("unexpected error delivering outbox item %s", item.id)
             await self._retry(item, repr(exc), started)
         else:
+            if message_id == NO_CALL:
+                now = self.clock()
+                self._bucket(item.chat_id).give_back(now)
+                self._global.give_back(now)
+                await self.storage.outbox_done(item.id)
+                return
             self.stats.sent += 1
             await self.storage.outbox_done(item.id, message_id, sent=self._sent(item))
             if item.last_error == OUT_OF_GROUP and self.on_back is not None:
@@ -449,15 +466,14 @@ class DeliveryWorker:
         await self.storage.outbox_retry(item.id, again, error)
 
     async def _send(self, item: OutboxItem) -> int | None:
-        """Perform one operation; returns the id of a message it created."""
+        """Perform one operation; returns the id of a message it created, or NO_CALL."""
         payload = dict(item.payload)
         markup = payload.pop("reply_markup", None)
         # The keyboard is the JSON Telegram takes: sent as is (bot/delivery/lean_api.py), and for
         # attachments validated by aiogram, which takes a plain dict too.
         reply_markup: Any = markup or None
         if item.method == "delete":
-            await self._delete(item, payload)
-            return None
+            return None if await self._delete(item, payload) else NO_CALL
         if item.method == "send" and self.attachments is not None and is_attachment(payload):
             return await self.attachments.send(self.bot, item, payload, reply_markup)
         if item.method == "edit" and (
@@ -476,7 +492,7 @@ class DeliveryWorker:
                 content = hash((payload["text"], repr(markup)))
                 if self._shown.get(shown) == content:
                     self.stats.unchanged += 1
-                    return None
+                    return NO_CALL
                 try:
                     await lean_api.edit_text(
                         self.bot, item.chat_id, target, payload["text"], reply_markup
@@ -502,17 +518,18 @@ class DeliveryWorker:
             self._shown.clear()
         self._shown[message] = content
 
-    async def _delete(self, item: OutboxItem, payload: dict[str, Any]) -> None:
+    async def _delete(self, item: OutboxItem, payload: dict[str, Any]) -> bool:
+        """Delete the message ``item`` names; False if there was none to delete."""
         message_id = payload.get("message_id")
         named: tuple[int, str] | None = None  # the game's role message, found by its name
         if message_id is None and item.game_id is not None and item.role is not None:
             named = (item.game_id, item.role)
             ref = await self.storage.get_message(*named)
             if ref is None or ref.chat_id != item.chat_id:
-                return None
+                return False
             message_id = ref.message_id
         if message_id is None:
-            return None
+            return False
         try:
             await lean_api.delete(self.bot, item.chat_id, message_id)
         except TelegramBadRequest as exc:
@@ -523,7 +540,7 @@ class DeliveryWorker:
             # or a kill before it would leave the message (a 🔔 ping) up for good, as
             # the retry would find nothing to delete.
             await self.storage.forget_message(*named)
-        return None
+        return True
 
 
 def _edited(item: OutboxItem) -> tuple[int, str] | None:

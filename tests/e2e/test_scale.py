@@ -276,8 +276,10 @@ async def test_two_instances_with_kills_finish_every_game_exactly(
             async def drained() -> bool:
                 return await storage.outbox_size() == 0
 
+            drain_started = time.monotonic()
             try:
                 await fake.wait_for(drained, timeout=90, description="the outbox to drain")
+                print(f"outbox drained in {time.monotonic() - drain_started:.1f}s")
             except AssertionError as exc:
                 raise AssertionError(
                     f"{exc}\n{await outbox_rows(storage)}\n"

@@ -1,0 +1,86 @@
+"""An operation that needs no call to Telegram costs its chat nothing.
+
+With several instances, each move queues a delete of the mover's ping: an instance cannot
+know that another one took the ping down already. Every such delete took a turn of the
+player's private chat (about one a second) though only the first found a ping to delete,
+so in a brisk game fifty of them queued up and the player's hand stood still behind them
+for a minute (the two-instance soak test's outbox took up to 90 s to drain). Through the
+fake Bot API, with its flood limits on, and a clock that stands still: only the chat's
+burst may go.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from aiogram import Bot
+from aiogram.client.default import DefaultBotProperties
+from aiogram.client.session.aiohttp import AiohttpSession
+from aiogram.client.telegram import TelegramAPIServer
+
+from bot.delivery.worker import DeliveryWorker, Limits
+from storage import Backend, OutboxOp, Seat, open_storage
+from tests.support.delivery import Clock, no_chat_forbidden
+from tests.support.fake_telegram import FakeTelegram
+
+# A private chat's burst of three operations, and room enough bot-wide: the clock does
+# not move, so nothing is refilled and the chat's burst is all that may go.
+LIMITS = Limits(private_capacity=3, private_rate=0.9, global_capacity=100, global_rate=100)
+
+
+@pytest.fixture
+async def storage(tmp_path: Path) -> AsyncIterator[Backend]:
+    backend = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
+    yield backend
+    await backend.close()
+
+
+async def _deliver_all(worker: DeliveryWorker) -> None:
+    for _ in range(200):
+        await worker.step()
+        if worker._in_flight:
+            await asyncio.gather(*worker._in_flight.values())
+
+
+async def test_ping_deletes_that_find_no_ping_leave_the_players_chat_its_turns(
+    storage: Backend,
+) -> None:
+    async with FakeTelegram() as fake:
+        ann = fake.add_user("Ann")
+        await ann.start_bot()
+        session = AiohttpSession(api=TelegramAPIServer.from_base(fake.api_url))
+        bot = Bot(fake.token, session=session, default=DefaultBotProperties(parse_mode="HTML"))
+        try:
+            seats = (Seat(0, ann.id, None, "Ann"), Seat(1, None, "easy", "Computer"))
+            game = (await storage.create_game(-5, None, {}, ann.id, seats, None)).id
+            ping = f"ping:{ann.id}"
+            worker = DeliveryWorker(
+                bot,
+                storage,
+                asyncio.Event(),
+                on_forbidden=no_chat_forbidden,
+                on_migrated=no_chat_forbidden,
+                limits=LIMITS,
+                clock=Clock(),
+            )
+            await storage.enqueue((OutboxOp(ann.id, "send", {"text": "🔔 Your turn"}, game, ping),))
+            await _deliver_all(worker)
+            await storage.enqueue(
+                (
+                    *(OutboxOp(ann.id, "delete", {}, game, ping) for _ in range(30)),
+                    OutboxOp(ann.id, "send", {"text": "Your cards: 7♠"}, game, f"hand:{ann.id}"),
+                )
+            )
+            await _deliver_all(worker)
+            # The ping went up and came down; the 29 deletes after it found nothing to
+            # delete and took none of the chat's three turns: the hand had the third.
+            assert [m.text for m in ann.dm.bot_messages()] == ["Your cards: 7♠"]
+            assert len(fake.requests_for("deleteMessage")) == 1
+            assert await storage.outbox_size() == 0
+            # A sender that takes over replays what Telegram took: three operations.
+            assert len(await storage.sent_ops(0)) == 3
+        finally:
+            await bot.session.close()
