@@ -243,8 +243,7 @@ class Backend(Protocol):
         ...
 
     async def outbox_heads(self, limit: int = 10_000) -> list[OutboxItem]:
-        """The oldest row of each chat, due or not (for FIFO senders: a backlog does
-        not crowd them out)."""
+        """The oldest row of each chat, due or not, oldest first."""
         ...
 
     async def outbox_turns(

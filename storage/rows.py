@@ -208,9 +208,10 @@ def game_row(row: Sequence[Any], seats: tuple[Seat, ...]) -> Game:
 
 @dataclass(frozen=True)
 class OutboxItem:
-    """A pending outbox row. Its payload is decoded on first use: the sender looks at
-    every pending row to choose what may go now and sends few of them, so decoding each
-    row's text and keyboard up front cost it more than all the updates."""
+    """A pending outbox row. Its payload is decoded on first use: a row read is not
+    always sent (its chat waits for its pace, an edit is held back for a newer one), and
+    decoding every row's text and keyboard up front once cost the sender more than all
+    the updates."""
 
     id: int
     chat_id: int

@@ -107,11 +107,8 @@ class SqliteOutbox:
         return [outbox_row(row) for row in rows]
 
     async def outbox_heads(self, limit: int = 10_000) -> list[OutboxItem]:
-        """The oldest row of each chat, due or not, oldest first.
-
-        A sender that keeps each chat in order needs exactly these; unlike
-        :meth:`pending` they are not crowded out by one chat's long backlog.
-        """
+        """The oldest row of each chat, due or not, oldest first (a restarted sender
+        counts each due one as possibly in flight when its predecessor stopped)."""
 
         def body(conn: sqlite3.Connection) -> list[Any]:
             rows = conn.execute(
