@@ -72,14 +72,18 @@ OUTBOX_TABLES_RESENT: Final = (
 
 # Each chat's turn at the sender (storage ``outbox_turns``): the row it sends next, for
 # the chats whose oldest row is due (a chat whose head waits for a retry, a 429 or the
-# bot's return to the group waits as a whole). That row is the chat's oldest due answer
-# (a row of no game), else its head: answers go before the games' own messages within a
-# chat. Chats take turns games first, then groups' answers, then private chats' answers
-# (``rank`` 0 to 3), each class oldest head first; a page starts after the turn
-# (``rank``, ``head_id``) given. ``newer_edit``: a newer due edit of the same game
-# message waits too (the sender holds the row back once for the next drop of the
-# superseded edits). Read a page at a time, so the rows a step converts are bounded by
-# what it may send, not by the backlog.
+# bot's return to the group waits as a whole: nothing overtakes it). That row is the
+# chat's oldest due answer (a row of no game), else its head: a game's pending edit is
+# replaced by its next one anyway, while an answer behind a busy table waited as long as
+# play went on (answers' share of a group is bounded where they are queued,
+# bot/delivery/chatter.py, so they cannot hold up a table either). Across chats, games
+# first: when the bot-wide limit holds sends back (a flood of strangers' commands
+# answered in their private chats), the answers wait for the tables, not the other way
+# round; then groups' answers (one may be the head a table waits behind), then private
+# chats' answers (``rank`` 0 to 3), each class oldest head first. A page starts after the
+# turn (``rank``, ``head_id``) given: the rows a step converts are bounded by what it may
+# send, not by the backlog. ``newer_edit``: a newer due edit of the same game message
+# waits too (the sender holds the row back once, for the next drop of the superseded).
 OUTBOX_TURNS: Final = (
     "WITH chats AS (SELECT chat_id, MIN(id) AS head_id,"
     " MIN(CASE WHEN game_id IS NULL AND not_before <= {now} THEN id END) AS answer_id"
