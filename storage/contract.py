@@ -75,7 +75,7 @@ from storage.models import (
     User,
     UserStats,
 )
-from storage.rows import OutboxItem
+from storage.rows import FIRST_TURN, OutboxItem, OutboxTurns
 
 
 class Backend(Protocol):
@@ -243,8 +243,19 @@ class Backend(Protocol):
         ...
 
     async def outbox_heads(self, limit: int = 10_000) -> list[OutboxItem]:
-        """The oldest row of each chat, due or not (for FIFO senders: a backlog does
-        not crowd them out)."""
+        """The oldest row of each chat, due or not, oldest first."""
+        ...
+
+    async def outbox_turns(
+        self, now: float, limit: int, after: tuple[int, int] = FIRST_TURN
+    ) -> OutboxTurns:
+        """At most ``limit`` chats' turns after ``after`` (storage/rows.py ``OUTBOX_TURNS``:
+        each chat whose oldest row is due, with the row it sends next, in the order the
+        chats go), and when the first row that waits becomes due; read as of ``now``."""
+        ...
+
+    async def outbox_pings(self, chat_ids: Iterable[int], now: float) -> list[OutboxItem]:
+        """The due rows of these chats whose role is a ping's (``ping:``), oldest first."""
         ...
 
     async def outbox_done(

@@ -70,6 +70,42 @@ OUTBOX_TABLES_RESENT: Final = (
     " AND earlier.id < outbox.id)"
 )
 
+# Each chat's turn at the sender (storage ``outbox_turns``): the row it sends next, for
+# the chats whose oldest row is due (a chat whose head waits for a retry, a 429 or the
+# bot's return to the group waits as a whole: nothing overtakes it). That row is the
+# chat's oldest due answer (a row of no game), else its head: a game's pending edit is
+# replaced by its next one anyway, while an answer behind a busy table waited as long as
+# play went on (answers' share of a group is bounded where they are queued,
+# bot/delivery/chatter.py, so they cannot hold up a table either). Across chats, games
+# first: when the bot-wide limit holds sends back (a flood of strangers' commands
+# answered in their private chats), the answers wait for the tables, not the other way
+# round; then groups' answers (one may be the head a table waits behind), then private
+# chats' answers (``rank`` 0 to 3), each class oldest head first. A page starts after the
+# turn (``rank``, ``head_id``) given: the rows a step converts are bounded by what it may
+# send, not by the backlog. ``newer_edit``: a newer due edit of the same game message
+# waits too (the sender holds the row back once, for the next drop of the superseded).
+OUTBOX_TURNS: Final = (
+    "WITH chats AS (SELECT chat_id, MIN(id) AS head_id,"
+    " MIN(CASE WHEN game_id IS NULL AND not_before <= {now} THEN id END) AS answer_id"
+    " FROM outbox GROUP BY chat_id),"
+    " turns AS (SELECT chats.head_id, COALESCE(chats.answer_id, chats.head_id) AS next_id,"
+    " CASE WHEN chats.answer_id IS NULL THEN 0 ELSE 2 END"
+    " + CASE WHEN chats.chat_id > 0 THEN 1 ELSE 0 END AS rank"
+    " FROM chats JOIN outbox AS head ON head.id = chats.head_id"
+    " WHERE head.not_before <= {now}),"
+    " page AS (SELECT rank, head_id, next_id FROM turns"
+    " WHERE rank > {rank} OR (rank = {rank} AND head_id > {head_id})"
+    " ORDER BY rank, head_id LIMIT {limit})"
+    " SELECT page.rank, page.head_id, "
+    + ", ".join(f"turn.{column.strip()}" for column in OUTBOX_COLUMNS.split(","))
+    + ", EXISTS (SELECT 1 FROM outbox AS newer WHERE turn.method = 'edit'"
+    " AND newer.method = 'edit' AND newer.game_id = turn.game_id AND newer.role = turn.role"
+    " AND newer.id > turn.id AND newer.not_before <= {now}) AS newer_edit"
+    " FROM page JOIN outbox AS turn ON turn.id = page.next_id ORDER BY page.rank, page.head_id"
+)
+# When the first row that waits becomes due (a chat's head or not: waking early is harmless).
+OUTBOX_NEXT_DUE: Final = "SELECT MIN(not_before) FROM outbox WHERE not_before > {now}"
+
 
 def dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
@@ -176,9 +212,10 @@ def game_row(row: Sequence[Any], seats: tuple[Seat, ...]) -> Game:
 
 @dataclass(frozen=True)
 class OutboxItem:
-    """A pending outbox row. Its payload is decoded on first use: the sender looks at
-    every pending row to choose what may go now and sends few of them, so decoding each
-    row's text and keyboard up front cost it more than all the updates."""
+    """A pending outbox row. Its payload is decoded on first use: a row read is not
+    always sent (its chat waits for its pace, an edit is held back for a newer one), and
+    decoding every row's text and keyboard up front once cost the sender more than all
+    the updates."""
 
     id: int
     chat_id: int
@@ -222,6 +259,45 @@ def outbox_row(row: Sequence[Any]) -> OutboxItem:
         not_before=float_column(where, "not_before", row[7]),
         created_at=float_column(where, "created_at", row[8]),
         last_error=opt_str_column(where, "last_error", row[9]),
+    )
+
+
+@dataclass(frozen=True)
+class OutboxTurn:
+    """A chat's next row to send (see ``OUTBOX_TURNS``); (``rank``, ``head_id``) is its
+    place among the chats."""
+
+    rank: int
+    head_id: int
+    item: OutboxItem
+    newer_edit: bool
+
+
+@dataclass(frozen=True)
+class OutboxTurns:
+    """A page of the chats' turns, and when the first row that waits becomes due."""
+
+    turns: list[OutboxTurn]
+    next_due: float | None
+
+    @property
+    def last(self) -> tuple[int, int]:
+        """Where the next page starts."""
+        turn = self.turns[-1]
+        return turn.rank, turn.head_id
+
+
+FIRST_TURN: Final = (-1, 0)  # before every chat's turn
+
+
+def outbox_turn(row: Sequence[Any]) -> OutboxTurn:
+    values = tuple(row)
+    where = f"outbox row {values[2]}"
+    return OutboxTurn(
+        rank=int_column(where, "rank", values[0]),
+        head_id=int_column(where, "head_id", values[1]),
+        item=outbox_row(values[2:12]),
+        newer_edit=bool(values[12]),
     )
 
 

@@ -35,12 +35,17 @@ from bot import metrics
 from bot.delivery import lean_api
 from bot.delivery.attachments import Attachments, is_attachment
 from storage import Backend, CorruptRecordError, OutboxItem, SentOp
+from storage.rows import FIRST_TURN, OutboxTurns
 
 log = logging.getLogger(__name__)
 
 # While the bot-wide limit holds sends back, the outbox is read once per this many sends
 # that may go (at 25 a second, a look every 120 ms at most).
 STEP_BATCH = 3
+# A step reads the chats' turns this many at a time (plus the chats with a send in
+# flight, which it skips): enough that chats held by their own pace rarely need a second
+# page, few enough that a long backlog costs a step nothing.
+TURNS_PER_READ = 4 * STEP_BATCH
 # A failed operation is tried again after a wait doubling from 0.5 s up to this cap, drawn
 # at random from its upper half (so the chats that failed together do not come back
 # together). The cap is low because the wait holds the chat's queue, and a chat must move
@@ -265,10 +270,11 @@ class DeliveryWorker:
         """Start what may be sent now; return how long until something else may be."""
         wait = self._global.ready_at(self.clock(), STEP_BATCH) - self.clock()
         if wait > 0:
-            # Each look at the outbox reads its whole backlog, and with many tables the
-            # backlog is longest exactly when the bot is busiest: while the bot-wide
-            # limit holds the sends back, look only when several may go together
-            # (a few tens of ms later), not at every wake-up (CPU per update).
+            # Each look at the outbox costs a write (the superseded edits dropped) and a
+            # read over every chat's queue, and with many tables the outbox is longest
+            # exactly when the bot is busiest: while the bot-wide limit holds the sends
+            # back, look only when several may go together (a few tens of ms later), not
+            # at every wake-up (CPU per update).
             return wait
         # A chat with a send in flight is left alone for this whole step, even if the send
         # finishes while the reads below wait: its rows as read may hold the one just
@@ -276,78 +282,86 @@ class DeliveryWorker:
         # Its end wakes the sender, and the next step reads the chat afresh.
         busy = set(self._in_flight)
         self.stats.coalesced += await self.storage.outbox_drop_superseded()
-        items = await self._drop_cancelled_pings(
-            await self.storage.pending(self.wall_clock(), limit=500), busy
-        )
-        heads = await self.storage.outbox_heads()
-        # The clocks are read after the last await: the buckets must count the moment the
-        # operations start. (Read before the heads query, a slow query made operations
-        # the buckets had spread out start together: 429s from Telegram's global limit.)
-        now = self.clock()
-        wall = self.wall_clock()
-        next_at = now + 1.0
-        first: dict[int, OutboxItem] = {}
-        for item in items:
-            # FIFO within a chat, except that answers to commands (which name no game) go
-            # before the games' own messages: a game's pending edit is replaced by its next
-            # one anyway, while an answer behind a busy table waited as long as play went
-            # on. Answers' share of a group is bounded where they are queued
-            # (bot/delivery/chatter.py), so they cannot hold up a table either.
-            held = first.get(item.chat_id)
-            if held is None or (held.game_id is not None and item.game_id is None):
-                first[item.chat_id] = item
-        # ``items`` are the oldest due rows overall: one chat's long backlog could hide
-        # every other chat. The head of each chat's queue comes from its own query; a
-        # chat whose head waits for a retry waits as a whole, so nothing overtakes it.
-        for head in heads:
-            if head.not_before > wall:
-                first.pop(head.chat_id, None)
-                next_at = min(next_at, now + head.not_before - wall)
-            else:
-                first.setdefault(head.chat_id, head)
+        # The chats' turns are read a page at a time, in the order they go (storage/rows.py
+        # OUTBOX_TURNS: per chat FIFO, except that answers to commands go before the
+        # games' own messages; across chats games first, then groups' answers, then
+        # private chats' answers), and only while something may still go: thousands of
+        # strangers' answers queued in a flood cost a step a page, not the backlog.
         # Edits committed after this step dropped the superseded ones (between that
-        # write and the reads) are not coalesced yet: an edit with a newer edit of its
-        # message beside it waits for the next step's drop, once (an edit showing a
+        # write and the read) are not coalesced yet: an edit with a newer edit of its
+        # message due too waits for the next step's drop, once (an edit showing a
         # milestone, which that drop keeps, then goes as it is).
-        newest = _newest_edits(items)
         held_back: set[int] = set()
-        # Across chats too, games first: when the bot-wide limit is what holds sends back
-        # (a flood of strangers' commands answered in their private chats), the answers
-        # wait for the tables, not the other way round. A group's answer comes
-        # next: it may be the head that a table waits behind, and bot/delivery/chatter.py keeps
-        # them few; private chats' answers last.
-        for chat_id, item in sorted(first.items(), key=_games_then_groups):
-            if chat_id in self._in_flight or chat_id in busy:
-                continue
-            message = _edited(item)
-            if message in newest and newest[message] > item.id and item.id not in self._held_back:
-                held_back.add(item.id)
-                next_at = now
-                continue
-            ready = max(self._bucket(chat_id).ready_at(now), self._global.ready_at(now))
-            if ready > now:
-                next_at = min(next_at, ready)
-                continue
-            self._bucket(chat_id).take(now)
-            self._global.take(now)
-            task = asyncio.create_task(self._deliver(item))
-            self._in_flight[chat_id] = task
-            task.add_done_callback(functools.partial(self._done, chat_id))
+        started: set[int] = set()  # a chat's turn may come up again on a later page
+        after = FIRST_TURN
+        next_at: float | None = None
+        while True:
+            page_size = TURNS_PER_READ + len(busy)
+            page = await self._turns(after, page_size, busy)
+            # The clocks are read after the last await: the buckets must count the moment
+            # the operations start. (Read before a slow query, operations the buckets
+            # had spread out started together: 429s from Telegram's global limit.)
+            now = self.clock()
+            wall = self.wall_clock()
+            if next_at is None:
+                next_at = now + 1.0
+                if page.next_due is not None:  # a chat's head waiting for a retry
+                    next_at = min(next_at, now + page.next_due - wall)
+            for turn in page.turns:
+                item = turn.item
+                chat_id = item.chat_id
+                if chat_id in self._in_flight or chat_id in busy or chat_id in started:
+                    continue
+                if turn.newer_edit and item.id not in self._held_back:
+                    held_back.add(item.id)
+                    next_at = now
+                    continue
+                ready = max(self._bucket(chat_id).ready_at(now), self._global.ready_at(now))
+                if ready > now:
+                    next_at = min(next_at, ready)
+                    continue
+                self._bucket(chat_id).take(now)
+                self._global.take(now)
+                started.add(chat_id)
+                task = asyncio.create_task(self._deliver(item))
+                self._in_flight[chat_id] = task
+                task.add_done_callback(functools.partial(self._done, chat_id))
+            global_ready = self._global.ready_at(now)
+            if len(page.turns) < page_size or global_ready > now:
+                # Every chat seen, or nothing more may go: the chats not read wait for
+                # the bot-wide bucket at least, as the next step's first look does.
+                if len(page.turns) == page_size:
+                    next_at = min(next_at, global_ready)
+                break
+            after = page.last
         self._held_back = held_back
         return max(0.01, next_at - now)
 
-    async def _drop_cancelled_pings(
-        self, items: list[OutboxItem], busy: set[int]
-    ) -> list[OutboxItem]:
+    async def _turns(self, after: tuple[int, int], size: int, busy: set[int]) -> OutboxTurns:
+        """A page of the chats' turns, after the pings that cancel out in those chats are
+        dropped (read again if any were: a chat's next row may have been one of them)."""
+        while True:
+            page = await self.storage.outbox_turns(self.wall_clock(), size, after)
+            pinged = {
+                turn.item.chat_id
+                for turn in page.turns
+                if turn.item.chat_id not in busy
+                and turn.item.role is not None
+                and turn.item.role.startswith("ping:")
+            }
+            if not pinged or not await self._drop_cancelled_pings(pinged):
+                return page
+
+    async def _drop_cancelled_pings(self, chat_ids: set[int]) -> int:
         """A pending ping "send" followed by the next ping's "delete" cancel out: neither
         needs to go. So a player who gets several turns while their chat is paced sees one
         ping, not a backlog of them (pings are delete + send, which edits cannot coalesce).
-        Chats with an operation in flight are left for the next step."""
+        Read for the chats whose next row is a ping; returns the rows dropped."""
         stacks: dict[tuple[int, int | None, str], list[OutboxItem]] = {}
         dropped: set[int] = set()
-        for item in items:
+        for item in await self.storage.outbox_pings(chat_ids, self.wall_clock()):
             role = item.role
-            if role is None or not role.startswith("ping:") or item.chat_id in busy:
+            if role is None:
                 continue
             stack = stacks.setdefault((item.chat_id, item.game_id, role), [])
             if item.method == "delete" and stack and stack[-1].method == "send":
@@ -357,7 +371,7 @@ class DeliveryWorker:
         for item_id in dropped:
             await self.storage.outbox_done(item_id)
         self.stats.coalesced += len(dropped)
-        return [item for item in items if item.id not in dropped] if dropped else items
+        return len(dropped)
 
     def _done(self, chat_id: int, _task: asyncio.Task[None]) -> None:
         self._in_flight.pop(chat_id, None)
@@ -541,28 +555,6 @@ class DeliveryWorker:
             # the retry would find nothing to delete.
             await self.storage.forget_message(*named)
         return True
-
-
-def _edited(item: OutboxItem) -> tuple[int, str] | None:
-    """The game message an edit changes (None: not an edit of a game's message)."""
-    if item.method != "edit" or item.game_id is None or item.role is None:
-        return None
-    return item.game_id, item.role
-
-
-def _newest_edits(items: list[OutboxItem]) -> dict[tuple[int, str] | None, int]:
-    """Each game message's newest pending edit among ``items`` (its row id)."""
-    newest: dict[tuple[int, str] | None, int] = {}
-    for item in items:
-        message = _edited(item)
-        if message is not None:
-            newest[message] = max(item.id, newest.get(message, 0))
-    return newest
-
-
-def _games_then_groups(head: tuple[int, OutboxItem]) -> tuple[bool, bool]:
-    chat_id, item = head
-    return item.game_id is None, chat_id > 0
 
 
 def _send_params(payload: dict[str, Any]) -> dict[str, Any]:

@@ -6,18 +6,23 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from storage.models import MessageRef, OutboxOp, SentOp
 from storage.postgres.instances import PgInstances
 from storage.postgres.writes import Conn, Params, outbox_insert, rows_touched
 from storage.rows import (
+    FIRST_TURN,
     OUTBOX_COLUMNS,
+    OUTBOX_NEXT_DUE,
     OUTBOX_SUPERSEDED,
     OUTBOX_TABLES_RESENT,
+    OUTBOX_TURNS,
     OutboxItem,
+    OutboxTurns,
     message_row,
     outbox_row,
+    outbox_turn,
 )
 
 _T = TypeVar("_T")
@@ -29,6 +34,8 @@ class PgOutbox(PgInstances):
     if TYPE_CHECKING:  # provided by storage.postgres.PgStorage
 
         async def _write(self, body: Callable[[Conn], Awaitable[_T]]) -> _T: ...
+
+        async def _read(self, body: Callable[[Conn], Awaitable[_T]]) -> _T: ...
 
     # --- messages the games own ----------------------------------------------
 
@@ -90,6 +97,37 @@ class PgOutbox(PgInstances):
                 f"SELECT {OUTBOX_COLUMNS} FROM outbox WHERE id IN"
                 " (SELECT MIN(id) FROM outbox GROUP BY chat_id) ORDER BY id LIMIT $1",
                 limit,
+            )
+        return [outbox_row(row) for row in rows]
+
+    async def outbox_turns(
+        self, now: float, limit: int, after: tuple[int, int] = FIRST_TURN
+    ) -> OutboxTurns:
+        turns_query = OUTBOX_TURNS.format(
+            now="$1::double precision", rank="$2::int", head_id="$3::bigint", limit="$4::int"
+        )
+        rank, head_id = after
+
+        async def body(conn: Conn) -> tuple[list[Any], Any]:
+            rows = await conn.fetch(turns_query, now, rank, head_id, limit)
+            next_due = await conn.fetchval(OUTBOX_NEXT_DUE.format(now="$1"), now)
+            return rows, next_due
+
+        rows, next_due = await self._read(body)
+        return OutboxTurns(
+            [outbox_turn(row) for row in rows], None if next_due is None else float(next_due)
+        )
+
+    async def outbox_pings(self, chat_ids: Iterable[int], now: float) -> list[OutboxItem]:
+        chats = list(chat_ids)
+        if not chats:
+            return []
+        async with self._conn() as conn:
+            rows = await conn.fetch(
+                f"SELECT {OUTBOX_COLUMNS} FROM outbox WHERE chat_id = ANY($1::bigint[])"
+                " AND role LIKE 'ping:%' AND not_before <= $2 ORDER BY id",
+                chats,
+                now,
             )
         return [outbox_row(row) for row in rows]
 

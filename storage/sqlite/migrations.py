@@ -263,6 +263,10 @@ MIGRATIONS: Final[tuple[tuple[str, ...], ...]] = (
         """,
         "CREATE INDEX sent_ops_by_time ON sent_ops (at)",
     ),
+    # 8: the outbox by chat, for the sender's turns (storage/rows.py OUTBOX_TURNS: each
+    # chat's head and oldest due answer without sorting the whole outbox nor reading its
+    # rows: the index holds all that query reads, the row id included).
+    ("CREATE INDEX outbox_by_chat ON outbox (chat_id, not_before, game_id)",),
 )
 
 SCHEMA_VERSION: Final = len(MIGRATIONS)

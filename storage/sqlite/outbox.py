@@ -13,12 +13,17 @@ from storage.games import write_outbox
 from storage.jobs import Job
 from storage.models import MessageRef, OutboxOp, SentOp
 from storage.rows import (
+    FIRST_TURN,
     OUTBOX_COLUMNS,
+    OUTBOX_NEXT_DUE,
     OUTBOX_SUPERSEDED,
     OUTBOX_TABLES_RESENT,
+    OUTBOX_TURNS,
     OutboxItem,
+    OutboxTurns,
     message_row,
     outbox_row,
+    outbox_turn,
 )
 
 _T = TypeVar("_T")
@@ -102,11 +107,8 @@ class SqliteOutbox:
         return [outbox_row(row) for row in rows]
 
     async def outbox_heads(self, limit: int = 10_000) -> list[OutboxItem]:
-        """The oldest row of each chat, due or not, oldest first.
-
-        A sender that keeps each chat in order needs exactly these; unlike
-        :meth:`pending` they are not crowded out by one chat's long backlog.
-        """
+        """The oldest row of each chat, due or not, oldest first (a restarted sender
+        counts each due one as possibly in flight when its predecessor stopped)."""
 
         def body(conn: sqlite3.Connection) -> list[Any]:
             rows = conn.execute(
@@ -117,6 +119,39 @@ class SqliteOutbox:
             return rows
 
         rows = await self._read(body)
+        return [outbox_row(row) for row in rows]
+
+    async def outbox_turns(
+        self, now: float, limit: int, after: tuple[int, int] = FIRST_TURN
+    ) -> OutboxTurns:
+        turns_query = OUTBOX_TURNS.format(
+            now=":now", rank=":rank", head_id=":head_id", limit=":limit"
+        )
+        rank, head_id = after
+        params = {"now": now, "rank": rank, "head_id": head_id, "limit": limit}
+
+        def body(conn: sqlite3.Connection) -> tuple[list[Any], Any]:
+            rows = conn.execute(turns_query, params).fetchall()
+            ((next_due,),) = conn.execute(OUTBOX_NEXT_DUE.format(now="?"), (now,)).fetchall()
+            return rows, next_due
+
+        rows, next_due = await self._read(body)
+        return OutboxTurns(
+            [outbox_turn(row) for row in rows], None if next_due is None else float(next_due)
+        )
+
+    async def outbox_pings(self, chat_ids: Iterable[int], now: float) -> list[OutboxItem]:
+        chats = list(chat_ids)
+        marks = ", ".join("?" * len(chats))
+
+        def body(conn: sqlite3.Connection) -> list[Any]:
+            return conn.execute(
+                f"SELECT {OUTBOX_COLUMNS} FROM outbox WHERE chat_id IN ({marks})"
+                " AND role LIKE 'ping:%' AND not_before <= ? ORDER BY id",
+                (*chats, now),
+            ).fetchall()
+
+        rows = await self._read(body) if chats else []
         return [outbox_row(row) for row in rows]
 
     async def outbox_done(

@@ -792,3 +792,56 @@ async def test_a_lobby_changes_its_rules_and_a_started_game_refuses_to(db: Backe
     with pytest.raises(StorageError, match="cannot change"):
         await db.commit(game.id, 2, GameChange(rules={}))
     assert await db.get_game(game.id) == game
+
+
+async def test_outbox_turns_give_each_chats_next_row_in_the_order_chats_go(db: Backend) -> None:
+    """Per chat: its oldest due answer (a row of no game), else its head; a chat whose
+    head waits waits whole. Across chats: games first, then groups' answers, then private
+    chats' answers, oldest head first; read a page at a time."""
+    now = 10**10
+    await db.enqueue(
+        (
+            OutboxOp(-5, "edit", {"text": "table A, move 1"}, 1, "table"),
+            OutboxOp(-5, "send", {"text": "the group's answer"}),
+            OutboxOp(-6, "edit", {"text": "table B, move 1"}, 2, "table"),
+            OutboxOp(11, "send", {"text": "Ann's answer"}),
+            OutboxOp(12, "send", {"text": "Bob's answer, retried"}),
+            OutboxOp(12, "send", {"text": "Bob's next answer"}),
+            OutboxOp(-7, "send", {"text": "table C"}, 3, "table"),
+            OutboxOp(-6, "edit", {"text": "table B, move 2"}, 2, "table"),
+        )
+    )
+    retried = next(i for i in await db.pending(now) if i.chat_id == 12)
+    await db.outbox_retry(retried.id, now + 5, "502 Bad Gateway")
+
+    first = await db.outbox_turns(now, limit=2)
+    second = await db.outbox_turns(now, limit=2, after=first.last)
+    turns = [*first.turns, *second.turns]
+    assert [t.item.payload["text"] for t in turns] == [
+        "table B, move 1",
+        "table C",
+        "the group's answer",
+        "Ann's answer",
+    ]
+    assert [t.newer_edit for t in turns] == [True, False, False, False]
+    assert (await db.outbox_turns(now, limit=2, after=second.last)).turns == []
+    assert first.next_due == now + 5
+    assert [t.item.payload["text"] for t in (await db.outbox_turns(now + 5, 10)).turns][-1] == (
+        "Bob's answer, retried"
+    )
+
+
+async def test_outbox_pings_are_the_due_ping_rows_of_the_chats_named(db: Backend) -> None:
+    now = 10**10
+    await db.enqueue(
+        (
+            OutboxOp(11, "send", {"text": "🔔"}, 1, "ping:11"),
+            OutboxOp(11, "edit", {"text": "hand"}, 1, "hand:11"),
+            OutboxOp(12, "send", {"text": "🔔"}, 1, "ping:12"),
+            OutboxOp(11, "delete", {}, 1, "ping:11"),
+        )
+    )
+    pings = await db.outbox_pings([11], now)
+    assert [(i.chat_id, i.method) for i in pings] == [(11, "send"), (11, "delete")]
+    assert await db.outbox_pings([11, 12], 0) == []
+    assert await db.outbox_pings([], now) == []

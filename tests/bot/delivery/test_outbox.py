@@ -18,6 +18,7 @@ from typing import Any
 
 from bot.delivery.worker import DeliveryWorker, Limits
 from storage import OutboxItem, OutboxOp, open_storage
+from storage.rows import FIRST_TURN, OutboxTurns
 from tests.support.delivery import Clock, no_chat_forbidden
 from tests.support.harness import FAST
 
@@ -79,10 +80,10 @@ class CountingStorage:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
-    async def pending(self, now: float, limit: int = 100) -> list[OutboxItem]:
+    async def outbox_turns(self, now: float, limit: int, after: Any = FIRST_TURN) -> OutboxTurns:
         self.reads += 1
-        items: list[OutboxItem] = await self.inner.pending(now, limit)
-        return items
+        turns: OutboxTurns = await self.inner.outbox_turns(now, limit, after)
+        return turns
 
 
 async def test_while_the_bot_wide_limit_holds_everything_a_wake_up_reads_nothing(
@@ -181,11 +182,11 @@ class SlowHeadsStorage(CountingStorage):
         super().__init__(inner)
         self.during_heads: Any = None
 
-    async def outbox_heads(self) -> list[OutboxItem]:
-        if self.during_heads is not None:
+    async def outbox_turns(self, now: float, limit: int, after: Any = FIRST_TURN) -> OutboxTurns:
+        turns = await super().outbox_turns(now, limit, after)
+        if self.during_heads is not None:  # what the step read is stale when it returns
             await self.during_heads()
-        heads: list[OutboxItem] = await self.inner.outbox_heads()
-        return heads
+        return turns
 
 
 class TwoMessagesToOneChat:

@@ -15,6 +15,7 @@ from typing import Any
 
 from bot.delivery.worker import DeliveryWorker, Limits
 from storage import OutboxItem, OutboxOp, open_storage
+from storage.rows import FIRST_TURN, OutboxTurns
 from tests.support.delivery import Clock, no_chat_forbidden
 
 # A burst of 3, then 2 a second: at most 5 operations start in any one second.
@@ -30,7 +31,7 @@ MOST_PER_SECOND = 5
 
 
 class SlowHeads:
-    """The storage, with an outbox-heads query that takes ``delays`` (one per call)."""
+    """The storage, with a query of the chats' turns that takes ``delays`` (one per call)."""
 
     def __init__(self, inner: Any, clock: Clock, delays: list[float]) -> None:
         self.inner = inner
@@ -40,10 +41,10 @@ class SlowHeads:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
-    async def outbox_heads(self, limit: int = 10_000) -> list[OutboxItem]:
-        heads: list[OutboxItem] = await self.inner.outbox_heads(limit)
+    async def outbox_turns(self, now: float, limit: int, after: Any = FIRST_TURN) -> OutboxTurns:
+        turns: OutboxTurns = await self.inner.outbox_turns(now, limit, after)
         self.clock.now += self.delays.pop(0) if self.delays else 0.0
-        return heads
+        return turns
 
 
 async def test_a_slow_outbox_query_does_not_bunch_operations_past_the_global_limit(
