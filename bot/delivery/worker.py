@@ -356,7 +356,10 @@ class DeliveryWorker:
         """A pending ping "send" followed by the next ping's "delete" cancel out: neither
         needs to go. So a player who gets several turns while their chat is paced sees one
         ping, not a backlog of them (pings are delete + send, which edits cannot coalesce).
-        Read for the chats whose next row is a ping; returns the rows dropped."""
+        And of deletes with no send between them only the first is needed: with several
+        instances every move queues one (an instance cannot know that another took the
+        ping down already). Read for the chats whose next row is a ping; returns the rows
+        dropped."""
         stacks: dict[tuple[int, int | None, str], list[OutboxItem]] = {}
         dropped: set[int] = set()
         for item in await self.storage.outbox_pings(chat_ids, self.wall_clock()):
@@ -366,6 +369,8 @@ class DeliveryWorker:
             stack = stacks.setdefault((item.chat_id, item.game_id, role), [])
             if item.method == "delete" and stack and stack[-1].method == "send":
                 dropped.update((stack.pop().id, item.id))
+            elif item.method == "delete" and stack and stack[-1].method == "delete":
+                dropped.add(item.id)
             else:
                 stack.append(item)
         for item_id in dropped:

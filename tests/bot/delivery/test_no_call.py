@@ -12,6 +12,7 @@ burst may go.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -45,42 +46,75 @@ async def _deliver_all(worker: DeliveryWorker) -> None:
             await asyncio.gather(*worker._in_flight.values())
 
 
-async def test_ping_deletes_that_find_no_ping_leave_the_players_chat_its_turns(
-    storage: Backend,
-) -> None:
+async def _ann_and_a_game(fake: FakeTelegram, storage: Backend) -> tuple[int, int]:
+    ann = fake.add_user("Ann")
+    await ann.start_bot()
+    seats = (Seat(0, ann.id, None, "Ann"), Seat(1, None, "easy", "Computer"))
+    game = await storage.create_game(-5, None, {}, ann.id, seats, None)
+    return ann.id, game.id
+
+
+def _worker(bot: Bot, storage: Backend, limits: Limits) -> DeliveryWorker:
+    return DeliveryWorker(
+        bot,
+        storage,
+        asyncio.Event(),
+        on_forbidden=no_chat_forbidden,
+        on_migrated=no_chat_forbidden,
+        limits=limits,
+        clock=Clock(),
+    )
+
+
+@pytest.fixture
+async def fake_and_bot() -> AsyncIterator[tuple[FakeTelegram, Bot]]:
     async with FakeTelegram() as fake:
-        ann = fake.add_user("Ann")
-        await ann.start_bot()
         session = AiohttpSession(api=TelegramAPIServer.from_base(fake.api_url))
         bot = Bot(fake.token, session=session, default=DefaultBotProperties(parse_mode="HTML"))
         try:
-            seats = (Seat(0, ann.id, None, "Ann"), Seat(1, None, "easy", "Computer"))
-            game = (await storage.create_game(-5, None, {}, ann.id, seats, None)).id
-            ping = f"ping:{ann.id}"
-            worker = DeliveryWorker(
-                bot,
-                storage,
-                asyncio.Event(),
-                on_forbidden=no_chat_forbidden,
-                on_migrated=no_chat_forbidden,
-                limits=LIMITS,
-                clock=Clock(),
-            )
-            await storage.enqueue((OutboxOp(ann.id, "send", {"text": "🔔 Your turn"}, game, ping),))
-            await _deliver_all(worker)
-            await storage.enqueue(
-                (
-                    *(OutboxOp(ann.id, "delete", {}, game, ping) for _ in range(30)),
-                    OutboxOp(ann.id, "send", {"text": "Your cards: 7♠"}, game, f"hand:{ann.id}"),
-                )
-            )
-            await _deliver_all(worker)
-            # The ping went up and came down; the 29 deletes after it found nothing to
-            # delete and took none of the chat's three turns: the hand had the third.
-            assert [m.text for m in ann.dm.bot_messages()] == ["Your cards: 7♠"]
-            assert len(fake.requests_for("deleteMessage")) == 1
-            assert await storage.outbox_size() == 0
-            # A sender that takes over replays what Telegram took: three operations.
-            assert len(await storage.sent_ops(0)) == 3
+            yield fake, bot
         finally:
             await bot.session.close()
+
+
+async def test_of_a_run_of_ping_deletes_only_the_first_is_made(
+    storage: Backend, fake_and_bot: tuple[FakeTelegram, Bot]
+) -> None:
+    fake, bot = fake_and_bot
+    ann, game = await _ann_and_a_game(fake, storage)
+    ping = f"ping:{ann}"
+    worker = _worker(bot, storage, LIMITS)
+    await storage.enqueue((OutboxOp(ann, "send", {"text": "🔔 Your turn"}, game, ping),))
+    await _deliver_all(worker)
+    await storage.enqueue(
+        (
+            *(OutboxOp(ann, "delete", {}, game, ping) for _ in range(30)),
+            OutboxOp(ann, "send", {"text": "Your cards: 7♠"}, game, f"hand:{ann}"),
+        )
+    )
+    await _deliver_all(worker)
+    # The ping went up and came down once; the 29 deletes after the first were dropped
+    # unmade, and the hand had the third of the chat's three turns.
+    assert [m.text for m in fake.users[ann].dm.bot_messages()] == ["Your cards: 7♠"]
+    assert len(fake.requests_for("deleteMessage")) == 1
+    assert worker.stats.coalesced == 29
+    assert await storage.outbox_size() == 0
+    # A sender that takes over replays what Telegram took: three operations.
+    assert len(await storage.sent_ops(0)) == 3
+
+
+async def test_a_ping_delete_that_finds_no_ping_takes_none_of_the_chats_turns(
+    storage: Backend, fake_and_bot: tuple[FakeTelegram, Bot]
+) -> None:
+    fake, bot = fake_and_bot
+    ann, game = await _ann_and_a_game(fake, storage)
+    ping = f"ping:{ann}"
+    # One turn in the chat's burst: the delete (no ping is up) must leave it to the hand.
+    worker = _worker(bot, storage, dataclasses.replace(LIMITS, private_capacity=1))
+    hand = OutboxOp(ann, "send", {"text": "Your cards: 7♠"}, game, f"hand:{ann}")
+    await storage.enqueue((OutboxOp(ann, "delete", {}, game, ping), hand))
+    await _deliver_all(worker)
+    assert [m.text for m in fake.users[ann].dm.bot_messages()] == ["Your cards: 7♠"]
+    assert fake.requests_for("deleteMessage") == []
+    assert await storage.outbox_size() == 0
+    assert len(await storage.sent_ops(0)) == 1
