@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.delivery.worker import DeliveryWorker, Limits
 from storage import Backend, OutboxItem, OutboxOp
-from tests.support.delivery import Clock, no_chat_forbidden
+from tests.support.delivery import paced_worker
 
 STRANGERS = 3000
 # A step may start three operations (the bot-wide bucket); a page of the chats' turns
@@ -43,19 +43,6 @@ class RowCounting:
         return counted
 
 
-def _worker(storage: Any, limits: Limits) -> DeliveryWorker:
-    return DeliveryWorker(
-        None,  # type: ignore[arg-type]  # nothing reaches Telegram: _send is replaced
-        storage,
-        asyncio.Event(),
-        on_forbidden=no_chat_forbidden,
-        on_migrated=no_chat_forbidden,
-        limits=limits,
-        clock=Clock(),
-        wall_clock=lambda: 1e12,  # every row is due
-    )
-
-
 async def _one_step(worker: DeliveryWorker) -> list[str]:
     sent: list[str] = []
 
@@ -77,7 +64,7 @@ async def test_a_step_behind_thousands_of_answers_reads_a_few_rows_and_sends_the
     )
     await db.enqueue((OutboxOp(-5, "edit", {"text": "the table"}, 9, "table"),))
     counting = RowCounting(db)
-    worker = _worker(counting, Limits())  # the bot-wide bucket: three at once
+    worker = paced_worker(counting, Limits())  # the bot-wide bucket: three at once
 
     sent = await _one_step(worker)
 
@@ -97,7 +84,7 @@ async def test_chats_held_by_their_own_pace_do_not_keep_a_ready_chat_waiting(
         )
     )
     await db.enqueue((OutboxOp(11, "send", {"text": "Ann's answer"}),))
-    worker = _worker(db, Limits())
+    worker = paced_worker(db, Limits())
     now = worker.clock()
     for n in range(1, tables + 1):  # each group has just had its burst
         bucket = worker.bucket(-n)
@@ -121,7 +108,7 @@ async def test_a_ping_and_the_next_pings_delete_cancel_out_before_the_chat_sends
             OutboxOp(11, "send", {"text": "🔔 3"}, 9, "ping:11"),
         )
     )
-    worker = _worker(db, Limits())
+    worker = paced_worker(db, Limits())
 
     assert await _one_step(worker) == ["🔔 3"]
     assert worker.stats.coalesced == 4

@@ -24,7 +24,7 @@ from aiogram.client.telegram import TelegramAPIServer
 
 from bot.delivery.worker import DeliveryWorker, Limits
 from storage import Backend, OutboxOp, Seat, open_storage
-from tests.support.delivery import Clock, no_chat_forbidden
+from tests.support.delivery import paced_worker
 from tests.support.fake_telegram import FakeTelegram
 
 # A private chat's burst of three operations, and room enough bot-wide: the clock does
@@ -54,18 +54,6 @@ async def _ann_and_a_game(fake: FakeTelegram, storage: Backend) -> tuple[int, in
     return ann.id, game.id
 
 
-def _worker(bot: Bot, storage: Backend, limits: Limits) -> DeliveryWorker:
-    return DeliveryWorker(
-        bot,
-        storage,
-        asyncio.Event(),
-        on_forbidden=no_chat_forbidden,
-        on_migrated=no_chat_forbidden,
-        limits=limits,
-        clock=Clock(),
-    )
-
-
 @pytest.fixture
 async def fake_and_bot() -> AsyncIterator[tuple[FakeTelegram, Bot]]:
     async with FakeTelegram() as fake:
@@ -83,7 +71,7 @@ async def test_of_a_run_of_ping_deletes_only_the_first_is_made(
     fake, bot = fake_and_bot
     ann, game = await _ann_and_a_game(fake, storage)
     ping = f"ping:{ann}"
-    worker = _worker(bot, storage, LIMITS)
+    worker = paced_worker(storage, LIMITS, bot=bot)
     await storage.enqueue((OutboxOp(ann, "send", {"text": "🔔 Your turn"}, game, ping),))
     await _deliver_all(worker)
     await storage.enqueue(
@@ -110,7 +98,7 @@ async def test_a_ping_delete_that_finds_no_ping_takes_none_of_the_chats_turns(
     ann, game = await _ann_and_a_game(fake, storage)
     ping = f"ping:{ann}"
     # One turn in the chat's burst: the delete (no ping is up) must leave it to the hand.
-    worker = _worker(bot, storage, dataclasses.replace(LIMITS, private_capacity=1))
+    worker = paced_worker(storage, dataclasses.replace(LIMITS, private_capacity=1), bot=bot)
     hand = OutboxOp(ann, "send", {"text": "Your cards: 7♠"}, game, f"hand:{ann}")
     await storage.enqueue((OutboxOp(ann, "delete", {}, game, ping), hand))
     await _deliver_all(worker)

@@ -16,24 +16,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bot.delivery.worker import DeliveryWorker, Limits
+from bot.delivery.worker import Limits
 from storage import OutboxItem, OutboxOp, open_storage
 from storage.rows import FIRST_TURN, OutboxTurns
-from tests.support.delivery import Clock, no_chat_forbidden
+from tests.support.delivery import Clock, paced_worker
 from tests.support.harness import FAST
-
-
-def _worker(storage: Any, limits: Limits, clock: Clock) -> DeliveryWorker:
-    return DeliveryWorker(
-        None,  # type: ignore[arg-type]  # nothing reaches Telegram: _send is replaced
-        storage,
-        asyncio.Event(),
-        on_forbidden=no_chat_forbidden,
-        on_migrated=no_chat_forbidden,
-        limits=limits,
-        clock=clock,
-        wall_clock=lambda: 1e12,  # every row is due
-    )
 
 
 async def test_a_row_with_a_broken_payload_is_dropped_and_the_rest_is_delivered(
@@ -52,7 +39,7 @@ async def test_a_row_with_a_broken_payload_is_dropped_and_the_rest_is_delivered(
         )
         with sqlite3.connect(path) as raw:
             raw.execute("UPDATE outbox SET payload = '{' WHERE payload LIKE '%broken%'")
-        worker = _worker(storage, FAST, Clock())
+        worker = paced_worker(storage, FAST)
         sent: list[str] = []
 
         async def send(item: OutboxItem) -> int | None:
@@ -95,7 +82,7 @@ async def test_while_the_bot_wide_limit_holds_everything_a_wake_up_reads_nothing
         clock = Clock()
         paced = Limits(100, 100, 100, 100, global_capacity=1, global_rate=1)
         counting = CountingStorage(storage)
-        worker = _worker(counting, paced, clock)
+        worker = paced_worker(counting, paced, clock)
 
         async def send(item: OutboxItem) -> int | None:
             return None
@@ -131,7 +118,7 @@ async def test_while_the_bot_wide_limit_holds_sends_back_a_table_goes_before_old
         await storage.enqueue(group)
         clock = Clock()
         paced = Limits(100, 100, 100, 100, global_capacity=1, global_rate=1)
-        worker = _worker(storage, paced, clock)
+        worker = paced_worker(storage, paced, clock)
         sent: list[str] = []
 
         async def send(item: OutboxItem) -> int | None:
@@ -160,7 +147,7 @@ async def test_a_stop_that_comes_with_a_wake_up_still_stops_the_sender(tmp_path:
     sender then ran on, and the bot's shutdown waited for it for ever."""
     storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
     try:
-        worker = _worker(storage, FAST, Clock())
+        worker = paced_worker(storage, FAST)
         task = asyncio.create_task(worker.run())
         await asyncio.sleep(0.3)  # its step has read the (empty) outbox: it waits 1 s
         worker.wake.set()  # a commit queued something...
@@ -196,7 +183,7 @@ class TwoMessagesToOneChat:
     def __init__(self, storage: Any) -> None:
         self.storage = storage
         self.slow = SlowHeadsStorage(storage)
-        self.worker = _worker(self.slow, FAST, Clock())
+        self.worker = paced_worker(self.slow, FAST)
         self.release = asyncio.Event()
         self.sent: list[str] = []
         self.worker._send = self.send  # type: ignore[method-assign]
@@ -313,7 +300,7 @@ async def test_edits_queued_while_a_step_reads_the_outbox_are_coalesced_all_the_
     storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
     try:
         late = LateEditsStorage(storage)
-        worker = _worker(late, FAST, Clock())
+        worker = paced_worker(late, FAST)
         sent: list[str] = []
 
         async def send(item: OutboxItem) -> int | None:
