@@ -301,6 +301,13 @@ def outbox_turn(row: Sequence[Any]) -> OutboxTurn:
     )
 
 
+def turns_page(rows: Sequence[Sequence[Any]], next_due: Any) -> OutboxTurns:
+    """``OUTBOX_TURNS``'s rows and ``OUTBOX_NEXT_DUE``'s value, as either backend reads them."""
+    return OutboxTurns(
+        [outbox_turn(row) for row in rows], None if next_due is None else float(next_due)
+    )
+
+
 def chat_row(row: Sequence[Any]) -> Chat:
     where = f"chats row {row[0]}"
     return Chat(

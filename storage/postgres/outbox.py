@@ -22,7 +22,7 @@ from storage.rows import (
     OutboxTurns,
     message_row,
     outbox_row,
-    outbox_turn,
+    turns_page,
 )
 
 _T = TypeVar("_T")
@@ -113,10 +113,7 @@ class PgOutbox(PgInstances):
             next_due = await conn.fetchval(OUTBOX_NEXT_DUE.format(now="$1"), now)
             return rows, next_due
 
-        rows, next_due = await self._read(body)
-        return OutboxTurns(
-            [outbox_turn(row) for row in rows], None if next_due is None else float(next_due)
-        )
+        return turns_page(*await self._read(body))
 
     async def outbox_pings(self, chat_ids: Iterable[int], now: float) -> list[OutboxItem]:
         chats = list(chat_ids)

@@ -23,7 +23,7 @@ from storage.rows import (
     OutboxTurns,
     message_row,
     outbox_row,
-    outbox_turn,
+    turns_page,
 )
 
 _T = TypeVar("_T")
@@ -135,10 +135,7 @@ class SqliteOutbox:
             ((next_due,),) = conn.execute(OUTBOX_NEXT_DUE.format(now="?"), (now,)).fetchall()
             return rows, next_due
 
-        rows, next_due = await self._read(body)
-        return OutboxTurns(
-            [outbox_turn(row) for row in rows], None if next_due is None else float(next_due)
-        )
+        return turns_page(*await self._read(body))
 
     async def outbox_pings(self, chat_ids: Iterable[int], now: float) -> list[OutboxItem]:
         chats = list(chat_ids)
