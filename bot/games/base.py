@@ -254,7 +254,9 @@ class Played(ABC):
         pair's pooled total)."""
 
     @abstractmethod
-    def table_text(self, t: Texts, game: Game, *, turn_seconds: int | None) -> str: ...
+    def table_text(
+        self, t: Texts, game: Game, *, turn_seconds: int | None, viewer: int | None = None
+    ) -> str: ...
 
     @abstractmethod
     def hand_text(
@@ -381,8 +383,16 @@ class GameSide(BotGame, Generic[SeriesT, DealT, ActionT]):
 
     @abstractmethod
     def table_text(
-        self, t: Texts, game: Game, series: SeriesT, *, turn_seconds: int | None
-    ) -> str: ...
+        self,
+        t: Texts,
+        game: Game,
+        series: SeriesT,
+        *,
+        turn_seconds: int | None,
+        viewer: int | None = None,
+    ) -> str:
+        """The table as the group sees it; ``viewer``: the seat of the one player who
+        reads it (a game in the private chat), whose own closed discards show (B1, D3)."""
 
     @abstractmethod
     def hand_text(
@@ -488,8 +498,10 @@ class SeriesPlayed(Played, Generic[SeriesT, DealT, ActionT]):
     def score_lines(self, t: Texts, game: Game) -> list[Html]:
         return self.side.score_lines(t, game, self.series)
 
-    def table_text(self, t: Texts, game: Game, *, turn_seconds: int | None) -> str:
-        return self.side.table_text(t, game, self.series, turn_seconds=turn_seconds)
+    def table_text(
+        self, t: Texts, game: Game, *, turn_seconds: int | None, viewer: int | None = None
+    ) -> str:
+        return self.side.table_text(t, game, self.series, turn_seconds=turn_seconds, viewer=viewer)
 
     def hand_text(
         self,

@@ -70,3 +70,10 @@ def in_private_chat(game: Game) -> bool:
     """A game against computers in its player's private chat (a private chat's id is
     the user's, positive; groups' ids are negative)."""
     return game.chat_id > 0
+
+
+def private_seat(game: Game) -> int | None:
+    """The seat of the player whose private chat holds the game; None in a group."""
+    if not in_private_chat(game):
+        return None
+    return next((s.seat for s in game.seats if s.user_id == game.chat_id), None)

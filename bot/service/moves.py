@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from bot.games.base import SeatAction
 from bot.service.deadlines import deadline_for
 from bot.service.games import Games
-from bot.service.live import LiveGame, in_private_chat
+from bot.service.live import LiveGame, in_private_chat, private_seat
 from bot.service.outbox import Outbox
 from bot.service.screens import Screens
 from bot.service.settings import ServiceSettings
@@ -125,7 +125,9 @@ class Moves:
             points, penalties = played.deal_rows()
             tally = DealTally(deal_index, tuple(points[deal_index]), tuple(penalties[deal_index]))
             change = replace(change, tally=tally)
-            record = played.table_text(t, game, turn_seconds=None)  # the deal as it ended
+            # The deal as it ended; in the private chat as its player saw it (B1, D3).
+            viewer = private_seat(game)
+            record = played.table_text(t, game, turn_seconds=None, viewer=viewer)
             record += "\n\n" + played.deal_end_text(t, game, deal_index)
             if series.finished:
                 status = "finished"

@@ -103,6 +103,9 @@ async def whole_series(
             assert report["finished"] and report["winners"] == list(game.winners or ())
             final = await player.message()
             assert NAME in final.text and not final.buttons
+            # Its reader's own face-down discards show on the last deal's record (B1, D3).
+            assert f"{NAME}: discards 🂠" not in final.text
+            assert f"{NAME}: сброс 🂠" not in final.text
             await check_commands(fake, user, language, result)
         assert fake.invalid_requests == [] and fake.unsupported_requests == []
 

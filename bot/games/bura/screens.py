@@ -91,7 +91,14 @@ def _waiting_line(t: Texts, deal: Deal, seats: Sequence[Seat]) -> str | None:
     return None
 
 
-def table_text(t: Texts, game: Game, series: Series, *, turn_seconds: int | None) -> str:
+def table_text(
+    t: Texts,
+    game: Game,
+    series: Series,
+    *,
+    turn_seconds: int | None,
+    viewer: int | None = None,
+) -> str:
     deal = series.deals[-1]
     view = deal.view(0)  # only its public parts are used below (trump, stock)
     totals = series.totals
@@ -114,7 +121,7 @@ def table_text(t: Texts, game: Game, series: Series, *, turn_seconds: int | None
             )
         )
     lines.append("")
-    lines += _table_lines(t, deal, game.seats)
+    lines += _table_lines(t, deal, game.seats, me=-1 if viewer is None else viewer)
     if deal.turn is not None:
         lines.append("")
         special = _waiting_line(t, deal, game.seats)

@@ -122,6 +122,7 @@ def table_text(
     series: Series,
     *,
     turn_seconds: int | None,
+    viewer: int | None = None,
 ) -> str:
     deal = series.deals[-1]
     view = deal.public_view()  # the group sees no hand and no closed discard (B1)
@@ -146,7 +147,8 @@ def table_text(
     if house.pairs(series.rules):  # B5: the pooled totals of the two pairs
         lines += house.team_lines(t, game, totals)
     lines.append("")
-    lines += _table_lines(t, view, game.seats, previous_trick(series))
+    seen = view if viewer is None else deal.view(viewer)  # its own closed discards too
+    lines += _table_lines(t, seen, game.seats, previous_trick(series))
     if view.turn is not None:
         seat = game.seats[view.turn]
         lines.append("")

@@ -96,7 +96,13 @@ class DuelSide(GameSide[DuelSeries, DuelDeal, Play]):
         return min(series.deals[-1].legal_actions(seat), key=lambda p: p.card.rank)
 
     def table_text(
-        self, t: Texts, game: Game, series: DuelSeries, *, turn_seconds: int | None
+        self,
+        t: Texts,
+        game: Game,
+        series: DuelSeries,
+        *,
+        turn_seconds: int | None,
+        viewer: int | None = None,  # no hidden cards on a duel's table
     ) -> str:
         deal = series.deals[-1]
         totals = series.totals

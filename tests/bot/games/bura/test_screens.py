@@ -115,3 +115,14 @@ def test_d9_a_re_deal_names_each_dealt_combination_its_holder_and_its_cards() ->
         "🃏 P1 <&> — молодка: 7♣ 8♣ 9♣",
         "🃏 P0 <&> — малая Москва: 6♠ 6♥ 6♦★",
     ]
+
+
+def test_d3_a_table_read_by_one_player_alone_shows_that_players_closed_discards() -> None:
+    # A game in the private chat: its one reader discarded 9♥ face down and saw it face
+    # down on its own record of the deal («P0: discards 🂠»); the others' stay hidden.
+    series = taken_trick()
+    game = game_of(3)
+    mine = plain(table_text(T["en"], game, series, turn_seconds=None, viewer=0))
+    assert "P0 <&>: discards 9♥ (🂠)" in mine
+    theirs = plain(table_text(T["en"], game, series, turn_seconds=None, viewer=1))
+    assert "P0 <&>: discards 🂠" in theirs and "9♥" not in theirs

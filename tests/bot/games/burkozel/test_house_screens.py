@@ -202,3 +202,19 @@ def test_b1_a_trick_with_face_down_cards_says_they_are_not_counted_yet() -> None
     series.apply(move(1, "QD", beat=True))
     table = plain(table_text(T, game, series, turn_seconds=None))
     assert "Trick to P1 <&>, 3 pts:" in table
+
+
+def test_b1_a_table_read_by_one_player_alone_shows_that_players_closed_discards() -> None:
+    # A game in the private chat: its reader laid the ace face down and is shown it (as
+    # on its hand's screen) with the trick's full count; anyone else sees 🂠.
+    rules = Rules(discards="closed")
+    series = Series(2, rules, first_dealer=1)
+    hands = [["7S", "8D", "9D", "9H"], ["AH", "10H", "KS", "QD"]]
+    series.start_deal(build_deck(2, 1, hands, "6C"))
+    series.apply(move(0, "7S"))
+    series.apply(move(1, "AH", beat=False))
+    game = game_of(2, {"discards": "closed"})
+    mine = plain(table_text(T, game, series, turn_seconds=None, viewer=1))
+    assert "Trick to P0 <&>, 11 pts:" in mine and "A♥" in mine
+    theirs = plain(table_text(T, game, series, turn_seconds=None, viewer=0))
+    assert "A♥" not in theirs and "🂠" in theirs
