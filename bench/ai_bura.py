@@ -16,7 +16,7 @@ with ``--deck-log`` on the same decks are compared deck by deck with ``--compare
 
 Player specs: random, greedy, easy, normal, hard, or hard:W[:S] (W worlds; S = all | key:
 search every decision, or only declaring, «Стоп!», shows and даве); the benchmark-only
-opponents of bench/bura_opponents.py: careful, reckless, pimc:W, pimct:MS.
+opponents of bench/bura_opponents.py: careful, reckless, pairs, pimc:W, pimct:MS.
 "A deal won" is a deal whose result favours the player (its penalty edge > 0);
 void deals (run out, D9) favour nobody and are counted apart.
 """

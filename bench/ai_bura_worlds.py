@@ -1,7 +1,8 @@
 """How well the Bura strong player's sampled worlds match the real hidden cards. Prints.
 
-Plays ``--a`` (a bench/ai_bura.py spec) against greedy on ``--decks`` decks and, at each
-of its decisions, compares the worlds it would sample with the real deal:
+Plays ``--a`` (a bench/ai_bura.py spec) against ``--b`` (greedy unless told) on
+``--decks`` decks and, at each of its decisions, compares the worlds it would sample with
+the real deal:
 
 - per kind of unseen card (trump or plain, by rank): how often it really is in the
   other hand, against the share of worlds that put it there (the ratio gave
@@ -11,6 +12,7 @@ of its decisions, compares the worlds it would sample with the real deal:
   often the real pile did, and how often the player declared.
 
     .venv/bin/python bench/ai_bura_worlds.py --decks 60 --first-deck 3000
+    .venv/bin/python bench/ai_bura_worlds.py --b pimc:170   # worlds fit to greedy, met by another
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from bench.ai_bura import deck_for, make
 from engine.bura.actions import Action, Declare
-from engine.bura.ai import StrongPlayer, make_player, play_deal
+from engine.bura.ai import StrongPlayer, play_deal
 from engine.bura.ai.world import sample_world
 from engine.bura.deal import Deal
 from engine.bura.rules import DECLARE_TARGET, Rules
@@ -100,6 +102,7 @@ class Watch:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--a", default="hard", help="the strong player's spec")
+    parser.add_argument("--b", default="greedy", help="the other seat's spec")
     parser.add_argument("--decks", type=int, default=60)
     parser.add_argument("--first-deck", type=int, default=3000)
     args = parser.parse_args()
@@ -113,13 +116,13 @@ def main() -> None:
             assert isinstance(player, StrongPlayer)
             watch = Watch(player, deal)
             watches.append(watch)
-            play_deal(deal, {seat: watch, 1 - seat: make_player("greedy", rules, index)})
+            play_deal(deal, {seat: watch, 1 - seat: make(args.b, rules, index * 10 + 1 - seat)})
     seen, real, sampled = Counter[str](), Counter[str](), Counter[str]()
     for w in watches:
         seen.update(w.seen)
         real.update(w.real)
         sampled.update(w.sampled)
-    print(f"{args.a} vs greedy, {2 * args.decks} deals: unseen cards in the other hand")
+    print(f"{args.a} vs {args.b}, {2 * args.decks} deals: unseen cards in the other hand")
     for kind in sorted(seen):
         ratio = real[kind] / sampled[kind] if sampled[kind] else float("nan")
         print(

@@ -5,6 +5,8 @@ determinized Monte Carlo baseline. None of these is a shipped level.
   (its face-down cards counted as 0): it declares only when sure.
 - ``reckless``: our greedy rule, but each face-down card of its pile is guessed at 6
   points (greedy: 2), so it declares sooner and often falsely.
+- ``pairs``: our greedy rule, but it leads two cards whenever it may (policy.greedy's
+  ``lead_pairs``, the rule hard's playouts use for its own later leads).
 - ``pimc:W`` / ``pimct:MS``: plain perfect-information Monte Carlo, the search an
   outsider would write first: W sampled worlds per decision (or as many as fit in MS
   milliseconds) consistent with everything the seat saw, hidden cards uniform (no leans
@@ -76,6 +78,8 @@ def make_bura_opponent(spec: str, rules: Rules, seed: int) -> Player | None:
     """A benchmark opponent for ``spec``, or ``None`` if it names none."""
     if spec in ("careful", "reckless"):
         return GreedyPlayer(rules, seed, closed_guess=STYLES[spec])
+    if spec == "pairs":
+        return GreedyPlayer(rules, seed, lead_pairs=True)
     kind, _, budget = spec.partition(":")
     if kind == "pimc":
         return PlainMonteCarlo(rules, seed, worlds=int(budget or 40))

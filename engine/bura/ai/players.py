@@ -68,6 +68,14 @@ SURE_STYLE = -1.0
 # instead of 404, decks 0-299. At three it loses: 93 of 180 deals against greedy instead
 # of 105, decks 0-59 (bench/RESULTS-ai.md).
 HARD_SURE_SELF_PLAYERS = 3
+# At two players hard's playouts play its own later leads by a stronger rule than
+# greedy's: two cards whenever it may (policy.greedy's lead_pairs; 58.5% of deals
+# against greedy's rule alone). 2 players, default switches: 432 of 600 deals (72.0%)
+# against greedy instead of 417, decks 0-299; 649 of 1200 (54.1%) against the plain
+# Monte Carlo player instead of 639, decks 0-599; both within the noise (paired +0.050
+# +- 0.077 and +0.017 +- 0.058 deals per deck). At three players 299 of 540 against
+# greedy instead of 310, decks 0-179: not there (bench/RESULTS-ai.md, fifth pass).
+HARD_SELF_PAIRS_UP_TO = 2
 
 
 class Player(Protocol):
@@ -121,11 +129,13 @@ class GreedyPlayer:
         seed: int = 0,
         noise: float = 0.0,
         closed_guess: float = CLOSED_GUESS,
+        lead_pairs: bool = False,
     ) -> None:
         self.rules = rules
         self.seed = seed
         self.noise = noise
         self.closed_guess = closed_guess  # how it guesses its face-down cards (policy.greedy)
+        self.lead_pairs = lead_pairs  # policy.greedy's; no level leads so (the bench's "pairs")
 
     def choose(self, view: View, legal: Sequence[Action]) -> Action | None:
         sure = sure_win(view, legal, self.rules)
@@ -135,7 +145,8 @@ class GreedyPlayer:
             rng = decision_rng(self.seed, view)
             if rng.random() < self.noise:
                 return rng.choice(canonical(legal))
-        return greedy(Situation.of_view(view, self.rules), canonical(legal), self.closed_guess)
+        sit = Situation.of_view(view, self.rules)
+        return greedy(sit, canonical(legal), self.closed_guess, self.lead_pairs)
 
 
 def utility(result: DealResult, seat: int, rules: Rules, players: int) -> float:
@@ -167,6 +178,7 @@ def rollout(
     sure_seat: int | None = None,
     guesses: Mapping[int, float] | None = None,
     sure_guess: float | None = None,
+    pair_leaders: frozenset[int] = frozenset(),
 ) -> DealResult:
     """Finish ``deal`` with the greedy policy for every seat (a «Стоп!» is always said).
     ``sure_seat`` declares exactly when its pile in this world holds enough (D5);
@@ -175,7 +187,9 @@ def rollout(
     ``SURE_STYLE``: it declares exactly when its pile in this world holds enough, as
     ``sure_seat`` does);
     ``sure_guess``: ``sure_seat`` also needs its open points plus this per face-down
-    card to reach the target, as it could judge without seeing those cards."""
+    card to reach the target, as it could judge without seeing those cards;
+    ``pair_leaders``: seats that lead two cards whenever they may (policy.greedy's
+    ``lead_pairs``)."""
     guesses = guesses or {}
     while not deal.finished:
         actors = deal.actors()
@@ -189,7 +203,8 @@ def rollout(
                 good = sit.known_points + sure_guess * sit.closed_in_pile >= DECLARE_TARGET
             deal.push(Declare(seat, good))
             continue
-        choice = greedy(Situation.of_deal(deal, seat), deal.legal_actions(seat), guess)
+        legal = deal.legal_actions(seat)
+        choice = greedy(Situation.of_deal(deal, seat), legal, guess, seat in pair_leaders)
         assert choice is not None
         deal.push(choice)
     return deal.result()
@@ -223,6 +238,7 @@ class StrongPlayer:
         styles: tuple[float, ...] = (CLOSED_GUESS,),
         sure_first: bool = True,
         self_guess: float = -1.0,
+        self_pairs_up_to: int = 0,
     ) -> None:
         self.rules = rules
         self.seed = seed
@@ -263,6 +279,10 @@ class StrongPlayer:
         # playouts see the sampled pile whole). Measured, not in the levels
         # (bench/RESULTS-ai.md, declaring in the playouts).
         self.self_guess = self_guess
+        # Up to how many players this seat's playouts lead two cards for it whenever
+        # they may (policy.greedy's lead_pairs, a stronger rule than greedy's for its own
+        # later play; the others keep greedy's); 0: never.
+        self.self_pairs_up_to = self_pairs_up_to
 
     def choose(self, view: View, legal: Sequence[Action]) -> Action | None:
         sure_action = sure_win(view, legal, self.rules) if self.sure_first else None
@@ -284,6 +304,8 @@ class StrongPlayer:
             for seat in range(view.players)
             if seat != view.seat
         }
+        pairs = view.players <= self.self_pairs_up_to
+        pair_leaders = frozenset((view.seat,) if pairs else ())
         for _ in range(self.worlds):
             guesses = {
                 seat: guess[0] if len(guess) == 1 else rng.choice(guess)
@@ -303,9 +325,8 @@ class StrongPlayer:
             for i, option in enumerate(options):
                 deal = after_option(world, option)
                 sure_guess = self.self_guess if self.self_guess >= 0 else None
-                edge = utility(
-                    rollout(deal, sure, guesses, sure_guess), view.seat, self.rules, view.players
-                )
+                result = rollout(deal, sure, guesses, sure_guess, pair_leaders)
+                edge = utility(result, view.seat, self.rules, view.players)
                 totals[i] += (edge > 0) - (edge < 0) + self.edge_weight * edge
         # Ties go to ending the deal now (a declaration): a playout's later win is less
         # sure than it looks, since it knows the sampled world's stock order.
@@ -369,6 +390,7 @@ def make_player(level: str, rules: Rules, seed: int = 0) -> Player:
             last_lean=LAST_LEAN,
             styles=HARD_STYLES,
             sure_self_players=HARD_SURE_SELF_PLAYERS,
+            self_pairs_up_to=HARD_SELF_PAIRS_UP_TO,
         )
     raise ValueError(f"unknown level {level!r} (choose {', '.join(LEVELS)})")
 

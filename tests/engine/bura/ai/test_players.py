@@ -10,7 +10,7 @@ import pytest
 from engine.bura.actions import Declare, Lead
 from engine.bura.ai import LEVELS, StrongPlayer, make_player, play_deal
 from engine.bura.ai.players import SURE_STYLE, declaring_styles, rollout
-from engine.bura.ai.policy import keep_value
+from engine.bura.ai.policy import Situation, greedy, keep_value
 from engine.bura.ai.world import dealt_trump_weight, last_trick_leans, sample_world
 from engine.bura.deal import Deal
 from engine.bura.rules import Rules
@@ -311,3 +311,42 @@ def test_d5_a_seat_that_did_not_declare_on_a_pile_it_holds_31_in_is_no_sure_styl
     deal.apply(Declare(1, False))
     view = deal.view(0)
     assert declaring_styles(view, rules, 1, (SURE_STYLE, 0.0)) == (0.0,)
+
+
+@pytest.mark.parametrize(
+    ("hand", "trump", "plain", "pair"),
+    [
+        ("KH 10H 7S", "6C", "7S", "KH 10H"),  # two hearts: led together
+        ("7C 9C 8H", "6C", "8H", "7C 9C"),  # two trumps are a pair too
+        ("KH 7S 9D", "6C", "7S", None),  # no two of a suit: the least wanted single
+    ],
+)
+def test_d2_lead_pairs_leads_two_cards_of_a_suit_where_greedy_leads_one(
+    hand: str, trump: str, plain: str, pair: str | None
+) -> None:
+    rules = Rules(molodka="off")
+    deal = Deal.start(2, bura_deck(2, 0, ["7D 8D 9S", hand], trump), 0, rules)
+    sit = Situation.of_deal(deal, 1)
+    legal = deal.legal_actions(1)
+    assert greedy(sit, legal) == lead(1, plain)
+    assert greedy(sit, legal, lead_pairs=True) == lead(1, pair or plain)
+
+
+def test_d2_hard_models_only_its_own_later_leads_as_pairs() -> None:
+    # Hard's playouts lead pairs for its own seat (a stronger rule than greedy's: bench/
+    # RESULTS-ai.md, fifth pass) and keep greedy's single leads for the others.
+    rules = Rules(molodka="off")
+    hands = ["KS 10S 7D", "KH 10H 7S"]  # each seat holds a pair
+
+    def first_lead(pair_leaders: frozenset[int]) -> Lead:
+        deal = Deal.start(2, bura_deck(2, 0, hands, "6C"), 0, rules)  # seat 1 leads
+        rollout(deal, pair_leaders=pair_leaders)
+        return next(a for a in deal.history if isinstance(a, Lead))
+
+    assert first_lead(frozenset()) == lead(1, "7S")
+    assert first_lead(frozenset({0})) == lead(1, "7S")
+    assert first_lead(frozenset({1})) == lead(1, "KH 10H")
+    hard = make_player("hard", rules)
+    assert isinstance(hard, StrongPlayer) and hard.self_pairs_up_to == 2  # not at 3 or 4
+    normal = make_player("normal", rules)
+    assert isinstance(normal, StrongPlayer) and not normal.self_pairs_up_to
