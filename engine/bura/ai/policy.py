@@ -77,9 +77,9 @@ def greedy(
     ``closed_guess``: what each face-down card in its pile is taken to be worth when it
     decides to declare (D5): 0 declares only on open points, more declares sooner.
     ``lead_pairs``: lead two cards whenever the hand may (D2), trumps too, instead of
-    the least wanted single card: the other seat must then beat both or
-    give up two cards. Played against the plain rule it wins 58.5% ± 1.2 of deals
-    (bench/RESULTS-ai.md, fifth pass); the shipped greedy level does not."""
+    the least wanted single card: the other seat must then beat both or give up two
+    cards. Played against the plain rule it wins 58.5% ± 1.2 of deals (bench/
+    RESULTS-ai.md, fifth pass); the shipped greedy level does not lead so."""
     shows = [a for a in legal if isinstance(a, Show)]
     if shows:
         return shows[-1]  # Москва if held, else бура: wins at once
