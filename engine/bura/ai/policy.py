@@ -28,7 +28,6 @@ class Situation:
     table_points: int  # points of the open cards on the table
     known_points: int  # open cards in the seat's own trick pile
     closed_in_pile: int  # face-down cards in the seat's own pile (unknown to it)
-    hands_left: bool  # whether any card is left after this trick (else run-out void)
     rules: Rules
 
     @classmethod
@@ -42,23 +41,26 @@ class Situation:
             sum(c.points for p in view.table for c in (p.cards or ())),
             sum(c.points for c in pile.open_cards),
             len(pile.closed_by),
-            bool(view.stock_size) or any(view.hand_sizes),
             rules,
         )
 
     @classmethod
     def of_deal(cls, deal: Deal, seat: int) -> Situation:
-        pile = deal.piles[seat]
+        """The playouts' hot path: the sums are taken only in the phase that reads them
+        (the table's points when answering, the seat's pile when declaring); they are 0
+        in the other phases, where greedy does not look at them."""
+        phase = deal.phase
+        table = shown = closed = 0
+        if phase == ANSWER:
+            table = sum(c.points for p in deal.plays if not p.closed for c in p.cards)
+        elif phase == DECLARE:
+            for pc in deal.piles[seat]:
+                if pc.closed:
+                    closed += 1
+                else:
+                    shown += pc.card.points
         return cls(
-            seat,
-            deal.phase,
-            tuple(deal.hands[seat]),
-            deal.trump,
-            sum(c.points for p in deal.plays if not p.closed for c in p.cards),
-            sum(pc.card.points for pc in pile if not pc.closed),
-            sum(1 for pc in pile if pc.closed),
-            bool(deal.stock) or any(deal.hands),
-            deal.rules,
+            seat, phase, tuple(deal.hands[seat]), deal.trump, table, shown, closed, deal.rules
         )
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from engine.bura.actions import Declare, Lead
 from engine.bura.ai import LEVELS, StrongPlayer, make_player, play_deal
-from engine.bura.ai.players import SURE_STYLE, declaring_styles, rollout
+from engine.bura.ai.players import SURE_STYLE, canonical, declaring_styles, rollout
 from engine.bura.ai.policy import Situation, greedy, keep_value
 from engine.bura.ai.world import dealt_trump_weight, last_trick_leans, sample_world
 from engine.bura.deal import Deal
@@ -350,3 +350,25 @@ def test_d2_hard_models_only_its_own_later_leads_as_pairs() -> None:
     assert isinstance(hard, StrongPlayer) and hard.self_pairs_up_to == 2  # not at 3 or 4
     normal = make_player("normal", rules)
     assert isinstance(normal, StrongPlayer) and not normal.self_pairs_up_to
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_greedy_decides_alike_from_a_deal_and_from_the_seats_view(players: int) -> None:
+    # The playouts build the greedy rule's situation from the simulated deal, taking its
+    # sums only in the phases that read them (answering R7, declaring D5); a real
+    # decision builds it from the seat's view. Both must give the same move everywhere.
+    rules = Rules()
+    rng = random.Random(players)
+    checked: set[str] = set()
+    for seed in range(60):
+        deal = Deal.start(players, shuffled_deck(500 + seed), 0, rules)
+        while not deal.finished:
+            for seat in deal.actors():
+                legal = canonical(deal.legal_actions(seat))
+                from_deal = greedy(Situation.of_deal(deal, seat), legal, lead_pairs=True)
+                sit = Situation.of_view(deal.view(seat), rules)
+                from_view = greedy(sit, legal, lead_pairs=True)
+                assert from_deal == from_view
+                checked.add(deal.phase)
+            deal.apply(rng.choice(all_actions(deal)))
+    assert {"lead", "answer", "declare"} <= checked
