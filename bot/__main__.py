@@ -5,12 +5,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from aiogram.exceptions import TelegramNetworkError, TelegramUnauthorizedError
-
-from bot.app import App
 from bot.config import ConfigError, load_settings
-from bot.redact import configure_logging
-from storage import StorageError
 
 
 def main() -> int:
@@ -19,6 +14,14 @@ def main() -> int:
     except ConfigError as exc:
         print(f"config error: {exc}", file=sys.stderr)
         return 1
+    # The bot itself is imported only with good settings: aiogram's types take seconds to
+    # import, and a broken setting is reported at once.
+    from aiogram.exceptions import TelegramNetworkError, TelegramUnauthorizedError
+
+    from bot.app import App
+    from bot.redact import configure_logging
+    from storage import StorageError
+
     configure_logging(settings.log_level)
     try:
         asyncio.run(App(settings).run())
