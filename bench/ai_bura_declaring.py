@@ -23,50 +23,50 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from bench.ai_bura import deck_for, make, parse_rules
 from engine.bura.actions import Action, Declare
-from engine.bura.ai import Player
+from engine.bura.ai import Player, play_deal
 from engine.bura.ai.players import utility
 from engine.bura.deal import DECLARE, Deal
 from engine.bura.rules import DECLARE_TARGET, Rules
+from engine.bura.view import View
+
+
+class Audited:
+    """Wraps one seat's player: each time it may declare, its choice is scored against
+    the true pile of ``deal`` (which the player itself never sees)."""
+
+    def __init__(self, player: Player, deal: Deal, who: str, tally: Counter[str]) -> None:
+        self.player, self.deal, self.who, self.tally = player, deal, who, tally
+        self.missed = False
+        self.closed: list[int] = []  # points of the pile's face-down cards, last time
+
+    def choose(self, view: View, legal: Sequence[Action]) -> Action | None:
+        chosen = self.player.choose(view, legal)
+        if view.phase == DECLARE and view.turn == view.seat:
+            total, who = self.deal.points()[view.seat], self.who
+            self.closed = [pc.card.points for pc in self.deal.piles[view.seat] if pc.closed]
+            if isinstance(chosen, Declare) and chosen.declare:
+                self.tally[f"{who} declared, true"] += total >= DECLARE_TARGET
+                self.tally[f"{who} declared, false"] += total < DECLARE_TARGET
+            elif total >= DECLARE_TARGET:
+                self.tally[f"{who} passed on 31 or more"] += 1
+                self.missed = True
+        return chosen
 
 
 def audit_deal(
     deal: Deal, players: dict[int, Player], tally: Counter[str], side: dict[int, str]
 ) -> None:
-    """Play ``deal`` out as engine.bura.ai.play_deal does, counting each declaring moment."""
-    missed: set[int] = set()
-    last_pile: dict[int, tuple[int, int]] = {}  # seat -> (closed cards, their points)
-    while not deal.finished:
-        turn = deal.turn
-        chosen: Action | None = None
-        for seat in deal.actors():
-            if seat != turn:
-                chosen = players[seat].choose(deal.view(seat), deal.legal_actions(seat))
-                if chosen is not None:
-                    break
-        if chosen is None:
-            assert turn is not None
-            chosen = players[turn].choose(deal.view(turn), deal.legal_actions(turn))
-            assert chosen is not None
-            if deal.phase == DECLARE:
-                total = deal.points()[turn]
-                closed = [pc.card.points for pc in deal.piles[turn] if pc.closed]
-                last_pile[turn] = (len(closed), sum(closed))
-                who = side[turn]
-                if isinstance(chosen, Declare) and chosen.declare:
-                    tally[f"{who} declared, true"] += total >= DECLARE_TARGET
-                    tally[f"{who} declared, false"] += total < DECLARE_TARGET
-                elif total >= DECLARE_TARGET:
-                    tally[f"{who} passed on 31 or more"] += 1
-                    missed.add(turn)
-        deal.apply(chosen)
+    """Play ``deal`` out (engine.bura.ai.play_deal), counting each declaring moment."""
+    audited = {seat: Audited(player, deal, side[seat], tally) for seat, player in players.items()}
+    play_deal(deal, dict(audited))
     result = deal.result()
-    for seat in missed:
-        tally[f"{side[seat]} deals with a missed declaration"] += 1
-        lost = utility(result, seat, deal.rules, deal.players) <= 0
-        tally[f"{side[seat]} deals with a missed declaration, then lost"] += lost
-    for seat, (cards, points) in last_pile.items():
-        tally[f"{side[seat]} face-down cards in its pile"] += cards
-        tally[f"{side[seat]} their points"] += points
+    for seat, seen in audited.items():
+        if seen.missed:
+            tally[f"{seen.who} deals with a missed declaration"] += 1
+            lost = utility(result, seat, deal.rules, deal.players) <= 0
+            tally[f"{seen.who} deals with a missed declaration, then lost"] += lost
+        tally[f"{seen.who} face-down cards in its pile"] += len(seen.closed)
+        tally[f"{seen.who} their points"] += sum(seen.closed)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
