@@ -26,7 +26,7 @@ from engine.bura.actions import Action, Declare
 from engine.bura.ai import Player, play_deal
 from engine.bura.ai.players import utility
 from engine.bura.deal import DECLARE, Deal
-from engine.bura.rules import DECLARE_TARGET, Rules
+from engine.bura.rules import DECLARE_TARGET
 from engine.bura.view import View
 
 
@@ -58,7 +58,7 @@ def audit_deal(
 ) -> None:
     """Play ``deal`` out (engine.bura.ai.play_deal), counting each declaring moment."""
     audited = {seat: Audited(player, deal, side[seat], tally) for seat, player in players.items()}
-    play_deal(deal, dict(audited))
+    play_deal(deal, audited)
     result = deal.result()
     for seat, seen in audited.items():
         if seen.missed:
@@ -77,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--first-deck", type=int, default=0)
     parser.add_argument("--rules", default="")
     args = parser.parse_args(argv)
-    rules: Rules = parse_rules(args.rules)
+    rules = parse_rules(args.rules)
     tally: Counter[str] = Counter()
     for index in range(args.first_deck, args.first_deck + args.pairs):
         deck = deck_for(index, 2, rules)
