@@ -203,7 +203,8 @@ def rollout(
                 good = sit.known_points + sure_guess * sit.closed_in_pile >= DECLARE_TARGET
             deal.push(Declare(seat, good))
             continue
-        legal = deal.legal_actions(seat)
+        # Declaring (D5), greedy reads only the seat's pile: no list of the two choices.
+        legal = () if deal.phase == DECLARE else deal.legal_actions(seat)
         choice = greedy(Situation.of_deal(deal, seat), legal, guess, seat in pair_leaders)
         assert choice is not None
         deal.push(choice)

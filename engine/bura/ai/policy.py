@@ -7,20 +7,22 @@ simulated deal for that seat (a Monte Carlo playout), so both use the same rules
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.bura.actions import Action, Answer, DaveReply, Declare, Lead, Show
 from engine.bura.deal import ANSWER, DAVE, DECLARE, Deal
 from engine.bura.rules import BUST_LIMIT, DECLARE_TARGET, Rules
 from engine.bura.view import View
-from engine.cards import Card, Suit
+from engine.cards import DECK, Card, Suit
 
 # A face-down discard is usually a low card; this is what one is guessed to be worth.
 CLOSED_GUESS = 2.0
 
 
-@dataclass(frozen=True, slots=True)
-class Situation:
+class Situation(NamedTuple):
+    """What greedy reads of one seat's moment. A named tuple, not a frozen dataclass:
+    a playout builds one per move, and a tuple is built several times faster."""
+
     seat: int
     phase: str
     hand: tuple[Card, ...]
@@ -69,6 +71,14 @@ def keep_value(card: Card, trump: Suit) -> float:
     return (20.0 if card.suit is trump else 0.0) + card.points + card.rank * 0.1
 
 
+# keep_value of every card (by Card.index) under each trump suit: the playouts' greedy
+# reads it hundreds of thousands of times a decision.
+KEEP_VALUES = {trump: tuple(keep_value(card, trump) for card in DECK) for trump in Suit}
+# A beat's cost as one number, ordered as (trumps spent, -points taken): fewer trumps
+# first, then more points (a hand of three holds fewer than this many points).
+_TRUMP_COST = 100
+
+
 def greedy(
     sit: Situation,
     legal: Sequence[Action],
@@ -81,45 +91,93 @@ def greedy(
     ``lead_pairs``: lead two cards whenever the hand may (D2), trumps too, instead of
     the least wanted single card: the other seat must then beat both or give up two
     cards. Played against the plain rule it wins 58.5% ± 1.2 of deals (bench/
-    RESULTS-ai.md, fifth pass); the shipped greedy level does not lead so."""
-    shows = [a for a in legal if isinstance(a, Show)]
-    if shows:
-        return shows[-1]  # Москва if held, else бура: wins at once
-    if sit.phase == DECLARE:
+    RESULTS-ai.md, fifth pass); the shipped greedy level does not lead so.
+
+    One pass over ``legal`` per phase, with the first of equals kept as ``min`` and
+    ``max`` would: this runs at every move of every playout."""
+    phase = sit.phase
+    # Declaring (D5) and a reply to даве (D11) are their own moments: no show then.
+    if phase == DECLARE:
         estimate = sit.known_points + closed_guess * sit.closed_in_pile
         bust = sit.rules.target == "31_50" and estimate > BUST_LIMIT
         go = estimate >= DECLARE_TARGET and not bust
         return Declare(sit.seat, go)
-    if sit.phase == DAVE:
+    if phase == DAVE:
         trumps = [c for c in sit.hand if c.suit is sit.trump]
         strong = len(trumps) >= 2 or any(c.points >= 10 for c in trumps)
         return DaveReply(sit.seat, strong)
-    if sit.phase == ANSWER:
+    show: Show | None = None
+    for action in legal:
+        if type(action) is Show and (show is None or action.kind == "moscow"):
+            show = action  # Москва if held, else бура: wins at once (D6, D8)
+    if show is not None:
+        return show
+    if phase == ANSWER:
         return _answer(sit, legal)
-    stops = [a for a in legal if isinstance(a, Lead) and a.stop]
-    if stops:
-        return stops[0]
-    leads = [a for a in legal if isinstance(a, Lead)]
-    whole = [a for a in leads if len(a.cards) == 3]
-    if whole:  # an own молодка or малая Москва: lead all three
-        return whole[0]
-    pairs = [a for a in leads if len(a.cards) == 2] if lead_pairs else []
-    if pairs:  # the best pair to keep: with same_rank_leads there may be several (D2)
-        return max(pairs, key=lambda a: sum(keep_value(c, sit.trump) for c in a.cards))
-    return min(leads, key=lambda a: (len(a.cards) > 1, keep_value(a.cards[0], sit.trump)))
+    return _lead(sit, legal, lead_pairs)
+
+
+def _lead(sit: Situation, legal: Sequence[Action], lead_pairs: bool) -> Action | None:
+    """A «Стоп!» if it may (D7), else a whole hand of one suit, else (``lead_pairs``)
+    the pair most worth keeping, else the single card least worth keeping."""
+    keep = KEEP_VALUES[sit.trump]
+    whole: Lead | None = None
+    pair: Lead | None = None
+    pair_value = 0.0
+    single: Lead | None = None
+    single_value = 0.0
+    several: Lead | None = None  # a group lead, if no single card may be led
+    several_value = 0.0
+    for action in legal:
+        if type(action) is not Lead:
+            continue
+        if action.stop:
+            return action
+        cards = action.cards
+        if len(cards) == 1:
+            value = keep[cards[0].index]
+            if single is None or value < single_value:
+                single, single_value = action, value
+            continue
+        if len(cards) == 3:
+            if whole is None:
+                whole = action
+        elif lead_pairs:  # the best pair to keep: with same_rank_leads there may be several
+            value = sum(keep[c.index] for c in cards)
+            if pair is None or value > pair_value:
+                pair, pair_value = action, value
+        value = keep[cards[0].index]
+        if several is None or value < several_value:
+            several, several_value = action, value
+    return whole or pair or single or several
 
 
 def _answer(sit: Situation, legal: Sequence[Action]) -> Action:
-    answers = [a for a in legal if isinstance(a, Answer)]
-    beats = [a for a in answers if a.beat]
+    """The cheapest beat (plain cards before trumps, then the most points taken) if it
+    spends no trump or the table holds 10 points or more; else the discard least worth
+    keeping."""
     trump = sit.trump
-    if beats:
-
-        def beat_cost(a: Answer) -> tuple[int, int]:
-            return (sum(c.suit is trump for c in a.cards), -sum(c.points for c in a.cards))
-
-        best = min(beats, key=beat_cost)
-        if beat_cost(best)[0] == 0 or sit.table_points >= 10:
-            return best
-    discards = [a for a in answers if not a.beat]
-    return min(discards, key=lambda a: sum(keep_value(c, trump) for c in a.cards))
+    keep = KEEP_VALUES[trump]
+    beat: Answer | None = None
+    beat_cost = 0
+    discard: Answer | None = None
+    discard_value = 0.0
+    for action in legal:
+        if type(action) is not Answer:
+            continue
+        cards = action.cards
+        if action.beat:
+            cost = 0
+            for card in cards:
+                cost += _TRUMP_COST if card.suit is trump else 0
+                cost -= card.points
+            if beat is None or cost < beat_cost:
+                beat, beat_cost = action, cost
+        else:
+            value = sum(keep[c.index] for c in cards)
+            if discard is None or value < discard_value:
+                discard, discard_value = action, value
+    if beat is not None and (beat_cost < _TRUMP_COST // 2 or sit.table_points >= 10):
+        return beat
+    assert discard is not None, "R7: every answer may be a discard"
+    return discard

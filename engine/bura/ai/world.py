@@ -15,7 +15,7 @@ import random
 from collections.abc import Callable
 
 from engine.bura.actions import PileCard, TablePlay
-from engine.bura.ai.policy import keep_value
+from engine.bura.ai.policy import KEEP_VALUES
 from engine.bura.deal import Deal
 from engine.bura.rules import HAND_SIZE, Rules
 from engine.bura.view import View
@@ -102,9 +102,10 @@ def last_trick_leans(view: View) -> dict[int, tuple[int, Callable[[Card], bool]]
     leans: dict[int, tuple[int, Callable[[Card], bool]]] = {}
     if lead.seat != view.seat and not lead.stop and claim is not None:
         held = _held_since_last_trick(view, lead.seat, 1)
-        least = keep_value(claim, trump)
+        keep = KEEP_VALUES[trump]
+        least = keep[claim.index]
         if held:
-            leans[lead.seat] = (held, lambda c: keep_value(c, trump) < least)
+            leans[lead.seat] = (held, lambda c: keep[c.index] < least)
     if (
         answer.seat != view.seat
         and answer.beat
@@ -176,9 +177,8 @@ def _take_kept(
     times as likely."""
     if not 0.0 < lean <= 1.0:
         raise ValueError(f"lead lean must be in (0, 1], not {lean}")
-    base = [
-        trump_weight if c.suit is trump else PLAIN_RANK_WEIGHT[c.rank] ** rank_lean for c in pool
-    ]
+    rank_weights = [weight**rank_lean for weight in PLAIN_RANK_WEIGHT]
+    base = [trump_weight if c.suit is trump else rank_weights[c.rank] for c in pool]
     if unbeaten is not None and beater_lean != 1.0:
         base = [
             w * (beater_lean if would_take(c, unbeaten, trump) else 1.0)
@@ -189,18 +189,16 @@ def _take_kept(
             w * (unlikely_lean if unlikely(c) else 1.0) for w, c in zip(base, pool, strict=True)
         ]
     if floor is not None and lean != 1.0:
-        least = keep_value(floor, trump)
+        keep = KEEP_VALUES[trump]
+        least = keep[floor.index]
         base = [
-            w * (lean if keep_value(c, trump) < least else 1.0)
-            for w, c in zip(base, pool, strict=True)
+            w * (lean if keep[c.index] < least else 1.0) for w, c in zip(base, pool, strict=True)
         ]
-    weight_of = dict(zip(pool, base, strict=True))
     taken = []
-    for _ in range(count):
-        weights = [weight_of[c] for c in pool]
-        card = rng.choices(pool, weights)[0]
-        pool.remove(card)
-        taken.append(card)
+    for _ in range(count):  # by position: the draws rng.choices(pool, base) would make
+        at = rng.choices(range(len(pool)), base)[0]
+        taken.append(pool.pop(at))
+        del base[at]
     return taken
 
 
