@@ -174,7 +174,7 @@ def _answer(sit: Situation, legal: Sequence[Action]) -> Action:
             if beat is None or cost < beat_cost:
                 beat, beat_cost = action, cost
         else:
-            value = sum(keep[c.index] for c in cards)
+            value = keep[cards[0].index] if len(cards) == 1 else sum(keep[c.index] for c in cards)
             if discard is None or value < discard_value:
                 discard, discard_value = action, value
     if beat is not None and (beat_cost < _TRUMP_COST // 2 or sit.table_points >= 10):
