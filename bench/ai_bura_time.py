@@ -5,16 +5,30 @@ The positions are every decision with a real choice in deals played by greedy pl
 in turn, so load on the machine hits all specs alike. Times are wall and CPU time.
 
     nice -n 10 .venv/bin/python bench/ai_bura_time.py --decks 20 hard pimc:40 pimc:60
+
+``--baseline-tree DIR`` loads the engine of another checkout beside this one (as the
+package ``engine_baseline``), and a spec ``base:LEVEL`` is that tree's level, deciding
+the same positions replayed there: a speed change measured side by side, one process.
+
+    git worktree add /tmp/base main
+    .venv/bin/python bench/ai_bura_time.py --decks 10 --baseline-tree /tmp/base hard base:hard
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
+import re
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -47,24 +61,83 @@ def positions(decks: int, players: int, rules: Rules) -> list[tuple[View, list[A
     return found
 
 
+def baseline_engine(tree: str) -> ModuleType:
+    """``engine`` of the checkout ``tree``, importable beside this one as ``engine_baseline``."""
+    target = Path(tempfile.mkdtemp()) / "engine_baseline"
+    shutil.copytree(Path(tree) / "engine", target)
+    for path in target.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(re.sub(r"\b(from|import) engine\b", r"\1 engine_baseline", text))
+    sys.path.insert(0, str(target.parent))
+    return importlib.import_module("engine_baseline")
+
+
+def baseline_positions(
+    base: ModuleType, decks: int, players: int, rules: Rules
+) -> tuple[list[tuple[Any, list[Any]]], Any]:
+    """``positions`` replayed by the baseline engine (its own cards, views and greedy),
+    and its rules."""
+    cards = importlib.import_module("engine_baseline.cards")
+    deal_module = importlib.import_module("engine_baseline.bura.deal")
+    ai = importlib.import_module("engine_baseline.bura.ai")
+    base_rules = importlib.import_module("engine_baseline.bura.rules").Rules.from_dict(
+        rules.to_dict()
+    )
+    found = []
+    for index in range(decks):
+        deck = [cards.Card.parse(card.code()) for card in deck_for(index, players, rules)]
+        deal = deal_module.Deal.start(players, deck, 0, base_rules)
+        bots = {s: ai.make_player("greedy", base_rules, index) for s in range(players)}
+        while not deal.finished:
+            turn = deal.turn
+            chosen = None
+            for seat in [s for s in deal.actors() if s != turn] + [turn]:
+                view, legal = deal.view(seat), deal.legal_actions(seat)
+                if len(legal) > 1 or seat != turn:
+                    found.append((view, legal))
+                chosen = bots[seat].choose(view, legal)
+                if chosen is not None:
+                    break
+            deal.apply(chosen)
+    return found, base_rules
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("specs", nargs="+")
     parser.add_argument("--decks", type=int, default=20)
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--rules", default="")
+    parser.add_argument("--baseline-tree", help="a checkout whose levels base:LEVEL names")
     args = parser.parse_args(argv)
     rules = parse_rules(args.rules)
     found = positions(args.decks, args.players, rules)
+    replayed: list[tuple[Any, list[Any]]] = []
+    players: dict[str, Any] = {
+        s: make(s, rules, 1) for s in args.specs if not s.startswith("base:")
+    }
+    if args.baseline_tree:
+        base = baseline_engine(args.baseline_tree)
+        replayed, base_rules = baseline_positions(base, args.decks, args.players, rules)
+        if len(replayed) != len(found):
+            raise SystemExit("the baseline tree's greedy deals differ from this tree's")
+        for spec in args.specs:
+            if spec.startswith("base:"):
+                players[spec] = base.bura.ai.make_player(spec[5:], base_rules, 1)
     wall: dict[str, list[float]] = {s: [] for s in args.specs}
     cpu: dict[str, list[float]] = {s: [] for s in args.specs}
-    players = {s: make(s, rules, 1) for s in args.specs}
-    for view, legal in found:
-        for spec in args.specs:
+    chosen: dict[str, list[str]] = {s: [] for s in args.specs}  # each choice's repr
+    for i, (view, legal) in enumerate(found):
+        # Each spec's turn comes first as often as last: a spec timed right after another
+        # meets warm caches.
+        order = args.specs if i % 2 == 0 else args.specs[::-1]
+        for spec in order:
+            seen, offered = replayed[i] if spec.startswith("base:") else (view, legal)
             start, start_cpu = time.perf_counter(), time.process_time()
-            players[spec].choose(view, legal)
+            choice = players[spec].choose(seen, offered)
             wall[spec].append(time.perf_counter() - start)
             cpu[spec].append(time.process_time() - start_cpu)
+            chosen[spec].append(repr(choice))
     print(f"{len(found)} decisions from {args.decks} greedy deals, {args.players} players")
     for spec in args.specs:
         for kind, values in (("wall", wall[spec]), ("CPU", cpu[spec])):
@@ -75,6 +148,10 @@ def main(argv: Sequence[str] | None = None) -> None:
                 f" p50 {ordered[len(ordered) // 2] * 1000:6.1f} ms, p95 {p95 * 1000:6.1f} ms,"
                 f" max {ordered[-1] * 1000:6.1f} ms"
             )
+    for spec in args.specs:
+        if spec.startswith("base:") and spec[5:] in chosen:
+            alike = sum(a == b for a, b in zip(chosen[spec], chosen[spec[5:]], strict=True))
+            print(f"  {spec[5:]} and {spec} chose alike at {alike} of {len(found)} decisions")
 
 
 if __name__ == "__main__":
