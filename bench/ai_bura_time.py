@@ -34,17 +34,25 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from bench.ai_bura import deck_for, make, parse_rules
 from engine.bura.actions import Action
-from engine.bura.ai import make_player
-from engine.bura.deal import Deal
 from engine.bura.rules import Rules
 from engine.bura.view import View
 
 
-def positions(decks: int, players: int, rules: Rules) -> list[tuple[View, list[Action]]]:
+def positions(
+    decks: int, players: int, rules: Rules, engine: str = "engine"
+) -> tuple[list[tuple[View, list[Action]]], Rules]:
+    """Every decision with a real choice in ``decks`` deals of greedy players, as the
+    package ``engine`` (this tree's, or ``engine_baseline``) plays them; and the rules
+    as that package holds them."""
+    card = importlib.import_module(f"{engine}.cards").Card
+    deal_type = importlib.import_module(f"{engine}.bura.deal").Deal
+    make_greedy = importlib.import_module(f"{engine}.bura.ai").make_player
+    own_rules = importlib.import_module(f"{engine}.bura.rules").Rules.from_dict(rules.to_dict())
     found = []
     for index in range(decks):
-        deal = Deal.start(players, deck_for(index, players, rules), 0, rules)
-        bots = {s: make_player("greedy", rules, index) for s in range(players)}
+        deck = [card.parse(c.code()) for c in deck_for(index, players, rules)]
+        deal = deal_type.start(players, deck, 0, own_rules)
+        bots = {s: make_greedy("greedy", own_rules, index) for s in range(players)}
         while not deal.finished:
             turn = deal.turn
             chosen = None
@@ -58,7 +66,7 @@ def positions(decks: int, players: int, rules: Rules) -> list[tuple[View, list[A
                     break
             assert chosen is not None
             deal.apply(chosen)
-    return found
+    return found, own_rules
 
 
 def baseline_engine(tree: str) -> ModuleType:
@@ -72,36 +80,6 @@ def baseline_engine(tree: str) -> ModuleType:
     return importlib.import_module("engine_baseline")
 
 
-def baseline_positions(
-    base: ModuleType, decks: int, players: int, rules: Rules
-) -> tuple[list[tuple[Any, list[Any]]], Any]:
-    """``positions`` replayed by the baseline engine (its own cards, views and greedy),
-    and its rules."""
-    cards = importlib.import_module("engine_baseline.cards")
-    deal_module = importlib.import_module("engine_baseline.bura.deal")
-    ai = importlib.import_module("engine_baseline.bura.ai")
-    base_rules = importlib.import_module("engine_baseline.bura.rules").Rules.from_dict(
-        rules.to_dict()
-    )
-    found = []
-    for index in range(decks):
-        deck = [cards.Card.parse(card.code()) for card in deck_for(index, players, rules)]
-        deal = deal_module.Deal.start(players, deck, 0, base_rules)
-        bots = {s: ai.make_player("greedy", base_rules, index) for s in range(players)}
-        while not deal.finished:
-            turn = deal.turn
-            chosen = None
-            for seat in [s for s in deal.actors() if s != turn] + [turn]:
-                view, legal = deal.view(seat), deal.legal_actions(seat)
-                if len(legal) > 1 or seat != turn:
-                    found.append((view, legal))
-                chosen = bots[seat].choose(view, legal)
-                if chosen is not None:
-                    break
-            deal.apply(chosen)
-    return found, base_rules
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("specs", nargs="+")
@@ -111,14 +89,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--baseline-tree", help="a checkout whose levels base:LEVEL names")
     args = parser.parse_args(argv)
     rules = parse_rules(args.rules)
-    found = positions(args.decks, args.players, rules)
+    found, _ = positions(args.decks, args.players, rules)
     replayed: list[tuple[Any, list[Any]]] = []
     players: dict[str, Any] = {
         s: make(s, rules, 1) for s in args.specs if not s.startswith("base:")
     }
     if args.baseline_tree:
         base = baseline_engine(args.baseline_tree)
-        replayed, base_rules = baseline_positions(base, args.decks, args.players, rules)
+        replayed, base_rules = positions(args.decks, args.players, rules, "engine_baseline")
         if len(replayed) != len(found):
             raise SystemExit("the baseline tree's greedy deals differ from this tree's")
         for spec in args.specs:
