@@ -27,7 +27,6 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -69,15 +68,14 @@ def positions(
     return found, own_rules
 
 
-def baseline_engine(tree: str) -> ModuleType:
-    """``engine`` of the checkout ``tree``, importable beside this one as ``engine_baseline``."""
+def baseline_engine(tree: str) -> None:
+    """Make ``engine`` of the checkout ``tree`` importable beside this one as ``engine_baseline``."""
     target = Path(tempfile.mkdtemp()) / "engine_baseline"
     shutil.copytree(Path(tree) / "engine", target)
     for path in target.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         path.write_text(re.sub(r"\b(from|import) engine\b", r"\1 engine_baseline", text))
     sys.path.insert(0, str(target.parent))
-    return importlib.import_module("engine_baseline")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -95,13 +93,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         s: make(s, rules, 1) for s in args.specs if not s.startswith("base:")
     }
     if args.baseline_tree:
-        base = baseline_engine(args.baseline_tree)
+        baseline_engine(args.baseline_tree)
         replayed, base_rules = positions(args.decks, args.players, rules, "engine_baseline")
         if len(replayed) != len(found):
             raise SystemExit("the baseline tree's greedy deals differ from this tree's")
+        make_base = importlib.import_module("engine_baseline.bura.ai").make_player
         for spec in args.specs:
             if spec.startswith("base:"):
-                players[spec] = base.bura.ai.make_player(spec[5:], base_rules, 1)
+                players[spec] = make_base(spec[5:], base_rules, 1)
     wall: dict[str, list[float]] = {s: [] for s in args.specs}
     cpu: dict[str, list[float]] = {s: [] for s in args.specs}
     chosen: dict[str, list[str]] = {s: [] for s in args.specs}  # each choice's repr

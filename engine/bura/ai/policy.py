@@ -74,9 +74,6 @@ def keep_value(card: Card, trump: Suit) -> float:
 # keep_value of every card (by Card.index) under each trump suit: the playouts' greedy
 # reads it hundreds of thousands of times a decision.
 KEEP_VALUES = {trump: tuple(keep_value(card, trump) for card in DECK) for trump in Suit}
-# A beat's cost as one number, ordered as (trumps spent, -points taken): fewer trumps
-# first, then more points (a hand of three holds fewer than this many points).
-_TRUMP_COST = 100
 
 
 def greedy(
@@ -159,7 +156,7 @@ def _answer(sit: Situation, legal: Sequence[Action]) -> Action:
     trump = sit.trump
     keep = KEEP_VALUES[trump]
     beat: Answer | None = None
-    beat_cost = 0
+    beat_cost = (0, 0)  # (trumps spent, -points taken): the cheapest first
     discard: Answer | None = None
     discard_value = 0.0
     for action in legal:
@@ -167,17 +164,18 @@ def _answer(sit: Situation, legal: Sequence[Action]) -> Action:
             continue
         cards = action.cards
         if action.beat:
-            cost = 0
+            trumps = points = 0
             for card in cards:
-                cost += _TRUMP_COST if card.suit is trump else 0
-                cost -= card.points
+                trumps += card.suit is trump
+                points += card.points
+            cost = (trumps, -points)
             if beat is None or cost < beat_cost:
                 beat, beat_cost = action, cost
         else:
             value = keep[cards[0].index] if len(cards) == 1 else sum(keep[c.index] for c in cards)
             if discard is None or value < discard_value:
                 discard, discard_value = action, value
-    if beat is not None and (beat_cost < _TRUMP_COST // 2 or sit.table_points >= 10):
+    if beat is not None and (beat_cost[0] == 0 or sit.table_points >= 10):
         return beat
     assert discard is not None, "R7: every answer may be a discard"
     return discard
