@@ -16,7 +16,8 @@ with ``--deck-log`` on the same decks are compared deck by deck with ``--compare
 
 Player specs: random, greedy, easy, normal, hard, or hard:W[:S] (W worlds; S = all | key:
 search every decision, or only declaring, «Стоп!», shows and даве); the benchmark-only
-opponents of bench/bura_opponents.py: careful, reckless, pairs, pimc:W, pimct:MS.
+opponents of bench/bura_opponents.py: careful, reckless, pairs, pimc:W, pimct:MS, and
+the oracles peek, peekall (they see the real deal).
 "A deal won" is a deal whose result favours the player (its penalty edge > 0);
 void deals (run out, D9) favour nobody and are counted apart.
 """
@@ -138,6 +139,9 @@ def play_decks(args: tuple[str, str, int, Rules, int, int, int]) -> Tally:
             }
             bots[seat_a] = timed
             deal = Deal.start(players, deck, 0, rules)
+            for bot in [*bots.values(), timed.player]:
+                if hasattr(bot, "truth"):
+                    bot.truth = deal  # bench/bura_opponents.py's oracle
             play_deal(deal, bots)
             result = deal.result()
             edge = utility(result, seat_a, rules, players)
