@@ -70,6 +70,11 @@ MAX_ATTEMPTS = 400
 # delete (an instance cannot know that another took the ping down), and paced like calls
 # fifty of them held a player's hand back for a minute (tests/e2e/test_scale.py).
 NO_CALL = -1
+# Stopping (shutdown, or another instance took the sender's role): how long the sends in
+# flight may take to finish. One Telegram has taken is then recorded as sent instead of
+# going again from the next sender (a second copy in the chat), and the bot's HTTP session
+# is not closed under it (aiogram would open a new one for the call and leave it open).
+SETTLE_SECONDS = 5.0
 
 
 @dataclass
@@ -226,7 +231,13 @@ class DeliveryWorker:
             self._pruned_at = wall
 
     async def run(self) -> None:
-        """Drain the outbox until cancelled."""
+        """Drain the outbox until cancelled; then let the sends in flight settle."""
+        try:
+            await self._drain_until_stopped()
+        finally:
+            await self._settle(SETTLE_SECONDS)
+
+    async def _drain_until_stopped(self) -> None:
         paced = False  # each run: each time this instance becomes the sender
         while not self._stopping:
             # Cleared before the step, not after it: a wake-up that comes while the step
@@ -254,8 +265,18 @@ class DeliveryWorker:
     async def stop(self) -> None:
         self._stopping = True
         self.wake.set()
-        if self._in_flight:
-            await asyncio.gather(*self._in_flight.values(), return_exceptions=True)
+        await self._settle(SETTLE_SECONDS)
+
+    async def _settle(self, timeout: float) -> None:
+        """Wait up to ``timeout`` for the sends in flight; cancel the rest (their rows stay
+        in the outbox and go again, as after a crash)."""
+        in_flight = list(self._in_flight.values())
+        if not in_flight:
+            return
+        _finished, hung = await asyncio.wait(in_flight, timeout=timeout)
+        for task in hung:
+            task.cancel()
+        await asyncio.gather(*hung, return_exceptions=True)
 
     async def drain(self, timeout: float = 30) -> None:
         """Deliver everything pending now (for shutdown and tests)."""

@@ -16,6 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from bot.delivery import worker as worker_module
 from bot.delivery.worker import Limits
 from storage import OutboxItem, OutboxOp, open_storage
 from storage.rows import FIRST_TURN, OutboxTurns
@@ -159,6 +162,69 @@ async def test_a_stop_that_comes_with_a_wake_up_still_stops_the_sender(tmp_path:
             worker._stopping = True
             worker.wake.set()
             await asyncio.wait({task}, timeout=2)
+        await storage.close()
+
+
+async def test_stopping_the_sender_lets_a_send_in_flight_finish_and_records_it(
+    tmp_path: Path,
+) -> None:
+    """A send Telegram is answering as the bot stops (a result's picture uploading) used to
+    run on after the bot closed its HTTP session (aiogram opened a new one and left it
+    open), and to be recorded after the storage closed, if at all: the next sender then
+    sent it again, a second copy in the chat."""
+    storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
+    try:
+        await storage.enqueue((OutboxOp(-1, "send", {"text": "🏆 over"}),))
+        worker = paced_worker(storage, FAST)
+        sent: list[str] = []
+        started = asyncio.Event()
+
+        async def send(item: OutboxItem) -> int | None:
+            started.set()
+            await asyncio.sleep(0.3)  # Telegram takes it, slowly
+            sent.append(item.payload["text"])
+            return 7
+
+        worker._send = send  # type: ignore[method-assign]
+        worker.clock = time.monotonic  # run() paces in real time
+        task = asyncio.create_task(worker.run())
+        await asyncio.wait_for(started.wait(), 5)
+        task.cancel()  # the bot stops mid-send
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        assert sent == ["🏆 over"]
+        assert await storage.outbox_size() == 0  # recorded: no second copy from anyone
+    finally:
+        await storage.close()
+
+
+async def test_a_send_that_hangs_as_the_sender_stops_is_given_up_and_goes_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(worker_module, "SETTLE_SECONDS", 0.2)
+    storage = await open_storage(f"sqlite:{tmp_path / 'bot.sqlite3'}")
+    try:
+        await storage.enqueue((OutboxOp(-1, "send", {"text": "Hi!"}),))
+        worker = paced_worker(storage, FAST)
+        started, given_up = asyncio.Event(), asyncio.Event()
+
+        async def send(item: OutboxItem) -> int | None:
+            started.set()
+            try:
+                await asyncio.Event().wait()  # Telegram never answers
+            finally:
+                given_up.set()
+            return None
+
+        worker._send = send  # type: ignore[method-assign]
+        worker.clock = time.monotonic  # run() paces in real time
+        task = asyncio.create_task(worker.run())
+        await asyncio.wait_for(started.wait(), 5)
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=3)
+        assert done == {task} and task.cancelled() and given_up.is_set()
+        assert await storage.outbox_size() == 1  # still there: the next sender sends it
+    finally:
         await storage.close()
 
 
