@@ -64,17 +64,17 @@ class Measured:
     def choose(self, view: View, legal: Sequence[Action]) -> Action | None:
         p, deal, other = self.player, self.deal, 1 - view.seat
         rng = random.Random(f"{view}")
-        leaned, uniform, closed = [], [], []
-        for weight in (p.trump_weight, 1.0):
+        trumps: list[list[int]] = [[], []]  # with the player's trump lean, with none
+        closed = []
+        for weight, counts in zip((p.trump_weight, 1.0), trumps, strict=True):
             for _ in range(WORLDS):
                 world = sample_world(
                     view, p.rules, rng, p.temperature, p.lead_lean, p.beater_lean,
                     weight, p.rank_lean, p.last_lean,
                 )  # fmt: skip
-                (leaned if weight == p.trump_weight else uniform).append(
-                    _trumps(world.hands[other], view)
-                )
+                counts.append(_trumps(world.hands[other], view))
                 closed.append(sum(pc.card.points for pc in world.piles[view.seat] if pc.closed))
+        leaned, uniform = trumps
         if len(deal.hands[other]) == 3:
             self.tables.trumps[view.stock_size // STOCK_BAND].append(
                 (
